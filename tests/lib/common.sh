@@ -1,0 +1,39 @@
+# common.sh - shared setup for the end-to-end shell tests (after jq's tests/setup).
+#
+# Source it from a test script: it sets -eu, makes a scratch directory $T that a
+# trap removes, gives every run its own identifier $TJ_TEST_ID (so tests never
+# read each other's journal entries), and offers the result helpers below.  Each
+# check prints one line that tests/run counts:
+#     PASS: name        FAIL: name (why)        SKIP: name (why)
+# VALGRIND=1 runs the programs started through $RUN under memcheck.
+set -eu
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+B="$TOP/build"
+T=$(mktemp -d "${TMPDIR:-/tmp}/tj-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+TJ_TEST_ID="tjtest-$(basename "$0" .sh)-$$-$(date +%s%N)"
+export TJ_QUIET=1
+RUN=
+if [ "${VALGRIND:-}" = 1 ]; then
+        RUN="valgrind -q --error-exitcode=99 --leak-check=full"
+fi
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1${2:+ ($2)}"; }
+skip() { echo "SKIP: $1${2:+ ($2)}"; }
+
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+        if [ "$2" = "$3" ]; then pass "$1"; else
+                fail "$1" "expected [$2], got [$3]"; fi
+}
+
+# check_file NAME EXPECTED-FILE ACTUAL-FILE: exact comparison, diff on failure
+check_file() {
+        if cmp -s "$2" "$3"; then pass "$1"; else
+                fail "$1" "differs from $2"; diff -u "$2" "$3" | head -40 | sed 's/^/    /'; fi
+}
+
+# have_journald: a journald socket is there (tests/run starts one when root)
+have_journald() { [ -S /run/systemd/journal/socket ]; }
