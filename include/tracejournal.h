@@ -147,6 +147,10 @@ struct tj_group;
 struct tj_event {
         const char *name;
         const char *fmt;                /* the format, C literal text as written */
+        /* "TRACE_ARGS=req:p sector:u nb:i name:s": the arguments in declared
+         * order with their kind (i signed, u unsigned, p pointer, s string),
+         * so the journal entry describes itself; prebuilt by tracegen. */
+        const char *argsig;
         const struct tj_arg_desc *args;
         unsigned nargs;
         uint16_t *dstate;               /* the guard the generated code tests */
