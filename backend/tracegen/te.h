@@ -1,0 +1,108 @@
+/*
+ * te.h - the parsed form of a trace-events file, shared by tracegen's parts.
+ *
+ * te_type.c turns an argument's type words into a struct te_type, te_format.c
+ * reads the format literals and matches each conversion with its argument,
+ * te_parse.c reads whole files into a struct te_list, te_emit.c writes the C
+ * code, te_out.c replaces output files atomically, and tracegen.c is the CLI.
+ *
+ * Ownership: a struct te_list owns every string and array reachable from it;
+ * te_list_free() releases all of it and accepts NULL.  Diagnostics are printed
+ * by the parser to the FILE * it is given, one "tracegen: FILE:LINE:COL: msg"
+ * line each; the functions themselves only return 0 or -errno.
+ */
+#ifndef TE_H
+#define TE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define TE_MAX_ARGS 10          /* QEMU's limit */
+#define TE_MAX_ARG_NAME 54      /* 64-byte journal field name minus "TRACE_ARG_" */
+
+/* The integer (or void) type an argument's specifiers name. */
+enum te_base {
+        TE_VOID,
+        TE_BOOL,
+        TE_CHAR, TE_SCHAR, TE_UCHAR,
+        TE_SHORT, TE_USHORT,
+        TE_INT, TE_UINT,
+        TE_LONG, TE_ULONG,
+        TE_LLONG, TE_ULLONG,
+        TE_INT8, TE_UINT8, TE_INT16, TE_UINT16,
+        TE_INT32, TE_UINT32, TE_INT64, TE_UINT64,
+        TE_SIZE, TE_SSIZE, TE_UINTPTR, TE_PTRDIFF,
+};
+
+struct te_type {
+        enum te_base base;
+        unsigned ptr;           /* levels of indirection, 0 for an integer */
+        char *spelling;         /* normalised C spelling, e.g. "const char *" */
+};
+
+/* The value kinds of tracejournal.h's enum tj_arg_kind. */
+enum te_kind {
+        TE_KIND_SIGNED = 1,
+        TE_KIND_UNSIGNED,
+        TE_KIND_POINTER,
+        TE_KIND_STRING,
+};
+
+struct te_arg {
+        struct te_type type;
+        char *name;
+        enum te_kind kind;      /* set once the format is matched */
+        unsigned col;           /* column of the name on its line */
+};
+
+struct te_event {
+        char *name;
+        bool disabled;          /* the 'disable' property */
+        char *fmt;              /* the format as written: literals and PRI macros */
+        bool fmt_empty;         /* the format prints nothing at all */
+        struct te_arg args[TE_MAX_ARGS];
+        unsigned nargs;
+        const char *file;       /* borrowed from te_list.files */
+        unsigned line;
+        unsigned col;           /* column of the name */
+};
+
+struct te_list {
+        struct te_event *events;
+        size_t n, cap;
+        char **files;           /* input file names, in order */
+        size_t nfiles;
+};
+
+/* te_type.c */
+int te_type_is_allowed_word(const char *word);
+bool te_type_is_signed(enum te_base base);
+
+/* te_parse.c */
+struct te_list *te_list_new(void);
+void te_list_free(struct te_list *list);
+/*
+ * Parse one trace-events file (PATH, read from F) and append its events to
+ * LIST.  Every error is printed to ERR.  Returns 0, -EINVAL when the input
+ * had errors, -ENOMEM, or -errno from reading.
+ */
+int te_parse_file(struct te_list *list, const char *path, FILE *f, FILE *err);
+
+/* te_emit.c: write the header / source for GROUP to OUT. Returns 0 or -errno. */
+enum te_backend { TE_BACKEND_TRACEJOURNAL, TE_BACKEND_NOP };
+struct te_emit_opts {
+        const char *group;
+        const char *header_include;     /* what the source #includes */
+        enum te_backend backend;
+};
+int te_emit_header(const struct te_list *list, const struct te_emit_opts *o, FILE *out);
+int te_emit_source(const struct te_list *list, const struct te_emit_opts *o, FILE *out);
+
+/* te_out.c: replace PATH with DATA (temp file in the same folder, then
+ * rename).  PATH is untouched on failure.  Returns 0 or -errno. */
+int te_out_prepare(const char *path, const char *data, size_t len, char **ret_tmp);
+int te_out_commit(const char *tmp, const char *path);
+void te_out_abort(char *tmp);
+
+#endif /* TE_H */

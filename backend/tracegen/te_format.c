@@ -1,0 +1,461 @@
+/*
+ * te_format.c - the format of a trace-events line, read and checked.
+ *
+ * A format is one or more adjacent C string literals with PRI macros of
+ * <inttypes.h> between and after them: "a %d b %" PRIx64 " c".  It is pasted
+ * into the generated C code as written, so it is read here with C's rules:
+ * escapes are decoded, the literals are joined into a list of units (one per
+ * byte, or one per PRI macro), and the printf conversions found in those
+ * units are matched, in order, with the event's arguments.  A conversion that
+ * gcc's or clang's -Wformat=2 would refuse for its argument is refused here,
+ * with its position, so generated code always compiles.  The portable meaning
+ * is checked, not this machine's: '%lu' does not fit a uint64_t.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "te.h"
+#include "te_parse.h"
+
+/* Length classes: the printf length modifier, or the width a PRI macro names. */
+enum te_len {
+        TE_LEN_NONE, TE_LEN_HH, TE_LEN_H, TE_LEN_L, TE_LEN_LL, TE_LEN_J,
+        TE_LEN_Z, TE_LEN_T, TE_LEN_8, TE_LEN_16, TE_LEN_32, TE_LEN_64, TE_LEN_PTR,
+};
+
+/* One byte of the joined literals, or one PRI macro. */
+struct te_unit {
+        char c;                 /* the byte; the conversion for a macro */
+        bool macro;
+        enum te_len len;        /* a macro's length class */
+        size_t off;             /* offset in the line of its first source byte */
+        size_t end;             /* offset just past its source text */
+};
+
+struct te_conv {
+        char conv;
+        enum te_len len;
+        unsigned nstars;        /* '*' width and precision, in order */
+        bool star_prec[2];      /* which of the stars is the precision */
+        size_t off, end;        /* source text, from '%' */
+};
+
+static const struct {
+        const char *suffix;
+        enum te_len len;
+} te_format_pri[] = {
+        { "8", TE_LEN_8 }, { "16", TE_LEN_16 }, { "32", TE_LEN_32 }, { "64", TE_LEN_64 },
+        { "PTR", TE_LEN_PTR }, { "MAX", TE_LEN_J },
+        { "LEAST8", TE_LEN_8 }, { "LEAST16", TE_LEN_16 }, { "LEAST32", TE_LEN_32 },
+        { "LEAST64", TE_LEN_64 }, { "FAST8", TE_LEN_8 }, { "FAST64", TE_LEN_64 },
+};
+
+/* Decode a PRI macro name: its conversion and length class. */
+static bool te_format_macro(const char *name, size_t n, char *ret_conv, enum te_len *ret_len)
+{
+        size_t i;
+
+        if (n < 5 || strncmp(name, "PRI", 3) != 0 || !strchr("diouxX", name[3]))
+                return false;
+        for (i = 0; i < sizeof(te_format_pri) / sizeof(te_format_pri[0]); i++)
+                if (strlen(te_format_pri[i].suffix) == n - 4 &&
+                    strncmp(name + 4, te_format_pri[i].suffix, n - 4) == 0) {
+                        *ret_conv = name[3];
+                        *ret_len = te_format_pri[i].len;
+                        return true;
+                }
+        return false;
+}
+
+bool te_format_is_macro(const char *name)
+{
+        char c;
+        enum te_len l;
+
+        return te_format_macro(name, strlen(name), &c, &l);
+}
+
+static bool te_format_is_ident(char c, bool first)
+{
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+               (!first && c >= '0' && c <= '9');
+}
+
+static int te_format_hex(char c)
+{
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+}
+
+/* Decode the escape at LINE[*I] (a backslash) into *RET_C; advance *I. */
+static int te_format_escape(struct te_parse_ctx *ctx, const char *line, size_t len,
+                            size_t *i, char *ret_c)
+{
+        static const char simple[] = "\"\"''??\\\\a\ab\bf\fr\rt\tv\v";
+        size_t at = *i, k, n;
+        unsigned v = 0;
+        char c = at + 1 < len ? line[at + 1] : '\0';
+
+        if (c == 'n')
+                return te_parse_error(ctx, at, "newline ('\\n') in format");
+        for (k = 0; simple[k]; k += 2)
+                if (simple[k] == c) {
+                        *ret_c = simple[k + 1];
+                        *i = at + 2;
+                        return 0;
+                }
+        if (c >= '0' && c <= '7') {
+                for (n = at + 1; n < len && n < at + 4 && line[n] >= '0' && line[n] <= '7'; n++)
+                        v = v * 8 + (unsigned)(line[n] - '0');
+        } else if (c == 'x' && at + 2 < len && te_format_hex(line[at + 2]) >= 0) {
+                for (n = at + 2; n < len && te_format_hex(line[n]) >= 0; n++) {
+                        v = v * 16 + (unsigned)te_format_hex(line[n]);
+                        if (v > 0xff)
+                                return te_parse_error(ctx, at, "hex escape sequence out of range");
+                }
+        } else if (c == '\0') {
+                return te_parse_error(ctx, at, "missing terminating '\"' character");
+        } else {
+                return te_parse_error(ctx, at, "unknown escape sequence '\\%c'", c);
+        }
+        if (v > 0xff)
+                return te_parse_error(ctx, at, "octal escape sequence out of range");
+        if (v == 0)
+                return te_parse_error(ctx, at, "embedded NUL ('\\0') in format");
+        if (v == '\n')
+                return te_parse_error(ctx, at, "newline ('\\n') in format");
+        *ret_c = (char)v;
+        *i = n;
+        return 0;
+}
+
+/* Split the format text into units; set *RET_END past the last token. */
+static int te_format_units(struct te_parse_ctx *ctx, const char *line, size_t start,
+                           size_t len, struct te_unit *u, size_t *ret_n, size_t *ret_end)
+{
+        size_t i = start, n = 0, open, k, end = start;
+        int r;
+
+        while (i < len) {
+                if (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+                        i++;
+                } else if (line[i] == '"') {
+                        open = i++;
+                        while (i < len && line[i] != '"') {
+                                u[n] = (struct te_unit){ .off = i };
+                                if (line[i] == '\\') {
+                                        r = te_format_escape(ctx, line, len, &i, &u[n].c);
+                                        if (r < 0)
+                                                return r;
+                                } else {
+                                        u[n].c = line[i++];
+                                }
+                                u[n].end = i;
+                                n++;
+                        }
+                        if (i >= len || line[i] != '"')
+                                return te_parse_error(ctx, open, "missing terminating '\"' character");
+                        end = ++i;
+                } else if (te_format_is_ident(line[i], true)) {
+                        for (k = i; k < len && te_format_is_ident(line[k], false); k++)
+                                ;
+                        u[n] = (struct te_unit){ .macro = true, .off = i, .end = k };
+                        if (!te_format_macro(line + i, k - i, &u[n].c, &u[n].len))
+                                return te_parse_error(ctx, i, "unknown macro '%.*s' in format "
+                                                      "(only PRIx64-style macros are allowed)",
+                                                      (int)(k - i), line + i);
+                        n++;
+                        end = i = k;
+                } else {
+                        return te_parse_error(ctx, i, "unexpected '%c' after the format", line[i]);
+                }
+        }
+        *ret_n = n;
+        *ret_end = end;
+        return 0;
+}
+
+/* Which flags each conversion takes, as gcc's and clang's format checks do. */
+static const char *te_format_flags_ok(char conv)
+{
+        switch (conv) {
+        case 'd': case 'i': return "-+ 0'";
+        case 'u': return "-0'";
+        case 'o': case 'x': case 'X': return "-0#";
+        default: return "-";
+        }
+}
+
+/* Read the conversion whose '%' is U[*I]; advance *I past it. */
+static int te_format_conv(struct te_parse_ctx *ctx, const char *line, const struct te_unit *u,
+                          size_t n, size_t *i, struct te_conv *ret)
+{
+        struct te_conv cv = { .off = u[*i].off, .len = TE_LEN_NONE };
+        char flags[8] = "", *p;
+        size_t k = *i + 1, d;
+        bool prec = false;
+
+#define TE_CH(j) ((j) < n && !u[j].macro ? u[j].c : '\0')
+        for (d = k; TE_CH(d) >= '0' && TE_CH(d) <= '9'; d++)
+                ;
+        if (d > k && TE_CH(d) == '$')
+                return te_parse_error(ctx, cv.off, "positional conversions ('%%N$') are not supported");
+        while (TE_CH(k) && strchr("-+ #0'I", TE_CH(k))) {
+                if (strchr(flags, TE_CH(k)))
+                        return te_parse_error(ctx, u[k].off, "repeated '%c' flag in format", TE_CH(k));
+                p = flags + strlen(flags);
+                p[0] = TE_CH(k);
+                p[1] = '\0';
+                k++;
+        }
+        if (TE_CH(k) == '*') {
+                cv.star_prec[cv.nstars++] = false;
+                k++;
+        } else {
+                while (TE_CH(k) >= '0' && TE_CH(k) <= '9')
+                        k++;
+        }
+        if (TE_CH(k) == '.') {
+                prec = true;
+                k++;
+                if (TE_CH(k) == '*') {
+                        cv.star_prec[cv.nstars++] = true;
+                        k++;
+                } else {
+                        while (TE_CH(k) >= '0' && TE_CH(k) <= '9')
+                                k++;
+                }
+        }
+        if (k < n && u[k].macro) {
+                cv.conv = u[k].c;
+                cv.len = u[k].len;
+        } else {
+                switch (TE_CH(k)) {
+                case 'h': cv.len = TE_CH(k + 1) == 'h' ? TE_LEN_HH : TE_LEN_H; break;
+                case 'l': cv.len = TE_CH(k + 1) == 'l' ? TE_LEN_LL : TE_LEN_L; break;
+                case 'j': cv.len = TE_LEN_J; break;
+                case 'z': cv.len = TE_LEN_Z; break;
+                case 't': cv.len = TE_LEN_T; break;
+                case 'L': case 'q': case 'Z':
+                        return te_parse_error(ctx, u[k].off, "length modifier '%c' is not supported",
+                                              TE_CH(k));
+                }
+                k += cv.len == TE_LEN_HH || cv.len == TE_LEN_LL ? 2 : cv.len != TE_LEN_NONE;
+                if (k < n && u[k].macro)
+                        return te_parse_error(ctx, u[k].off, "'%.*s' follows a length modifier",
+                                              (int)(u[k].end - u[k].off), line + u[k].off);
+                cv.conv = TE_CH(k);
+        }
+        if (k >= n)
+                return te_parse_error(ctx, cv.off, "incomplete conversion at the end of the format");
+        cv.end = u[k].end;
+        *i = k + 1;
+#undef TE_CH
+
+        if (cv.conv == 'm')
+                return te_parse_error(ctx, cv.off, "'%%m' is not allowed in a format; "
+                                      "pass the error as an explicit argument");
+        if (cv.conv == 'n')
+                return te_parse_error(ctx, cv.off, "'%%n' is not allowed in a format");
+        if (strchr("eEfFgGaA", cv.conv))
+                return te_parse_error(ctx, cv.off, "conversion '%.*s' needs a floating-point "
+                                      "argument, which trace-events cannot declare",
+                                      (int)(cv.end - cv.off), line + cv.off);
+        if (cv.conv == '%')
+                return te_parse_error(ctx, cv.off, "'%%%%' cannot take flags, a width or a precision");
+        if (!strchr("diouxXcsp", cv.conv))
+                return te_parse_error(ctx, u[k].off, "unknown conversion type character '%c' in format",
+                                      cv.conv);
+        if (cv.len != TE_LEN_NONE && strchr("csp", cv.conv))
+                return te_parse_error(ctx, cv.off, "length modifier used with '%%%c'", cv.conv);
+        for (p = flags; *p; p++)
+                if (!strchr(te_format_flags_ok(cv.conv), *p))
+                        return te_parse_error(ctx, cv.off, "'%c' flag used with '%%%c'", *p, cv.conv);
+        if (strchr(flags, '-') && strchr(flags, '0'))
+                return te_parse_error(ctx, cv.off, "'0' flag ignored with '-' flag");
+        if (strchr(flags, '+') && strchr(flags, ' '))
+                return te_parse_error(ctx, cv.off, "' ' flag ignored with '+' flag");
+        if (prec && strchr(flags, '0'))
+                return te_parse_error(ctx, cv.off, "'0' flag ignored with precision and '%%%c'",
+                                      cv.conv);
+        if (prec && strchr("cp", cv.conv))
+                return te_parse_error(ctx, cv.off, "precision used with '%%%c'", cv.conv);
+        *ret = cv;
+        return 0;
+}
+
+/* The type a conversion expects, as gcc names it in its warnings. */
+static const char *te_format_expects(const struct te_conv *cv)
+{
+        static const char *const names[][2] = {
+                [TE_LEN_NONE] = { "int", "unsigned int" },
+                [TE_LEN_HH] = { "signed char", "unsigned char" },
+                [TE_LEN_H] = { "short", "unsigned short" },
+                [TE_LEN_L] = { "long", "unsigned long" },
+                [TE_LEN_LL] = { "long long", "unsigned long long" },
+                [TE_LEN_J] = { "intmax_t", "uintmax_t" },
+                [TE_LEN_Z] = { "ssize_t", "size_t" },
+                [TE_LEN_T] = { "ptrdiff_t", "ptrdiff_t" },
+                [TE_LEN_8] = { "int8_t", "uint8_t" },
+                [TE_LEN_16] = { "int16_t", "uint16_t" },
+                [TE_LEN_32] = { "int32_t", "uint32_t" },
+                [TE_LEN_64] = { "int64_t", "uint64_t" },
+                [TE_LEN_PTR] = { "intptr_t", "uintptr_t" },
+        };
+
+        if (cv->conv == 's')
+                return "char *";
+        if (cv->conv == 'p')
+                return "void *";
+        if (cv->conv == 'c')
+                return "int";
+        return names[cv->len][cv->conv != 'd' && cv->conv != 'i'];
+}
+
+/* Integer types narrower than int, or int itself: what an int conversion takes. */
+static bool te_format_is_intish(enum te_base b)
+{
+        return b == TE_BOOL || b == TE_CHAR || b == TE_SCHAR || b == TE_UCHAR ||
+               b == TE_SHORT || b == TE_USHORT || b == TE_INT8 || b == TE_UINT8 ||
+               b == TE_INT16 || b == TE_UINT16 || b == TE_INT || b == TE_UINT ||
+               b == TE_INT32 || b == TE_UINT32;
+}
+
+/* Does an argument of type T fit conversion CV (signedness may differ)? */
+static bool te_format_fits(const struct te_conv *cv, const struct te_type *t)
+{
+        enum te_base b = t->base;
+
+        if (cv->conv == 'p')
+                return t->ptr > 0;
+        if (cv->conv == 's')
+                return t->ptr == 1 && (b == TE_CHAR || b == TE_SCHAR || b == TE_UCHAR ||
+                                       b == TE_INT8 || b == TE_UINT8);
+        if (t->ptr > 0)
+                return false;
+        if (cv->conv == 'c')
+                return b != TE_BOOL && te_format_is_intish(b);
+        switch (cv->len) {
+        case TE_LEN_NONE: case TE_LEN_8: case TE_LEN_16: case TE_LEN_32:
+                return te_format_is_intish(b);
+        case TE_LEN_HH:
+                return b == TE_BOOL || b == TE_CHAR || b == TE_SCHAR || b == TE_UCHAR ||
+                       b == TE_INT8 || b == TE_UINT8;
+        case TE_LEN_H:
+                return b == TE_BOOL || b == TE_CHAR || b == TE_SCHAR || b == TE_UCHAR ||
+                       b == TE_INT8 || b == TE_UINT8 || b == TE_SHORT || b == TE_USHORT ||
+                       b == TE_INT16 || b == TE_UINT16;
+        case TE_LEN_L: return b == TE_LONG || b == TE_ULONG;
+        case TE_LEN_LL: return b == TE_LLONG || b == TE_ULLONG;
+        case TE_LEN_Z: return b == TE_SIZE || b == TE_SSIZE;
+        case TE_LEN_T: return b == TE_PTRDIFF;
+        case TE_LEN_64: return b == TE_INT64 || b == TE_UINT64;
+        case TE_LEN_PTR: return b == TE_UINTPTR;
+        case TE_LEN_J: return false;
+        }
+        return false;
+}
+
+static enum te_kind te_format_int_kind(const struct te_type *t)
+{
+        return te_type_is_signed(t->base) ? TE_KIND_SIGNED : TE_KIND_UNSIGNED;
+}
+
+/* Match CV with the next arguments of EV from *NEXT on; set their kinds. */
+static int te_format_match(struct te_parse_ctx *ctx, const char *line, const struct te_conv *cv,
+                           struct te_event *ev, unsigned *next)
+{
+        int w = (int)(cv->end - cv->off);
+        const char *text = line + cv->off;
+        struct te_arg *a;
+        unsigned s;
+
+        for (s = 0; s <= cv->nstars; s++) {
+                if (*next >= ev->nargs)
+                        return te_parse_error(ctx, cv->off, "conversion '%.*s' has no matching argument",
+                                              w, text);
+                a = &ev->args[*next];
+                if (s < cv->nstars) {
+                        if (a->type.ptr > 0 || !te_format_is_intish(a->type.base))
+                                return te_parse_error(ctx, cv->off, "%s '*' in '%.*s' expects an "
+                                                      "argument of type 'int', but argument '%s' "
+                                                      "has type '%s'",
+                                                      cv->star_prec[s] ? "precision" : "field width",
+                                                      w, text, a->name, a->type.spelling);
+                        a->kind = te_format_int_kind(&a->type);
+                } else {
+                        if (!te_format_fits(cv, &a->type))
+                                return te_parse_error(ctx, cv->off, "format '%.*s' expects an argument "
+                                                      "of type '%s', but argument '%s' has type '%s'",
+                                                      w, text, te_format_expects(cv), a->name,
+                                                      a->type.spelling);
+                        if (a->type.ptr > 0)
+                                a->kind = cv->conv == 's' ? TE_KIND_STRING : TE_KIND_POINTER;
+                        else
+                                a->kind = te_format_int_kind(&a->type);
+                }
+                (*next)++;
+        }
+        return 0;
+}
+
+int te_format_parse(struct te_parse_ctx *ctx, const char *line, size_t start, size_t len,
+                    struct te_event *ev, const size_t *arg_off)
+{
+        struct te_unit *u = NULL;
+        struct te_conv cv = { 0 };
+        size_t n = 0, i = 0, end = start;
+        unsigned next = 0;
+        int r;
+
+        u = calloc(len - start + 1, sizeof(*u));
+        if (!u) {
+                r = -ENOMEM;
+                goto out;
+        }
+        r = te_format_units(ctx, line, start, len, u, &n, &end);
+        if (r < 0)
+                goto out;
+        while (i < n) {
+                if (u[i].macro) {
+                        r = te_parse_error(ctx, u[i].off, "'%.*s' is not part of a conversion",
+                                           (int)(u[i].end - u[i].off), line + u[i].off);
+                        goto out;
+                }
+                if (u[i].c != '%') {
+                        i++;
+                        continue;
+                }
+                if (i + 1 < n && !u[i + 1].macro && u[i + 1].c == '%') {
+                        i += 2;
+                        continue;
+                }
+                if (i + 1 == n) {
+                        r = te_parse_error(ctx, u[i].off, "spurious trailing '%%' in format");
+                        goto out;
+                }
+                r = te_format_conv(ctx, line, u, n, &i, &cv);
+                if (r < 0)
+                        goto out;
+                r = te_format_match(ctx, line, &cv, ev, &next);
+                if (r < 0)
+                        goto out;
+        }
+        if (next < ev->nargs) {
+                r = te_parse_error(ctx, arg_off[next], "argument '%s' is not used by the format",
+                                   ev->args[next].name);
+                goto out;
+        }
+        ev->fmt = strndup(line + start, end - start);
+        if (!ev->fmt) {
+                r = -ENOMEM;
+                goto out;
+        }
+        ev->fmt_empty = n == 0;
+out:
+        free(u);
+        return r;
+}

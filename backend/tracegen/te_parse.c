@@ -1,0 +1,450 @@
+/*
+ * te_parse.c - read trace-events files into a struct te_list.
+ *
+ * The grammar is QEMU's (scripts/tracetool/__init__.py): whole-line '#'
+ * comments and blank lines are skipped; every other line is
+ *     [disable ]name(type name, ...) "format" [PRI macros / more literals]
+ * with '(void)' for no argument and at most 10 arguments.  An argument that
+ * holds a '*' is split at its last '*' (type to the left, name to the right),
+ * any other at its last blank, as tracetool does.  Beyond tracetool, what the
+ * generated C would not compile or would get wrong is refused here: bad
+ * identifiers, duplicate events, formats that do not fit the arguments.
+ * Errors go to the caller's FILE * as "tracegen: FILE:LINE:COL: message",
+ * column 1-based and pointing at the offending byte; parsing goes on with the
+ * next line so one run shows every bad line.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "te.h"
+#include "te_parse.h"
+
+/* The line being parsed, for the column of errors. */
+struct te_parse_line {
+        const char *text;
+        size_t len;
+};
+
+int te_parse_error(struct te_parse_ctx *ctx, size_t off, const char *fmt, ...)
+{
+        va_list ap;
+
+        fprintf(ctx->err, "tracegen: %s:%u:%zu: ", ctx->path, ctx->line, off + 1);
+        va_start(ap, fmt);
+        vfprintf(ctx->err, fmt, ap);
+        va_end(ap);
+        fputc('\n', ctx->err);
+        ctx->nerrors++;
+        return -EINVAL;
+}
+
+struct te_list *te_list_new(void)
+{
+        return calloc(1, sizeof(struct te_list));
+}
+
+static void te_parse_event_free(struct te_event *ev)
+{
+        unsigned i;
+
+        for (i = 0; i < ev->nargs; i++) {
+                free(ev->args[i].name);
+                free(ev->args[i].type.spelling);
+        }
+        free(ev->name);
+        free(ev->fmt);
+}
+
+void te_list_free(struct te_list *list)
+{
+        size_t i;
+
+        if (!list)
+                return;
+        for (i = 0; i < list->n; i++)
+                te_parse_event_free(&list->events[i]);
+        for (i = 0; i < list->nfiles; i++)
+                free(list->files[i]);
+        free(list->events);
+        free(list->files);
+        free(list);
+}
+
+static bool te_parse_is_word(char c)
+{
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+               (c >= '0' && c <= '9') || c == '_';
+}
+
+static bool te_parse_is_blank(char c)
+{
+        return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static bool te_parse_is_ident(const char *s, size_t n)
+{
+        size_t i;
+
+        if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
+                return false;
+        for (i = 0; i < n; i++)
+                if (!te_parse_is_word(s[i]))
+                        return false;
+        return true;
+}
+
+static const char *const te_parse_keywords[] = {
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double",
+        "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
+        "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+        "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "_Alignas",
+        "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
+        "_Static_assert", "_Thread_local", "asm", "typeof", "__asm__", "__typeof__",
+        "__attribute__", "__extension__", "__inline__", "__restrict__", "__volatile__",
+        "__func__", "__FUNCTION__", "__FILE__", "__LINE__",
+        /* macros or globals of the headers the generated code includes */
+        "bool", "true", "false", "NULL", "EOF", "errno", "stdin", "stdout", "stderr",
+        "offsetof", "assert",
+};
+
+/* Why NAME cannot name an argument, or NULL when it can. */
+static const char *te_parse_bad_arg_name(const char *name)
+{
+        static const char *const reserved[] = { "_tj", "_TJ", "tj_", "TJ_", "_TRACE_", "TRACE_" };
+        size_t i;
+
+        for (i = 0; i < sizeof(te_parse_keywords) / sizeof(te_parse_keywords[0]); i++)
+                if (strcmp(name, te_parse_keywords[i]) == 0)
+                        return "is a C keyword or a standard macro";
+        if (te_type_is_allowed_word(name))
+                return "is a type name";
+        if (te_format_is_macro(name))
+                return "is an <inttypes.h> macro";
+        for (i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+                if (strncmp(name, reserved[i], strlen(reserved[i])) == 0)
+                        return "is reserved for tracegen's generated code";
+        if (strlen(name) > TE_MAX_ARG_NAME)
+                return "is too long for a journal field (54 characters at most)";
+        return NULL;
+}
+
+static void te_parse_upper(char *dst, const char *src)
+{
+        for (; *src; src++)
+                *dst++ = (*src >= 'a' && *src <= 'z') ? (char)(*src - 'a' + 'A') : *src;
+        *dst = '\0';
+}
+
+/* Check the name of argument EV->args[I] against the others. */
+static int te_parse_check_arg_name(struct te_parse_ctx *ctx, const struct te_event *ev,
+                                   unsigned i, size_t off)
+{
+        const char *name = ev->args[i].name, *why = te_parse_bad_arg_name(name);
+        char up[TE_MAX_ARG_NAME + 1], up2[TE_MAX_ARG_NAME + 1];
+        unsigned j;
+
+        if (why)
+                return te_parse_error(ctx, off, "argument name '%s' %s", name, why);
+        te_parse_upper(up, name);
+        for (j = 0; j < i; j++) {
+                if (strcmp(ev->args[j].name, name) == 0)
+                        return te_parse_error(ctx, off, "duplicate argument name '%s'", name);
+                te_parse_upper(up2, ev->args[j].name);
+                if (strcmp(up, up2) == 0)
+                        return te_parse_error(ctx, off, "arguments '%s' and '%s' would share the "
+                                              "journal field TRACE_ARG_%s",
+                                              ev->args[j].name, name, up);
+        }
+        return 0;
+}
+
+/* Parse one argument, LINE[S, E) with blanks trimmed, into EV->args[EV->nargs]. */
+static int te_parse_arg(struct te_parse_ctx *ctx, const char *line, size_t s, size_t e,
+                        struct te_event *ev, size_t *ret_off)
+{
+        struct te_arg *a = &ev->args[ev->nargs];
+        size_t k, ts = s, te, ns;
+        int r;
+
+        for (k = e; k > s && line[k - 1] != '*'; k--)
+                ;
+        if (k > s) {
+                te = k;
+                ns = k;
+        } else {
+                for (k = e; k > s && !te_parse_is_blank(line[k - 1]); k--)
+                        ;
+                if (k == s) {
+                        if (te_parse_is_ident(line + s, e - s) && (k = e - s) < 64) {
+                                char w[64];
+
+                                memcpy(w, line + s, k);
+                                w[k] = '\0';
+                                if (te_type_is_allowed_word(w) || strcmp(w, "const") == 0)
+                                        return te_parse_error(ctx, e, "missing argument name "
+                                                              "after type '%s'", w);
+                        }
+                        return te_parse_error(ctx, s, "unknown type '%.*s'", (int)(e - s), line + s);
+                }
+                te = k;
+                ns = k;
+        }
+        while (ns < e && te_parse_is_blank(line[ns]))
+                ns++;
+        if (ns == e)
+                return te_parse_error(ctx, e, "missing argument name after type '%.*s'",
+                                      (int)(te - ts), line + ts);
+        r = te_type_parse(ctx, line, ts, te, &a->type);
+        if (r < 0)
+                return r;
+        ev->nargs++;            /* the type is owned by EV from here on */
+        if (!te_parse_is_ident(line + ns, e - ns))
+                return te_parse_error(ctx, ns, "invalid argument name '%.*s'",
+                                      (int)(e - ns), line + ns);
+        a->name = strndup(line + ns, e - ns);
+        if (!a->name)
+                return -ENOMEM;
+        a->col = (unsigned)ns + 1;
+        *ret_off = ns;
+        return te_parse_check_arg_name(ctx, ev, ev->nargs - 1, ns);
+}
+
+/* Parse the argument list LINE(OPEN, CLOSE) into EV. */
+static int te_parse_args(struct te_parse_ctx *ctx, const char *line, size_t open, size_t close,
+                         struct te_event *ev, size_t *arg_off)
+{
+        size_t s = open + 1, e, ts, te;
+        unsigned count = 0;
+        bool is_void = false;
+        int r;
+
+        for (;;) {
+                for (e = s; e < close && line[e] != ','; e++)
+                        ;
+                for (ts = s; ts < e && te_parse_is_blank(line[ts]); ts++)
+                        ;
+                for (te = e; te > ts && te_parse_is_blank(line[te - 1]); te--)
+                        ;
+                if (ts == te)
+                        return te_parse_error(ctx, e, "empty argument (did you forget 'void'?)");
+                if (is_void || (te - ts == 4 && strncmp(line + ts, "void", 4) == 0 &&
+                                (count > 0 || e < close)))
+                        return te_parse_error(ctx, ts, "'void' must be the only argument");
+                count++;
+                if (te - ts == 4 && strncmp(line + ts, "void", 4) == 0) {
+                        is_void = true;
+                } else if (ev->nargs == TE_MAX_ARGS) {
+                        return te_parse_error(ctx, ts, "too many arguments (at most %d)",
+                                              TE_MAX_ARGS);
+                } else {
+                        r = te_parse_arg(ctx, line, ts, te, ev, &arg_off[ev->nargs]);
+                        if (r < 0)
+                                return r;
+                }
+                if (e >= close)
+                        return 0;
+                s = e + 1;
+        }
+}
+
+/* Read the properties and the name; set *RET_OPEN to the offset of '('. */
+static int te_parse_head(struct te_parse_ctx *ctx, const char *line, size_t len,
+                         struct te_event *ev, size_t *ret_open)
+{
+        size_t i = 0, w;
+
+        for (;;) {
+                while (i < len && te_parse_is_blank(line[i]))
+                        i++;
+                if (i >= len)
+                        return te_parse_error(ctx, i, "expected an event name");
+                if (!te_parse_is_word(line[i]))
+                        return te_parse_error(ctx, i, "expected an event name, found '%c'", line[i]);
+                for (w = i; w < len && te_parse_is_word(line[w]); w++)
+                        ;
+                if (w < len && line[w] == '(')
+                        break;
+                if (w - i == 7 && strncmp(line + i, "disable", 7) == 0 &&
+                    w < len && te_parse_is_blank(line[w])) {
+                        if (ev->disabled)
+                                return te_parse_error(ctx, i, "duplicate property 'disable'");
+                        ev->disabled = true;
+                } else if (w < len && te_parse_is_blank(line[w])) {
+                        size_t n = w;
+
+                        while (n < len && te_parse_is_blank(line[n]))
+                                n++;
+                        if (n < len && te_parse_is_word(line[n]))
+                                return te_parse_error(ctx, i, "unknown property '%.*s'",
+                                                      (int)(w - i), line + i);
+                        return te_parse_error(ctx, w, "expected '(' right after the event name");
+                } else {
+                        return te_parse_error(ctx, w, "expected '(' after the event name");
+                }
+                i = w;
+        }
+        if (!te_parse_is_ident(line + i, w - i))
+                return te_parse_error(ctx, i, "invalid event name '%.*s'", (int)(w - i), line + i);
+        ev->name = strndup(line + i, w - i);
+        if (!ev->name)
+                return -ENOMEM;
+        ev->col = (unsigned)i + 1;
+        *ret_open = w;
+        return 0;
+}
+
+/* Parse the event line LINE (LEN bytes, no newline) into EV. */
+static int te_parse_event(struct te_parse_ctx *ctx, const char *line, size_t len,
+                          struct te_event *ev)
+{
+        size_t open = 0, close, f, arg_off[TE_MAX_ARGS] = { 0 };
+        int r;
+
+        r = te_parse_head(ctx, line, len, ev, &open);
+        if (r < 0)
+                return r;
+        for (close = open + 1; close < len && line[close] != ')'; close++)
+                ;
+        if (close >= len)
+                return te_parse_error(ctx, open, "missing ')' to close the argument list");
+        r = te_parse_args(ctx, line, open, close, ev, arg_off);
+        if (r < 0)
+                return r;
+        for (f = close + 1; f < len && te_parse_is_blank(line[f]); f++)
+                ;
+        if (f >= len && ev->nargs == 0) {
+                /* QEMU has events without a format; they print nothing. */
+                ev->fmt = strdup("\"\"");
+                ev->fmt_empty = true;
+                return ev->fmt ? 0 : -ENOMEM;
+        }
+        if (f >= len)
+                return te_parse_error(ctx, f, "expected a format string after ')'");
+        if (line[f] != '"')
+                return te_parse_error(ctx, f, "expected a format string after ')', found '%c'",
+                                      line[f]);
+        return te_format_parse(ctx, line, f, len, ev, arg_off);
+}
+
+static int te_parse_grow(struct te_list *list)
+{
+        struct te_event *p;
+        size_t cap;
+
+        if (list->n < list->cap)
+                return 0;
+        cap = list->cap ? list->cap * 2 : 64;
+        p = realloc(list->events, cap * sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        list->events = p;
+        list->cap = cap;
+        return 0;
+}
+
+/* Refuse an event whose name (or upper-case name) an earlier one has. */
+static int te_parse_check_dup(struct te_parse_ctx *ctx, const struct te_list *list,
+                              const struct te_event *ev)
+{
+        size_t i, j;
+
+        for (i = 0; i < list->n; i++) {
+                const struct te_event *o = &list->events[i];
+
+                if (strcmp(o->name, ev->name) == 0)
+                        return te_parse_error(ctx, ev->col - 1, "duplicate event '%s' "
+                                              "(first defined at %s:%u)", ev->name, o->file, o->line);
+                for (j = 0; o->name[j] && ev->name[j]; j++) {
+                        char a = o->name[j], b = ev->name[j];
+
+                        if ((a >= 'a' && a <= 'z' ? a - 32 : a) != (b >= 'a' && b <= 'z' ? b - 32 : b))
+                                break;
+                }
+                if (!o->name[j] && !ev->name[j])
+                        return te_parse_error(ctx, ev->col - 1, "event '%s' clashes with event '%s' "
+                                              "at %s:%u (the same name in upper case)",
+                                              ev->name, o->name, o->file, o->line);
+        }
+        return 0;
+}
+
+/* Parse one line; blank and comment lines are skipped.  0, -EINVAL, -ENOMEM. */
+static int te_parse_line(struct te_parse_ctx *ctx, struct te_list *list, const char *file,
+                         const char *line, size_t len)
+{
+        struct te_event *ev;
+        size_t i;
+        int r;
+
+        for (i = 0; i < len && te_parse_is_blank(line[i]); i++)
+                ;
+        if (i == len || line[i] == '#')
+                return 0;
+        if (memchr(line, '\0', len))
+                return te_parse_error(ctx, (size_t)((const char *)memchr(line, '\0', len) - line),
+                                      "NUL byte in line");
+        r = te_parse_grow(list);
+        if (r < 0)
+                return r;
+        ev = &list->events[list->n];
+        memset(ev, 0, sizeof(*ev));
+        ev->file = file;
+        ev->line = ctx->line;
+        r = te_parse_event(ctx, line, len, ev);
+        if (r == 0)
+                r = te_parse_check_dup(ctx, list, ev);
+        if (r < 0) {
+                te_parse_event_free(ev);
+                return r;
+        }
+        list->n++;
+        return 0;
+}
+
+int te_parse_file(struct te_list *list, const char *path, FILE *f, FILE *err)
+{
+        struct te_parse_ctx ctx = { .path = path, .err = err };
+        char *line = NULL, *name = NULL, **files;
+        size_t cap = 0, len;
+        ssize_t n;
+        int r = 0, rl;
+
+        name = strdup(path);
+        files = realloc(list->files, (list->nfiles + 1) * sizeof(*files));
+        if (!name || !files) {
+                free(name);
+                if (files)
+                        list->files = files;
+                return -ENOMEM;
+        }
+        list->files = files;
+        list->files[list->nfiles++] = name;
+        while ((n = getline(&line, &cap, f)) > 0) {
+                ctx.line++;
+                len = (size_t)n;
+                if (line[len - 1] != '\n') {
+                        te_parse_error(&ctx, len, "missing newline at the end of the file");
+                        break;
+                }
+                len--;
+                if (len > 0 && line[len - 1] == '\r')
+                        len--;
+                rl = te_parse_line(&ctx, list, name, line, len);
+                if (rl == -ENOMEM) {
+                        r = rl;
+                        goto out;
+                }
+        }
+        if (ferror(f)) {
+                r = -EIO;
+                goto out;
+        }
+        if (ctx.nerrors > 0)
+                r = -EINVAL;
+out:
+        free(line);
+        return r;
+}

@@ -1,0 +1,285 @@
+/*
+ * tracegen.c - the tracegen command: trace-events files in, C code out.
+ *
+ *     tracegen --group=NAME --header=OUT.h --source=OUT.c TRACE-EVENTS...
+ *
+ * Reads every input (te_parse.c), stops with exit status 1 after printing all
+ * the errors it found, otherwise renders the outputs in memory (te_emit.c)
+ * and replaces them atomically (te_out.c).  See tracegen(1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "te.h"
+
+/* Exit statuses, documented in tracegen(1). */
+enum tracegen_exit {
+        TRACEGEN_EXIT_OK = 0,
+        TRACEGEN_EXIT_INPUT = 1,        /* a trace-events file has errors */
+        TRACEGEN_EXIT_USAGE = 2,        /* bad command line */
+        TRACEGEN_EXIT_IO = 3,           /* an input or output file could not be read/written */
+};
+
+struct tracegen_opts {
+        const char *group, *header, *source, *header_include, *output_dir;
+        enum te_backend backend;
+        bool check;
+};
+
+/* An output: its path and the text rendered for it. */
+struct tracegen_output {
+        char *path;
+        char *text;
+        size_t len;
+        char *tmp;
+};
+
+static void tracegen_nomem(void)
+{
+        fputs("tracegen: out of memory\n", stderr);
+        exit(TRACEGEN_EXIT_IO);
+}
+
+static void tracegen_usage_error(const char *msg, const char *arg)
+{
+        fprintf(stderr, "tracegen: %s%s%s\nTry 'tracegen --help' for more information.\n",
+                msg, arg ? ": " : "", arg ? arg : "");
+        exit(TRACEGEN_EXIT_USAGE);
+}
+
+static void tracegen_help(void)
+{
+        fputs("Usage: tracegen [OPTION]... TRACE-EVENTS...\n"
+              "Generate C tracing code for tracejournal from QEMU-style trace-events files.\n"
+              "\n"
+              "  -g, --group=NAME           group name (a C identifier); required to generate\n"
+              "  -H, --header=FILE          write the header to FILE\n"
+              "  -s, --source=FILE          write the source to FILE\n"
+              "  -I, --header-include=NAME  what the source #includes (default: the header's\n"
+              "                             file name)\n"
+              "  -o, --output-dir=DIR       write relative --header/--source paths under DIR;\n"
+              "                             without them, write DIR/trace-GROUP.h and .c\n"
+              "  -b, --backend=NAME         tracejournal (default) or nop\n"
+              "  -c, --check                only check the input files\n"
+              "  -h, --help                 show this help and exit\n"
+              "  -V, --version              show the version and exit\n"
+              "\n"
+              "A TRACE-EVENTS of '-' reads standard input.  Exit status: 0 success,\n"
+              "1 errors in the input, 2 usage error, 3 file or memory error.\n"
+              "See tracegen(1) and trace-events(5).\n", stdout);
+}
+
+static bool tracegen_is_ident(const char *s)
+{
+        size_t i;
+
+        if (!*s || (*s >= '0' && *s <= '9'))
+                return false;
+        for (i = 0; s[i]; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+                        return false;
+        return true;
+}
+
+static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
+{
+        static const struct option longopts[] = {
+                { "group", required_argument, NULL, 'g' },
+                { "header", required_argument, NULL, 'H' },
+                { "source", required_argument, NULL, 's' },
+                { "header-include", required_argument, NULL, 'I' },
+                { "output-dir", required_argument, NULL, 'o' },
+                { "backend", required_argument, NULL, 'b' },
+                { "check", no_argument, NULL, 'c' },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                { NULL, 0, NULL, 0 },
+        };
+        int c;
+
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":g:H:s:I:o:b:chV", longopts, NULL)) != -1) {
+                switch (c) {
+                case 'g': o->group = optarg; break;
+                case 'H': o->header = optarg; break;
+                case 's': o->source = optarg; break;
+                case 'I': o->header_include = optarg; break;
+                case 'o': o->output_dir = optarg; break;
+                case 'c': o->check = true; break;
+                case 'b':
+                        if (strcmp(optarg, "tracejournal") == 0)
+                                o->backend = TE_BACKEND_TRACEJOURNAL;
+                        else if (strcmp(optarg, "nop") == 0)
+                                o->backend = TE_BACKEND_NOP;
+                        else
+                                tracegen_usage_error("unknown backend (use tracejournal or nop)",
+                                                     optarg);
+                        break;
+                case 'h':
+                        tracegen_help();
+                        exit(TRACEGEN_EXIT_OK);
+                case 'V':
+                        printf("tracegen %s\n", TJ_VERSION_STRING);
+                        exit(TRACEGEN_EXIT_OK);
+                case ':':
+                        tracegen_usage_error("option requires an argument", argv[optind - 1]);
+                        break;
+                default:
+                        tracegen_usage_error("unknown option", argv[optind - 1]);
+                }
+        }
+        if (optind >= argc)
+                tracegen_usage_error("no trace-events file given", NULL);
+        if (o->group && !tracegen_is_ident(o->group))
+                tracegen_usage_error("--group must be a C identifier", o->group);
+        if (o->check)
+                return;
+        if (!o->group)
+                tracegen_usage_error("missing --group", NULL);
+        if (!o->header && !o->source && !o->output_dir)
+                tracegen_usage_error("nothing to write: give --header, --source or --output-dir",
+                                     NULL);
+}
+
+/* DIR/NAME, or NAME alone when there is no DIR or NAME is absolute. */
+static char *tracegen_path(const char *dir, const char *name, const char *group, const char *ext)
+{
+        char *p = NULL;
+        int r;
+
+        if (name && (!dir || name[0] == '/'))
+                return strdup(name);
+        if (name)
+                r = asprintf(&p, "%s/%s", dir, name);
+        else
+                r = asprintf(&p, "%s/trace-%s%s", dir, group, ext);
+        return r < 0 ? NULL : p;
+}
+
+/* Read every input into LIST. Returns an exit status. */
+static int tracegen_read(struct te_list *list, char **files, int n)
+{
+        int i, r, status = TRACEGEN_EXIT_OK;
+        FILE *f;
+
+        for (i = 0; i < n; i++) {
+                bool is_stdin = strcmp(files[i], "-") == 0;
+
+                f = is_stdin ? stdin : fopen(files[i], "re");
+                if (!f) {
+                        fprintf(stderr, "tracegen: %s: %s\n", files[i], strerror(errno));
+                        return TRACEGEN_EXIT_IO;
+                }
+                r = te_parse_file(list, is_stdin ? "<stdin>" : files[i], f, stderr);
+                if (!is_stdin)
+                        fclose(f);
+                if (r == -ENOMEM)
+                        tracegen_nomem();
+                if (r == -EINVAL) {
+                        status = TRACEGEN_EXIT_INPUT;
+                } else if (r < 0) {
+                        fprintf(stderr, "tracegen: %s: %s\n", files[i], strerror(-r));
+                        return TRACEGEN_EXIT_IO;
+                }
+        }
+        return status;
+}
+
+/* Render one output into OUT->text. */
+static void tracegen_render(const struct te_list *list, const struct te_emit_opts *eo,
+                            bool header, struct tracegen_output *out)
+{
+        FILE *f = open_memstream(&out->text, &out->len);
+        int r;
+
+        if (!f)
+                tracegen_nomem();
+        r = header ? te_emit_header(list, eo, f) : te_emit_source(list, eo, f);
+        if (fclose(f) != 0 || r < 0)
+                tracegen_nomem();
+}
+
+/* Write both outputs, or neither. Returns an exit status. */
+static int tracegen_write(struct tracegen_output *outs, size_t n)
+{
+        size_t i;
+        int r = 0;
+
+        for (i = 0; i < n && r == 0; i++) {
+                r = te_out_prepare(outs[i].path, outs[i].text, outs[i].len, &outs[i].tmp);
+                if (r < 0)
+                        fprintf(stderr, "tracegen: %s: %s\n", outs[i].path, strerror(-r));
+        }
+        for (i = 0; i < n && r == 0; i++) {
+                r = te_out_commit(outs[i].tmp, outs[i].path);
+                if (r < 0)
+                        fprintf(stderr, "tracegen: %s: %s\n", outs[i].path, strerror(-r));
+                else {
+                        free(outs[i].tmp);
+                        outs[i].tmp = NULL;
+                }
+        }
+        for (i = 0; i < n; i++)
+                te_out_abort(outs[i].tmp);
+        return r < 0 ? TRACEGEN_EXIT_IO : TRACEGEN_EXIT_OK;
+}
+
+static const char *tracegen_basename(const char *path)
+{
+        const char *s = strrchr(path, '/');
+
+        return s ? s + 1 : path;
+}
+
+int main(int argc, char **argv)
+{
+        struct tracegen_opts o = { .backend = TE_BACKEND_TRACEJOURNAL };
+        struct tracegen_output outs[2] = { { 0 } };
+        struct te_emit_opts eo;
+        struct te_list *list;
+        size_t n = 0, i;
+        int status;
+
+        tracegen_parse_opts(argc, argv, &o);
+        list = te_list_new();
+        if (!list)
+                tracegen_nomem();
+        status = tracegen_read(list, argv + optind, argc - optind);
+        if (status != TRACEGEN_EXIT_OK || o.check)
+                goto out;
+
+        eo = (struct te_emit_opts){ .group = o.group, .backend = o.backend };
+        if (o.header || (o.output_dir && !o.source)) {
+                outs[n].path = tracegen_path(o.output_dir, o.header, o.group, ".h");
+                if (!outs[n].path)
+                        tracegen_nomem();
+                tracegen_render(list, &eo, true, &outs[n]);
+                n++;
+        }
+        if (o.source || (o.output_dir && !o.header)) {
+                eo.header_include = o.header_include;
+                if (!eo.header_include && n > 0)
+                        eo.header_include = tracegen_basename(outs[0].path);
+                if (!eo.header_include) {
+                        fputs("tracegen: --source needs --header or --header-include\n", stderr);
+                        status = TRACEGEN_EXIT_USAGE;
+                        goto out;
+                }
+                outs[n].path = tracegen_path(o.output_dir, o.source, o.group, ".c");
+                if (!outs[n].path)
+                        tracegen_nomem();
+                tracegen_render(list, &eo, false, &outs[n]);
+                n++;
+        }
+        status = tracegen_write(outs, n);
+out:
+        for (i = 0; i < 2; i++) {
+                free(outs[i].path);
+                free(outs[i].text);
+        }
+        te_list_free(list);
+        return status;
+}
