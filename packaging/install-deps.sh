@@ -1,0 +1,57 @@
+#!/bin/sh
+# install-deps.sh - install the Debian packages that building, testing, the
+# demo and CI of tracejournal need (Debian 12; other Debian-based systems with
+# the same package names work too).
+#
+#   packaging/install-deps.sh            apt-get update, then apt-get install -y
+#                                        every package below (needs root)
+#   packaging/install-deps.sh --missing  print the packages not installed yet,
+#                                        one line, nothing when all are there
+#   packaging/install-deps.sh --command  print the exact apt-get command that
+#                                        installs the missing ones
+#   packaging/install-deps.sh --list     print the whole list
+#
+# Keep the list in step with what the Makefile, tests/, examples/demo.sh,
+# bench/ and .ci/run call.
+set -eu
+
+PACKAGES="
+gcc clang make pkg-config binutils
+libsystemd-dev libpcre2-dev libsqlite3-dev
+systemd procps
+mandoc rsyslog valgrind python3 sqlite3
+git ca-certificates
+"
+
+missing() {
+        out=
+        for p in $PACKAGES; do
+                s=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+                [ "$s" = installed ] || out="$out${out:+ }$p"
+        done
+        echo "$out"
+}
+
+case "${1:-}" in
+--missing)
+        m=$(missing)
+        [ -z "$m" ] || echo "$m" ;;
+--command)
+        m=$(missing)
+        [ -z "$m" ] || echo "apt-get update && apt-get install -y $m" ;;
+--list)
+        echo $PACKAGES ;;
+"")
+        if [ "$(id -u)" != 0 ]; then
+                echo "install-deps.sh: must run as root; or run:" >&2
+                echo "  sudo apt-get update && sudo apt-get install -y $(echo $PACKAGES)" >&2
+                exit 1
+        fi
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update
+        # shellcheck disable=SC2086
+        apt-get install -y --no-install-recommends $PACKAGES ;;
+*)
+        echo "usage: $0 [--missing|--command|--list]" >&2
+        exit 2 ;;
+esac
