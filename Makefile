@@ -132,7 +132,16 @@ $(B)/tracejournal.pc: packaging/tracejournal.pc.in $(B)/tracejournal.pc.vars
 	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    packaging/tracejournal.pc.in > "$@"
 
-check: all examples
+# The library's test programs (tests/c/*.c), linked with the static library.
+TEST_PROGS  := $(patsubst tests/c/%.c,$(B)/tests/%,$(wildcard tests/c/*.c))
+
+tests: $(TEST_PROGS)
+
+$(B)/tests/%: tests/c/%.c $(B)/libtracejournal.a
+	@mkdir -p "$(@D)"
+	$(CC) $(ALL_CFLAGS) -Itests/c $(LDFLAGS) -o "$@" "$<" $(B)/libtracejournal.a $(LIB_LIBS)
+
+check: all examples tests
 	sh tests/run
 
 demo:
@@ -165,6 +174,6 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all examples check demo bench install uninstall clean FORCE
+.PHONY: all examples tests check demo bench install uninstall clean FORCE
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,281 @@
+/*
+ * config.c - tj_init() and the settings: identifier, environment, outputs.
+ *
+ * tj_init() reads the TJ_* variables once, applies TJ_EVENTS and
+ * TJ_EVENTS_FILE, opens the outputs and starts the writer thread.  Problems in
+ * the environment are reported as one line each on stderr, prefixed with
+ * "tracejournal: " and silenced by TJ_QUIET=1; apart from the one-line
+ * warning of an output whose daemon is absent, that is the only printing the
+ * library does.  The API calls themselves never print: they return -errno.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define CONFIG_RING_DEFAULT     (128u * 1024)
+#define CONFIG_RING_MIN         4096u
+#define CONFIG_RING_MAX         (1024u * 1024 * 1024)
+
+TJ_HIDDEN struct config config = {
+        .ring_size = CONFIG_RING_DEFAULT,
+        .flush_timeout_ms = 1000,
+        .syslog_socket = "/dev/log",
+};
+TJ_HIDDEN atomic_bool config_initialized;
+
+static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
+static char config_outputs[128];        /* tj_set_outputs() before tj_init() */
+static bool config_atexit_done;
+
+void config_warn(const char *fmt, ...)
+{
+        char line[1024];
+        va_list ap;
+        int n;
+
+        if (config.quiet)
+                return;
+        va_start(ap, fmt);
+        n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+                return;
+        if ((size_t)n > sizeof(line) - 2)
+                n = sizeof(line) - 2;
+        line[n++] = '\n';
+        fprintf(stderr, "tracejournal: %.*s", n, line);
+}
+
+/* The host name for RFC 5424, looked up once. */
+char *config_hostname(void)
+{
+        static char host[256];
+
+        if (!host[0] && gethostname(host, sizeof(host) - 1) < 0)
+                strcpy(host, "-");
+        return host;
+}
+
+static bool config_flag(const char *name)
+{
+        const char *v = getenv(name);
+
+        return v && strcmp(v, "1") == 0;
+}
+
+/* "65536", "64K", "4M": bytes rounded up to a power of two; 0 when invalid. */
+static size_t config_parse_size(const char *s)
+{
+        char *end;
+        unsigned long long v;
+        size_t size = CONFIG_RING_MIN;
+
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno || end == s)
+                return 0;
+        if (*end == 'K' || *end == 'k')
+                v *= 1024, end++;
+        else if (*end == 'M' || *end == 'm')
+                v *= 1024 * 1024, end++;
+        if (*end || v > CONFIG_RING_MAX)
+                return 0;
+        while (size < v)
+                size *= 2;
+        return size;
+}
+
+static void config_read_env(const char *identifier)
+{
+        const char *v;
+
+        config.quiet = config_flag("TJ_QUIET");
+        v = getenv("TJ_IDENTIFIER");
+        if (v && *v)
+                identifier = v;
+        if (!identifier || !*identifier)
+                identifier = program_invocation_short_name;
+        snprintf(config.identifier, sizeof(config.identifier), "%s", identifier);
+        config.sync = config_flag("TJ_SYNC");
+        config.log_timestamp = config_flag("TJ_LOG_TIMESTAMP");
+        v = getenv("TJ_ON_FULL");
+        if (v && strcmp(v, "block") == 0)
+                config.block = true;
+        else if (v && *v && strcmp(v, "drop") != 0)
+                config_warn("TJ_ON_FULL: unknown value '%s', using 'drop'", v);
+        v = getenv("TJ_SYSLOG_FORMAT");
+        if (v && strcmp(v, "rfc5424") == 0)
+                config.syslog_rfc5424 = true;
+        else if (v && *v && strcmp(v, "rfc3164") != 0)
+                config_warn("TJ_SYSLOG_FORMAT: unknown value '%s', using 'rfc3164'", v);
+        v = getenv("TJ_SYSLOG_SOCKET");
+        if (v && *v) {
+                if (strlen(v) < sizeof(config.syslog_socket))
+                        strcpy(config.syslog_socket, v);
+                else
+                        config_warn("TJ_SYSLOG_SOCKET: path too long");
+        }
+        v = getenv("TJ_RING_SIZE");
+        if (v && *v) {
+                size_t size = config_parse_size(v);
+
+                if (size)
+                        config.ring_size = size;
+                else
+                        config_warn("TJ_RING_SIZE: invalid size '%s'", v);
+        }
+        v = getenv("TJ_FLUSH_TIMEOUT_MS");
+        if (v && *v) {
+                char *end;
+                unsigned long ms = strtoul(v, &end, 10);
+
+                if (*end || ms > 3600000)
+                        config_warn("TJ_FLUSH_TIMEOUT_MS: invalid value '%s'", v);
+                else
+                        config.flush_timeout_ms = (unsigned)ms;
+        }
+}
+
+static void config_atexit(void)
+{
+        if (atomic_load(&config_initialized))
+                writer_flush(config.flush_timeout_ms);
+}
+
+int tj_init(const char *identifier)
+{
+        const char *v;
+        int ret = 0, r;
+
+        pthread_mutex_lock(&config_lock);
+        if (atomic_load(&config_initialized)) {
+                ret = -EALREADY;
+                goto out;
+        }
+        config_read_env(identifier);
+        registry_report_problems();
+        v = getenv("TJ_EVENTS");
+        if (v && *v)
+                ret = registry_apply_list(v, "TJ_EVENTS");
+        v = getenv("TJ_EVENTS_FILE");
+        if (v && *v) {
+                r = registry_apply_file(v, NULL, "TJ_EVENTS_FILE");
+                if (ret == 0)
+                        ret = r;
+        }
+        v = getenv("TJ_OUTPUT");
+        if (!v || !*v)
+                v = config_outputs[0] ? config_outputs : "journald";
+        writer_set_outputs(v, true);
+        atomic_store(&config_initialized, true);
+        r = writer_start();
+        if (r < 0 && ret == 0)
+                ret = r;
+        if (!config_atexit_done && atexit(config_atexit) == 0)
+                config_atexit_done = true;
+out:
+        pthread_mutex_unlock(&config_lock);
+        return ret;
+}
+
+void tj_shutdown(void)
+{
+        pthread_mutex_lock(&config_lock);
+        if (atomic_load(&config_initialized)) {
+                writer_shutdown();
+                atomic_store(&config_initialized, false);
+        }
+        pthread_mutex_unlock(&config_lock);
+}
+
+int tj_set_outputs(const char *outputs)
+{
+        int ret;
+
+        if (!outputs || !*outputs || strlen(outputs) >= sizeof(config_outputs))
+                return -EINVAL;
+        pthread_mutex_lock(&config_lock);
+        if (atomic_load(&config_initialized))
+                ret = writer_set_outputs(outputs, false);
+        else {
+                /* Validate now, open at tj_init(). */
+                ret = 0;
+                for (const char *p = outputs; *p && ret == 0; ) {
+                        size_t len = strcspn(p, ",");
+
+                        if (!((len == 8 && !strncmp(p, "journald", 8)) ||
+                              (len == 6 && !strncmp(p, "syslog", 6)) ||
+                              (len == 3 && !strncmp(p, "log", 3)) ||
+                              (len == 3 && !strncmp(p, "nop", 3))))
+                                ret = -EINVAL;
+                        p += len;
+                        if (*p == ',')
+                                p++;
+                }
+                if (ret == 0)
+                        strcpy(config_outputs, outputs);
+        }
+        pthread_mutex_unlock(&config_lock);
+        return ret;
+}
+
+/* One item of a -trace option string. */
+static int config_trace_item(const char *item)
+{
+        const char *eq = strchr(item, '=');
+        int r;
+
+        if (!eq)
+                return tj_enable(item) < 0 ? -ENOENT : 0;
+        if (strncmp(item, "enable=", 7) == 0)
+                r = tj_enable(eq + 1);
+        else if (strncmp(item, "events=", 7) == 0)
+                r = tj_enable_file(eq + 1, NULL);
+        else if (strncmp(item, "file=", 5) == 0) {
+                if (strlen(eq + 1) >= sizeof(config.log_file))
+                        return -ENAMETOOLONG;
+                pthread_mutex_lock(&config_lock);
+                strcpy(config.log_file, eq + 1);
+                if (atomic_load(&config_initialized))
+                        out_log_reopen();
+                pthread_mutex_unlock(&config_lock);
+                r = 0;
+        } else
+                r = -EINVAL;
+        return r < 0 ? r : 0;
+}
+
+int tj_trace_opt(const char *opt)
+{
+        char *copy, *save = NULL;
+        int ret = 0;
+
+        if (!opt || !*opt)
+                return -EINVAL;
+        copy = strdup(opt);
+        if (!copy) {
+                ret = -ENOMEM;
+                goto out;
+        }
+        for (char *item = strtok_r(copy, ",", &save); item;
+             item = strtok_r(NULL, ",", &save)) {
+                int r = config_trace_item(item);
+
+                if (r < 0 && ret == 0)
+                        ret = r;
+        }
+out:
+        free(copy);
+        return ret;
+}
+
+int tj_flush(void)
+{
+        return writer_flush(config.flush_timeout_ms);
+}

@@ -1,0 +1,210 @@
+/*
+ * emit.c - tj_emit(), the one entry point every enabled trace point calls.
+ *
+ * It takes the two clocks, the next TRACE_SEQ and the cached thread id, and
+ * encodes the event into a record.  Normally the record goes into the calling
+ * thread's ring, for the writer thread; after a thread's first event that
+ * costs no system call, no shared lock and no allocation.  With TJ_SYNC=1, or
+ * when no asynchronous output is configured, the record is built on the stack
+ * and written by the caller.  The log output is always written by the caller.
+ *
+ * A trace point re-entered on the same thread (a signal handler interrupting
+ * tj_emit) is dropped and counted rather than corrupting the ring, which is
+ * what makes trace points safe in signal handlers once the thread has a ring.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "internal.h"
+
+struct emit_thread {
+        struct ring *ring;      /* this thread's ring, created at its first event */
+        pid_t tid;              /* cached gettid(), 0 until known */
+        bool busy;              /* inside tj_emit: a nested call is dropped */
+};
+
+static __thread struct emit_thread emit_tls __attribute__((tls_model("initial-exec")));
+
+TJ_HIDDEN struct emit_counters emit_counters;
+
+static pthread_key_t emit_key;
+static pthread_once_t emit_once = PTHREAD_ONCE_INIT;
+static bool emit_key_ok;
+
+pid_t emit_gettid(void)
+{
+        if (emit_tls.tid == 0)
+                emit_tls.tid = (pid_t)syscall(SYS_gettid);
+        return emit_tls.tid;
+}
+
+/* Thread exit: the writer drains the ring, then frees it. */
+static void emit_thread_exit(void *p)
+{
+        struct ring *ring = p;
+
+        emit_tls.ring = NULL;
+        if (ring) {
+                ring_mark_dead(ring);
+                writer_wake();
+        }
+}
+
+static void emit_make_key(void)
+{
+        emit_key_ok = pthread_key_create(&emit_key, emit_thread_exit) == 0;
+}
+
+/* This thread's first event: create and register its ring (NULL: no memory). */
+static struct ring *emit_attach(void)
+{
+        struct ring *ring;
+
+        pthread_once(&emit_once, emit_make_key);
+        if (!emit_key_ok)
+                return NULL;
+        ring = ring_new(config.ring_size);
+        if (!ring)
+                return NULL;
+        if (pthread_setspecific(emit_key, ring) != 0) {
+                ring_free(ring);
+                return NULL;
+        }
+        emit_tls.ring = ring;
+        writer_attach_ring(ring);
+        return ring;
+}
+
+static int64_t emit_clock(clockid_t id)
+{
+        struct timespec ts;
+
+        clock_gettime(id, &ts);
+        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void emit_header(struct record *r, uint64_t seq)
+{
+        r->seq = seq;
+        r->realtime_ns = emit_clock(CLOCK_REALTIME);
+        r->mono_ns = emit_clock(CLOCK_MONOTONIC);
+        r->tid = emit_gettid();
+}
+
+/* TJ_SYNC=1 or no asynchronous output: build the record here and write it. */
+static __attribute__((noinline)) void emit_sync(const struct tj_event *ev,
+                const struct tj_site *site, const tj_value *v, uint64_t seq)
+{
+        union {
+                struct record r;
+                unsigned char bytes[RECORD_MAX];
+        } buf;
+        size_t size = record_size(ev, v);
+
+        emit_header(&buf.r, seq);
+        record_encode(&buf.r, size, ev, site, v);
+        writer_write_sync(&buf.r);
+}
+
+/* Wait for room in block mode; NULL when the event must be dropped. */
+static struct record *emit_reserve(struct ring *ring, size_t size)
+{
+        struct record *r = ring_reserve(ring, size);
+
+        while (!r && config.block && writer_running()) {
+                struct timespec ts = { 0, 20000 };
+
+                writer_wake();
+                nanosleep(&ts, NULL);
+                r = ring_reserve(ring, size);
+        }
+        return r;
+}
+
+static void emit_async(const struct tj_event *ev, const struct tj_site *site,
+                       const tj_value *v, uint64_t seq)
+{
+        struct ring *ring = emit_tls.ring;
+        struct record *r;
+        size_t size;
+
+        if (TJ_UNLIKELY(atomic_load_explicit(&writer_restart, memory_order_relaxed)))
+                writer_restart_after_fork();
+        if (TJ_UNLIKELY(!ring)) {
+                ring = emit_attach();
+                if (!ring) {
+                        writer_add_dropped(1);
+                        return;
+                }
+        }
+        size = record_size(ev, v);
+        if (size > config.ring_size / 4)
+                size = config.ring_size / 4;
+        r = emit_reserve(ring, size);
+        if (!r) {
+                ring_count_drop(ring);
+                return;
+        }
+        emit_header(r, seq);
+        record_encode(r, size, ev, site, v);
+        writer_write_log(r);
+        ring_commit(ring, r);
+        if (ring_over_half(ring))
+                writer_wake();
+}
+
+void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_value *v)
+{
+        uint64_t seq;
+
+        if (!ev || (ev->nargs > 0 && !v))
+                return;
+        seq = atomic_fetch_add_explicit(&emit_counters.seq, 1, memory_order_relaxed) + 1;
+        if (emit_tls.busy) {
+                writer_add_dropped(1);
+                return;
+        }
+        emit_tls.busy = true;
+        atomic_signal_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&config_initialized, memory_order_acquire) &&
+            (config.sync || !writer_has_async_outputs()))
+                emit_sync(ev, site, v, seq);
+        else
+                emit_async(ev, site, v, seq);
+        atomic_signal_fence(memory_order_seq_cst);
+        emit_tls.busy = false;
+}
+
+/*
+ * In a fork child: the thread id changed, the sequence restarts (TRACE_SEQ is
+ * per process), and the ring of the forking thread keeps working but loses
+ * what the parent will send itself.
+ */
+void emit_after_fork_child(void)
+{
+        emit_tls.tid = 0;
+        emit_tls.busy = false;
+        atomic_store(&emit_counters.seq, 0);
+        atomic_store(&emit_counters.written, 0);
+        atomic_store(&emit_counters.dropped, 0);
+}
+
+/* The ring of the calling thread, for the fork child handler in writer.c. */
+struct ring *emit_thread_ring(void)
+{
+        return emit_tls.ring;
+}
+
+int tj_get_stats(struct tj_stats *ret_stats)
+{
+        if (!ret_stats)
+                return -EINVAL;
+        ret_stats->emitted = atomic_load(&emit_counters.seq);
+        ret_stats->written = atomic_load(&emit_counters.written);
+        ret_stats->dropped = atomic_load(&emit_counters.dropped);
+        return 0;
+}

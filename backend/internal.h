@@ -1,0 +1,175 @@
+/*
+ * internal.h - what the files of libtracejournal share, not installed.
+ *
+ * The runtime has one record path: tj_emit() (emit.c) encodes an event into a
+ * compact record (record.c); the record either goes straight to the outputs
+ * (TJ_SYNC=1, and always for the log output) or into the calling thread's ring
+ * (ring.c), which the writer thread (writer.c) drains into the outputs.  The
+ * registry (registry.c) knows the events and their state; config.c reads the
+ * environment and owns the settings below; each output is one out_*.c file.
+ */
+#ifndef TJ_INTERNAL_H
+#define TJ_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tracejournal.h"
+
+#define TJ_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- records (record.c) ------------------------------------------------ */
+
+/* A record never exceeds this; longer string arguments are truncated. */
+#define RECORD_MAX            16384u
+#define RECORD_ALIGN          8u
+
+enum record_kind {
+        RECORD_EVENT = 1,       /* one trace point firing */
+        RECORD_PAD,             /* filler up to the end of a ring */
+};
+
+enum record_flag {
+        RECORD_TRUNCATED = 1 << 0,      /* a string argument was cut short */
+        RECORD_LOGGED = 1 << 1,         /* the caller wrote it to the log output */
+        RECORD_LOG_FAILED = 1 << 2,     /* ... and that write failed */
+};
+
+/* Value slot of a string argument that was NULL. */
+#define RECORD_STR_NULL       UINT64_MAX
+
+/*
+ * The header of every record, followed by ev->nargs 8-byte value slots and then
+ * the string bytes.  A string slot holds (offset << 32 | length) of its bytes,
+ * the offset counted from the start of the record; the bytes end with a NUL.
+ */
+struct record {
+        uint32_t size;                  /* whole record, multiple of 8 */
+        uint32_t kind;                  /* enum record_kind */
+        const struct tj_event *ev;
+        const struct tj_site *site;     /* may be NULL */
+        uint64_t seq;                   /* TRACE_SEQ */
+        int64_t realtime_ns;            /* CLOCK_REALTIME at the call */
+        int64_t mono_ns;                /* CLOCK_MONOTONIC at the call */
+        int32_t tid;
+        uint32_t flags;                 /* RECORD_TRUNCATED, RECORD_LOGGED... */
+        uint64_t slot[];
+};
+
+TJ_HIDDEN size_t record_size(const struct tj_event *ev, const tj_value *v);
+TJ_HIDDEN void record_encode(struct record *r, size_t size, const struct tj_event *ev,
+                             const struct tj_site *site, const tj_value *v);
+TJ_HIDDEN void record_values(const struct record *r, tj_value *ret_v);
+TJ_HIDDEN int record_message(const struct record *r, const tj_value *v,
+                             char *buf, size_t size);
+
+/* ---- outputs (out_*.c) ------------------------------------------------- */
+
+/*
+ * An output consumes records.  open() and close() run under the config lock;
+ * write() and flush() run on the writer thread, or under the sync lock with
+ * TJ_SYNC=1; outputs marked .sync (log) are written by the calling thread.
+ * write() gets the record, its decoded values and the rendered MESSAGE text
+ * ("<event> <format rendered>"); it returns 0, or -errno when the record was
+ * lost (counted as dropped).
+ * report_dropped() tells the destination that N events were lost.
+ */
+struct tj_output {
+        const char *name;
+        bool sync;                      /* always written in the calling thread */
+        int (*open)(void);
+        int (*write)(const struct record *r, const tj_value *v, const char *msg);
+        int (*report_dropped)(uint64_t n, int64_t realtime_ns, int64_t mono_ns);
+        void (*flush)(void);
+        void (*close)(void);
+};
+
+extern TJ_HIDDEN const struct tj_output out_journald;
+extern TJ_HIDDEN const struct tj_output out_syslog;
+extern TJ_HIDDEN const struct tj_output out_log;
+extern TJ_HIDDEN const struct tj_output out_nop;
+
+TJ_HIDDEN void out_log_reopen(void);
+
+/* ---- configuration (config.c) ------------------------------------------ */
+
+#define CONFIG_MAX_OUTPUTS    4
+
+struct config {
+        char identifier[128];
+        bool quiet;                     /* TJ_QUIET=1 */
+        bool sync;                      /* TJ_SYNC=1 */
+        bool block;                     /* TJ_ON_FULL=block */
+        bool log_timestamp;             /* TJ_LOG_TIMESTAMP=1 */
+        bool syslog_rfc5424;            /* TJ_SYSLOG_FORMAT=rfc5424 */
+        size_t ring_size;               /* TJ_RING_SIZE, power of two */
+        unsigned flush_timeout_ms;      /* TJ_FLUSH_TIMEOUT_MS */
+        char log_file[4096];            /* "" = stderr */
+        char syslog_socket[108];        /* TJ_SYSLOG_SOCKET or /dev/log */
+};
+
+extern TJ_HIDDEN struct config config;
+extern TJ_HIDDEN atomic_bool config_initialized;
+
+TJ_HIDDEN void config_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+TJ_HIDDEN char *config_hostname(void);
+
+/* ---- registry (registry.c) --------------------------------------------- */
+
+TJ_HIDDEN bool registry_glob(const char *pattern, const char *name);
+TJ_HIDDEN void registry_report_problems(void);
+TJ_HIDDEN int registry_apply_list(const char *patterns, const char *warn_as);
+TJ_HIDDEN int registry_apply_file(const char *path, unsigned *ret_line, const char *warn_as);
+
+/* ---- emit path and stats (emit.c) -------------------------------------- */
+
+struct emit_counters {
+        atomic_uint_fast64_t seq;       /* last TRACE_SEQ handed out = emitted */
+        atomic_uint_fast64_t written;
+        atomic_uint_fast64_t dropped;
+};
+extern TJ_HIDDEN struct emit_counters emit_counters;
+
+TJ_HIDDEN pid_t emit_gettid(void);
+TJ_HIDDEN void emit_after_fork_child(void);
+TJ_HIDDEN struct ring *emit_thread_ring(void);
+
+/* ---- rings (ring.c) ---------------------------------------------------- */
+
+struct ring;
+
+TJ_HIDDEN struct ring *ring_new(size_t size);
+TJ_HIDDEN void ring_free(struct ring *ring);
+TJ_HIDDEN struct record *ring_reserve(struct ring *ring, size_t size);
+TJ_HIDDEN void ring_commit(struct ring *ring, struct record *r);
+TJ_HIDDEN const struct record *ring_peek(struct ring *ring);
+TJ_HIDDEN void ring_consume(struct ring *ring, const struct record *r);
+TJ_HIDDEN bool ring_is_empty(struct ring *ring);
+TJ_HIDDEN bool ring_over_half(struct ring *ring);
+TJ_HIDDEN void ring_count_drop(struct ring *ring);
+TJ_HIDDEN uint64_t ring_take_drops(struct ring *ring);
+TJ_HIDDEN void ring_mark_dead(struct ring *ring);
+TJ_HIDDEN bool ring_is_dead(struct ring *ring);
+TJ_HIDDEN void ring_clear(struct ring *ring);
+TJ_HIDDEN struct ring **ring_next(struct ring *ring);
+
+/* ---- writer thread and output dispatch (writer.c) ---------------------- */
+
+TJ_HIDDEN int writer_set_outputs(const char *list, bool from_env);
+TJ_HIDDEN bool writer_has_async_outputs(void);
+TJ_HIDDEN void writer_attach_ring(struct ring *ring);
+TJ_HIDDEN int writer_start(void);
+TJ_HIDDEN void writer_wake(void);
+TJ_HIDDEN void writer_write_sync(const struct record *r);
+TJ_HIDDEN void writer_write_log(const struct record *r);
+TJ_HIDDEN int writer_flush(unsigned timeout_ms);
+TJ_HIDDEN void writer_shutdown(void);
+TJ_HIDDEN void writer_add_dropped(uint64_t n);
+TJ_HIDDEN bool writer_running(void);
+TJ_HIDDEN void writer_restart_after_fork(void);
+extern TJ_HIDDEN atomic_bool writer_restart;
+
+#endif /* TJ_INTERNAL_H */

@@ -1,0 +1,107 @@
+/*
+ * out_log.c - the log output: one text line per event, as QEMU's log backend.
+ *
+ * "<event> <message>\n" on stderr, or in the file given by tj_trace_opt()'s
+ * "file=" (created or truncated, as QEMU's -D does).  TJ_LOG_TIMESTAMP=1 puts
+ * QEMU's prefix before it: "<tid>@<sec>.<usec>:" from the event's own clock.
+ * Unlike the other outputs it is written by the calling thread, with one
+ * writev() per line so that lines of concurrent threads never interleave.
+ * Control characters in arguments are written as they are, as QEMU does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/uio.h>
+
+#include "internal.h"
+
+static atomic_int log_fd = 2;
+static atomic_bool log_active;          /* the log output is selected */
+
+static int log_open(void)
+{
+        int fd = 2, old;
+
+        if (config.log_file[0]) {
+                fd = open(config.log_file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
+                          O_CLOEXEC, 0644);
+                if (fd < 0) {
+                        config_warn("log: %s: %s", config.log_file, strerror(errno));
+                        fd = 2;
+                }
+        }
+        old = atomic_exchange(&log_fd, fd);
+        if (old > 2)
+                close(old);
+        atomic_store(&log_active, true);
+        return 0;
+}
+
+/* tj_trace_opt("file=..."): switch files when the log output is in use. */
+void out_log_reopen(void)
+{
+        if (atomic_load(&log_active))
+                log_open();
+}
+
+static int log_line(const char *prefix, size_t plen, const char *msg)
+{
+        struct iovec iov[3] = {
+                { (char *)prefix, plen },
+                { (char *)msg, strlen(msg) },
+                { (char *)"\n", 1 },
+        };
+
+        return writev(atomic_load(&log_fd), iov, 3) < 0 ? -errno : 0;
+}
+
+static size_t log_prefix(char *buf, size_t size, int32_t tid, int64_t realtime_ns)
+{
+        int n;
+
+        if (!config.log_timestamp)
+                return 0;
+        n = snprintf(buf, size, "%" PRId32 "@%" PRId64 ".%06" PRId64 ":", tid,
+                     realtime_ns / 1000000000, realtime_ns % 1000000000 / 1000);
+        return n > 0 ? (size_t)n : 0;
+}
+
+static int log_write(const struct record *r, const tj_value *v, const char *msg)
+{
+        char prefix[64];
+
+        (void)v;
+        return log_line(prefix, log_prefix(prefix, sizeof(prefix), r->tid, r->realtime_ns),
+                        msg);
+}
+
+static int log_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_ns)
+{
+        char prefix[64], msg[64];
+
+        (void)mono_ns;
+        snprintf(msg, sizeof(msg), "tj_dropped %" PRIu64 " events dropped", n);
+        return log_line(prefix, log_prefix(prefix, sizeof(prefix), emit_gettid(),
+                                           realtime_ns), msg);
+}
+
+static void log_close(void)
+{
+        int old = atomic_exchange(&log_fd, 2);
+
+        atomic_store(&log_active, false);
+        if (old > 2)
+                close(old);
+}
+
+TJ_HIDDEN const struct tj_output out_log = {
+        .name = "log",
+        .sync = true,
+        .open = log_open,
+        .write = log_write,
+        .report_dropped = log_report_dropped,
+        .close = log_close,
+};

@@ -1,0 +1,315 @@
+/*
+ * out_syslog.c - the syslog output: LOG_DAEMON|LOG_INFO datagrams.
+ *
+ * The library has its own datagram socket to /dev/log (or TJ_SYSLOG_SOCKET)
+ * instead of calling syslog(3), so the application's openlog() settings stay
+ * untouched.  The default form is RFC 3164 byte for byte as glibc's syslog(3)
+ * sends it with LOG_PID:
+ *
+ *     <30>Nov  1 17:13:11 ident[pid]: event message
+ *
+ * TJ_SYSLOG_FORMAT=rfc5424 sends RFC 5424 instead, with the event, its
+ * sequence number, times, thread, call site and arguments as STRUCTURED-DATA
+ * in the SD-ID tj@32473, so they survive forwarding to a central server:
+ *
+ *     <30>1 2026-11-21T17:13:11.123456Z host ident pid event [tj@32473 ...] event message
+ *
+ * Param values escape '"', '\' and ']' with a backslash (RFC 5424 6.3.3).  In
+ * both forms a control character (below 0x20, and 0x7f) is written as '#'
+ * and three octal digits, as rsyslog does on reception (a newline becomes
+ * #012), so no argument can split a line in a text log.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "internal.h"
+
+#define SYSLOG_PRI      30      /* LOG_DAEMON | LOG_INFO */
+#define SYSLOG_SDID     "tj@32473"
+
+static struct {
+        int fd;
+        struct sockaddr_un addr;
+        socklen_t addrlen;
+        bool warned;
+        char *buf;
+        size_t size, len;
+        bool oom;               /* an append did not fit */
+} sl = { .fd = -1 };
+
+static const char syslog_months[12][4] = {
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+};
+
+static int syslog_open(void)
+{
+        if (sl.fd < 0)
+                sl.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (sl.fd < 0)
+                return -errno;
+        memset(&sl.addr, 0, sizeof(sl.addr));
+        sl.addr.sun_family = AF_UNIX;
+        /* config.c keeps the path shorter than sun_path */
+        memcpy(sl.addr.sun_path, config.syslog_socket, strlen(config.syslog_socket) + 1);
+        sl.addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+                                 strlen(sl.addr.sun_path) + 1);
+        return 0;
+}
+
+/* ---- building the datagram in sl.buf ------------------------------------ */
+
+static void syslog_grow(size_t more)
+{
+        size_t want = sl.len + more + 1;
+        char *p;
+
+        if (want <= sl.size || sl.oom)
+                return;
+        if (want < 4096)
+                want = 4096;
+        p = realloc(sl.buf, want * 2);
+        if (!p) {
+                sl.oom = true;
+                return;
+        }
+        sl.buf = p;
+        sl.size = want * 2;
+}
+
+static void syslog_add(const char *s, size_t n)
+{
+        syslog_grow(n);
+        if (sl.oom)
+                return;
+        memcpy(sl.buf + sl.len, s, n);
+        sl.len += n;
+}
+
+static void syslog_addf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void syslog_addf(const char *fmt, ...)
+{
+        char tmp[512];
+        va_list ap;
+        int n;
+
+        va_start(ap, fmt);
+        n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+        va_end(ap);
+        if (n > 0)
+                syslog_add(tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/* Append S with control characters as #ooo; SD also escapes '"', '\', ']'. */
+static void syslog_add_escaped(const char *s, bool sd)
+{
+        for (; *s; s++) {
+                unsigned char c = (unsigned char)*s;
+
+                if (c < 0x20 || c == 0x7f) {
+                        char esc[5] = { '#', (char)('0' + (c >> 6)),
+                                        (char)('0' + ((c >> 3) & 7)),
+                                        (char)('0' + (c & 7)), 0 };
+
+                        syslog_add(esc, 4);
+                } else if (sd && (c == '"' || c == '\\' || c == ']')) {
+                        char esc[2] = { '\\', (char)c };
+
+                        syslog_add(esc, 2);
+                } else
+                        syslog_add(s, 1);
+        }
+}
+
+/* Printable US-ASCII without spaces, for HOSTNAME and APP-NAME. */
+static void syslog_add_token(const char *s, size_t max)
+{
+        size_t n = 0;
+
+        for (; *s && n < max; s++, n++) {
+                char c = *s > 32 && *s < 127 ? *s : '_';
+
+                syslog_add(&c, 1);
+        }
+        if (n == 0)
+                syslog_add("-", 1);
+}
+
+static void syslog_header_3164(int64_t realtime_ns)
+{
+        time_t t = (time_t)(realtime_ns / 1000000000);
+        struct tm tm;
+
+        localtime_r(&t, &tm);
+        syslog_addf("<%d>%s %2d %02d:%02d:%02d ", SYSLOG_PRI, syslog_months[tm.tm_mon],
+                    tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        syslog_add(config.identifier, strlen(config.identifier));
+        syslog_addf("[%d]: ", (int)getpid());
+}
+
+static void syslog_header_5424(int64_t realtime_ns, const char *msgid)
+{
+        time_t t = (time_t)(realtime_ns / 1000000000);
+        struct tm tm;
+
+        gmtime_r(&t, &tm);
+        syslog_addf("<%d>1 %04d-%02d-%02dT%02d:%02d:%02d.%06dZ ", SYSLOG_PRI,
+                    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                    tm.tm_min, tm.tm_sec, (int)(realtime_ns % 1000000000 / 1000));
+        syslog_add_token(config_hostname(), 255);
+        syslog_add(" ", 1);
+        syslog_add_token(config.identifier, 48);
+        syslog_addf(" %d ", (int)getpid());
+        if (strlen(msgid) <= 32)
+                syslog_add_token(msgid, 32);
+        else
+                syslog_add("-", 1);
+        syslog_add(" [" SYSLOG_SDID, sizeof(SYSLOG_SDID) + 1);
+}
+
+static void syslog_param(const char *name, const char *value)
+{
+        syslog_addf(" %.32s=\"", name);
+        syslog_add_escaped(value, true);
+        syslog_add("\"", 1);
+}
+
+static void syslog_param_args(const struct record *r, const tj_value *v)
+{
+        const struct tj_event *ev = r->ev;
+
+        for (unsigned i = 0; i < ev->nargs; i++) {
+                const struct tj_arg_desc *a = &ev->args[i];
+                char name[40], num[32];
+
+                snprintf(name, sizeof(name), "arg_%s", a->name);
+                switch (a->kind) {
+                case TJ_ARG_STRING:
+                        if (!v[i].s)
+                                continue;
+                        syslog_param(name, v[i].s);
+                        continue;
+                case TJ_ARG_POINTER:
+                        snprintf(num, sizeof(num), "0x%" PRIxPTR, (uintptr_t)v[i].p);
+                        break;
+                case TJ_ARG_SIGNED:
+                        snprintf(num, sizeof(num), "%" PRId64, v[i].i);
+                        break;
+                default:
+                        snprintf(num, sizeof(num), "%" PRIu64, v[i].u);
+                        break;
+                }
+                syslog_param(name, num);
+        }
+}
+
+static void syslog_params(const struct record *r, const tj_value *v)
+{
+        char num[32];
+
+        syslog_param("event", r->ev->name);
+        if (r->ev->group)
+                syslog_param("group", r->ev->group->name);
+        snprintf(num, sizeof(num), "%" PRIu64, r->seq);
+        syslog_param("seq", num);
+        snprintf(num, sizeof(num), "%" PRId64, r->realtime_ns);
+        syslog_param("time_ns", num);
+        snprintf(num, sizeof(num), "%" PRId64, r->mono_ns);
+        syslog_param("mono_ns", num);
+        snprintf(num, sizeof(num), "%" PRId32, r->tid);
+        syslog_param("tid", num);
+        if (r->site) {
+                syslog_param("file", r->site->file);
+                snprintf(num, sizeof(num), "%u", r->site->line);
+                syslog_param("line", num);
+                syslog_param("func", r->site->func);
+        }
+        syslog_param_args(r, v);
+        syslog_add("] ", 2);
+}
+
+/* Send what sl.buf holds.  0, or -errno (the event counts as dropped). */
+static int syslog_send(void)
+{
+        int flags = config.sync ? MSG_DONTWAIT | MSG_NOSIGNAL : MSG_NOSIGNAL;
+        int r = 0;
+
+        if (sl.oom) {
+                r = -ENOMEM;
+                goto out;
+        }
+        if (sl.fd < 0 && syslog_open() < 0) {
+                r = -EBADF;
+                goto out;
+        }
+        if (sendto(sl.fd, sl.buf, sl.len, flags, (struct sockaddr *)&sl.addr,
+                   sl.addrlen) < 0) {
+                r = -errno;
+                if (!sl.warned)
+                        config_warn("syslog: cannot send to %s: %s; events are counted as dropped",
+                                    config.syslog_socket, strerror(errno));
+                sl.warned = true;
+        }
+out:
+        sl.len = 0;
+        sl.oom = false;
+        return r;
+}
+
+static int syslog_write(const struct record *r, const tj_value *v, const char *msg)
+{
+        if (config.syslog_rfc5424) {
+                syslog_header_5424(r->realtime_ns, r->ev->name);
+                syslog_params(r, v);
+        } else
+                syslog_header_3164(r->realtime_ns);
+        syslog_add_escaped(msg, false);
+        return syslog_send();
+}
+
+static int syslog_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_ns)
+{
+        if (config.syslog_rfc5424) {
+                char num[32];
+
+                syslog_header_5424(realtime_ns, "tj_dropped");
+                syslog_param("event", "tj_dropped");
+                snprintf(num, sizeof(num), "%" PRIu64, n);
+                syslog_param("dropped", num);
+                snprintf(num, sizeof(num), "%" PRId64, realtime_ns);
+                syslog_param("time_ns", num);
+                snprintf(num, sizeof(num), "%" PRId64, mono_ns);
+                syslog_param("mono_ns", num);
+                syslog_add("] ", 2);
+        } else
+                syslog_header_3164(realtime_ns);
+        syslog_addf("tj_dropped %" PRIu64 " events dropped", n);
+        return syslog_send();
+}
+
+static void syslog_close(void)
+{
+        if (sl.fd >= 0)
+                close(sl.fd);
+        sl.fd = -1;
+        free(sl.buf);
+        sl.buf = NULL;
+        sl.size = sl.len = 0;
+}
+
+TJ_HIDDEN const struct tj_output out_syslog = {
+        .name = "syslog",
+        .open = syslog_open,
+        .write = syslog_write,
+        .report_dropped = syslog_report_dropped,
+        .close = syslog_close,
+};

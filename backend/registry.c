@@ -1,0 +1,298 @@
+/*
+ * registry.c - the groups of events and their enabled state.
+ *
+ * Generated code registers each group from a constructor, before main(); the
+ * registry numbers the events in registration order and keeps the groups in a
+ * list.  Enabling an event means setting its dstate, the variable the
+ * generated guard tests, so a disabled trace point costs one load and one
+ * branch.  Patterns are names or globs with '*' and '?' (case-sensitive); a
+ * leading '-' disables.  Problems found at registration (a duplicate event
+ * name, a group built for another ABI) cannot be printed then; they are kept
+ * and reported by tj_init() as warnings.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define REGISTRY_MAX_PROBLEMS 16
+
+static struct {
+        pthread_mutex_t lock;
+        struct tj_group *groups;        /* in registration order */
+        struct tj_group **tail;
+        uint32_t nevents;
+        char problems[REGISTRY_MAX_PROBLEMS][256];
+        unsigned nproblems;
+} reg = {
+        .lock = PTHREAD_MUTEX_INITIALIZER,
+        .tail = &reg.groups,
+};
+
+static void registry_problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void registry_problem(const char *fmt, ...)
+{
+        va_list ap;
+
+        if (reg.nproblems == REGISTRY_MAX_PROBLEMS)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(reg.problems[reg.nproblems++], sizeof(reg.problems[0]), fmt, ap);
+        va_end(ap);
+}
+
+/* Glob match: '*' any run, '?' any one character, everything else literal. */
+bool registry_glob(const char *pattern, const char *name)
+{
+        const char *star = NULL, *resume = NULL;
+
+        while (*name) {
+                if (*pattern == '*') {
+                        star = pattern++;
+                        resume = name;
+                } else if (*pattern == '?' || *pattern == *name) {
+                        pattern++;
+                        name++;
+                } else if (star) {
+                        pattern = star + 1;
+                        name = ++resume;
+                } else
+                        return false;
+        }
+        while (*pattern == '*')
+                pattern++;
+        return *pattern == '\0';
+}
+
+static const struct tj_event *registry_find_locked(const char *name)
+{
+        for (const struct tj_group *g = reg.groups; g; g = g->next)
+                for (size_t i = 0; i < g->nevents; i++)
+                        if (strcmp(g->events[i]->name, name) == 0)
+                                return g->events[i];
+        return NULL;
+}
+
+void tj_group_register(struct tj_group *group)
+{
+        if (!group || !group->name || (group->nevents && !group->events))
+                return;
+        pthread_mutex_lock(&reg.lock);
+        if (group->abi != TJ_ABI_VERSION) {
+                registry_problem("group '%s' built for ABI %u, library has %u; ignored",
+                                 group->name, group->abi, TJ_ABI_VERSION);
+                goto out;
+        }
+        for (struct tj_group *g = reg.groups; g; g = g->next)
+                if (g == group)
+                        goto out;       /* registered twice: harmless */
+        for (size_t i = 0; i < group->nevents; i++) {
+                struct tj_event *ev = group->events[i];
+                const struct tj_event *other = registry_find_locked(ev->name);
+
+                if (other)
+                        registry_problem("event '%s' defined in groups '%s' and '%s'",
+                                         ev->name, other->group->name, group->name);
+                ev->group = group;
+                ev->id = reg.nevents++;
+        }
+        group->next = NULL;
+        *reg.tail = group;
+        reg.tail = &group->next;
+out:
+        pthread_mutex_unlock(&reg.lock);
+}
+
+/* Print what registration found (tj_init()). */
+void registry_report_problems(void)
+{
+        pthread_mutex_lock(&reg.lock);
+        for (unsigned i = 0; i < reg.nproblems; i++)
+                config_warn("%s", reg.problems[i]);
+        reg.nproblems = 0;
+        pthread_mutex_unlock(&reg.lock);
+}
+
+int tj_enable(const char *pattern)
+{
+        bool on = true;
+        int n = 0;
+
+        if (!pattern)
+                return -EINVAL;
+        if (*pattern == '-') {
+                on = false;
+                pattern++;
+        }
+        if (!*pattern)
+                return -EINVAL;
+        pthread_mutex_lock(&reg.lock);
+        for (const struct tj_group *g = reg.groups; g; g = g->next)
+                for (size_t i = 0; i < g->nevents; i++) {
+                        struct tj_event *ev = g->events[i];
+
+                        if (!registry_glob(pattern, ev->name))
+                                continue;
+                        n++;
+                        if (ev->dstate && ev->compiled_in)
+                                __atomic_store_n(ev->dstate, on ? 1 : 0, __ATOMIC_RELAXED);
+                }
+        pthread_mutex_unlock(&reg.lock);
+        return n > 0 ? n : -ENOENT;
+}
+
+/* One pattern of a list: trims blanks, skips empty items. */
+static int registry_enable_item(const char *p, size_t len)
+{
+        char buf[512];
+
+        while (len && (*p == ' ' || *p == '\t')) {
+                p++;
+                len--;
+        }
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r'))
+                len--;
+        if (len == 0)
+                return 0;
+        if (len >= sizeof(buf))
+                return -ENOENT;         /* no event name is that long */
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        return tj_enable(buf);
+}
+
+/* Warn (during tj_init) about one pattern that failed. */
+static void registry_warn(const char *warn_as, const char *where, const char *p,
+                          size_t len, int r)
+{
+        if (!warn_as)
+                return;
+        if (r == -ENOENT)
+                config_warn("%s: %sno event matches '%.*s'", warn_as, where, (int)len, p);
+        else
+                config_warn("%s: %sbad pattern '%.*s'", warn_as, where, (int)len, p);
+}
+
+/*
+ * tj_enable_list(), with one warning per failing pattern when WARN_AS (the
+ * variable's name) is not NULL.
+ */
+int registry_apply_list(const char *patterns, const char *warn_as)
+{
+        int first = 0;
+
+        if (!patterns)
+                return -EINVAL;
+        for (const char *p = patterns; ; ) {
+                size_t len = strcspn(p, ",");
+                int r = registry_enable_item(p, len);
+
+                if (r < 0) {
+                        registry_warn(warn_as, "", p, len, r);
+                        if (first == 0)
+                                first = r;
+                }
+                if (!p[len])
+                        break;
+                p += len + 1;
+        }
+        return first;
+}
+
+int tj_enable_list(const char *patterns)
+{
+        return registry_apply_list(patterns, NULL);
+}
+
+/* tj_enable_file(), warning about each problem when WARN_AS is not NULL. */
+int registry_apply_file(const char *path, unsigned *ret_line, const char *warn_as)
+{
+        FILE *f;
+        char *line = NULL, where[4200];
+        size_t cap = 0;
+        ssize_t len;
+        unsigned lineno = 0, bad = 0;
+        int ret = 0;
+
+        if (!path)
+                return -EINVAL;
+        f = fopen(path, "re");
+        if (!f) {
+                ret = -errno;
+                if (warn_as)
+                        config_warn("%s: %s: %s", warn_as, path, strerror(-ret));
+                goto out;
+        }
+        while ((len = getline(&line, &cap, f)) >= 0) {
+                const char *p = line;
+                size_t n;
+                int r;
+
+                lineno++;
+                while (*p == ' ' || *p == '\t')
+                        p++;
+                if (*p == '#')
+                        continue;
+                n = strcspn(p, "\r\n");
+                r = registry_enable_item(p, n);
+                if (r < 0) {
+                        snprintf(where, sizeof(where), "%s:%u: ", path, lineno);
+                        registry_warn(warn_as, where, p, n, r);
+                        if (ret == 0) {
+                                ret = r;
+                                bad = lineno;
+                        }
+                }
+        }
+        if (ferror(f) && ret == 0)
+                ret = -EIO;
+        fclose(f);
+out:
+        free(line);
+        if (ret < 0 && ret_line)
+                *ret_line = bad;
+        return ret;
+}
+
+int tj_enable_file(const char *path, unsigned *ret_line)
+{
+        return registry_apply_file(path, ret_line, NULL);
+}
+
+int tj_event_foreach(const char *pattern,
+                     int (*fn)(const struct tj_event_info *info, void *userdata),
+                     void *userdata)
+{
+        int n = 0;
+
+        if (!fn)
+                return -EINVAL;
+        /* No lock held while FN runs: groups are only ever added at the end. */
+        pthread_mutex_lock(&reg.lock);
+        const struct tj_group *g = reg.groups;
+        pthread_mutex_unlock(&reg.lock);
+        for (; g; g = g->next)
+                for (size_t i = 0; i < g->nevents; i++) {
+                        const struct tj_event *ev = g->events[i];
+                        struct tj_event_info info = {
+                                .name = ev->name,
+                                .group = g->name,
+                                .enabled = ev->compiled_in && ev->dstate &&
+                                           __atomic_load_n(ev->dstate, __ATOMIC_RELAXED),
+                                .compiled_in = ev->compiled_in,
+                        };
+                        int r;
+
+                        if (pattern && !registry_glob(pattern, ev->name))
+                                continue;
+                        r = fn(&info, userdata);
+                        if (r != 0)
+                                return r;
+                        n++;
+                }
+        return n;
+}

@@ -1,0 +1,539 @@
+/*
+ * writer.c - the writer thread and the dispatch of records to the outputs.
+ *
+ * The writer owns the list of per-thread rings.  Each pass drains every ring
+ * up to where its head was when the pass reached it, renders each record once
+ * and hands it to every asynchronous output, then reports losses (a
+ * tj_dropped entry per output) and flushes the outputs.  A pass that started
+ * after tj_flush() asked completes that flush.  When a pass finds nothing the
+ * writer sleeps on a futex, 1 ms at first and longer while idle (at most
+ * WRITER_IDLE_MAX_MS); a producer wakes it early only when its ring is more
+ * than half full, so the traced threads make no system call in the common
+ * case.  TJ_SYNC=1 callers and the log output go through writer_write_sync()
+ * and writer_write_log() instead, in the calling thread.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "internal.h"
+
+#define WRITER_IDLE_MAX_MS    64
+#define WRITER_MSG_STACK      1024
+
+static const struct tj_output *const writer_known[] = {
+        &out_journald, &out_syslog, &out_log, &out_nop,
+};
+
+static struct {
+        pthread_mutex_t lock;           /* outputs, sync writes, the writer's batches */
+        const struct tj_output *outs[CONFIG_MAX_OUTPUTS];
+        size_t nouts;
+        atomic_uint_fast64_t unreported[CONFIG_MAX_OUTPUTS]; /* drops to report */
+        atomic_bool has_async;          /* an output the writer thread serves */
+        atomic_bool has_log;
+
+        pthread_mutex_t list_lock;      /* the ring list */
+        struct ring *rings;
+
+        pthread_t thread;
+        atomic_bool running;
+        atomic_bool stop;
+        atomic_uint wake;               /* futex word the writer sleeps on */
+        atomic_bool sleeping;
+        atomic_uint flush_req;          /* tj_flush() requests ... */
+        atomic_uint flush_done;         /* ... and the last one a pass completed */
+        atomic_uint_fast64_t pending_drops; /* losses not yet given to the outputs */
+
+        char *msg;                      /* the writer's MESSAGE buffer */
+        size_t msg_size;
+} w = {
+        .lock = PTHREAD_MUTEX_INITIALIZER,
+        .list_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+TJ_HIDDEN atomic_bool writer_restart;
+
+static long writer_futex(atomic_uint *word, int op, unsigned val, const struct timespec *ts)
+{
+        return syscall(SYS_futex, word, op, val, ts, NULL, 0);
+}
+
+void writer_wake(void)
+{
+        if (!atomic_load_explicit(&w.sleeping, memory_order_acquire))
+                return;
+        atomic_fetch_add(&w.wake, 1);
+        writer_futex(&w.wake, FUTEX_WAKE_PRIVATE, 1, NULL);
+}
+
+bool writer_running(void)
+{
+        return atomic_load_explicit(&w.running, memory_order_relaxed);
+}
+
+bool writer_has_async_outputs(void)
+{
+        return atomic_load_explicit(&w.has_async, memory_order_relaxed);
+}
+
+void writer_add_dropped(uint64_t n)
+{
+        atomic_fetch_add(&w.pending_drops, n);
+}
+
+void writer_attach_ring(struct ring *ring)
+{
+        pthread_mutex_lock(&w.list_lock);
+        *ring_next(ring) = w.rings;
+        w.rings = ring;
+        pthread_mutex_unlock(&w.list_lock);
+}
+
+/* ---- outputs ------------------------------------------------------------ */
+
+static const struct tj_output *writer_lookup(const char *name, size_t len)
+{
+        for (size_t i = 0; i < sizeof(writer_known) / sizeof(writer_known[0]); i++)
+                if (strlen(writer_known[i]->name) == len &&
+                    memcmp(writer_known[i]->name, name, len) == 0)
+                        return writer_known[i];
+        return NULL;
+}
+
+/*
+ * Parse LIST ("journald,syslog") into RET_OUTS.  Unknown names: -EINVAL, or
+ * with FROM_ENV a warning and the name is skipped.  Returns the count.
+ */
+static int writer_parse(const char *list, bool from_env,
+                        const struct tj_output **ret_outs)
+{
+        const struct tj_output *outs[CONFIG_MAX_OUTPUTS];
+        int n = 0;
+
+        for (const char *p = list; *p; ) {
+                size_t len = strcspn(p, ",");
+                const struct tj_output *o = len ? writer_lookup(p, len) : NULL;
+                bool dup = false;
+
+                if (!o && len) {
+                        if (!from_env)
+                                return -EINVAL;
+                        config_warn("TJ_OUTPUT: unknown output '%.*s'", (int)len, p);
+                }
+                for (int i = 0; o && i < n; i++)
+                        dup |= outs[i] == o;
+                if (o && !dup)
+                        outs[n++] = o;
+                p += len;
+                if (*p == ',')
+                        p++;
+        }
+        if (n == 0 && !from_env)
+                return -EINVAL;
+        memcpy(ret_outs, outs, sizeof(outs[0]) * (size_t)n);
+        return n;
+}
+
+static void writer_close_outputs(void)
+{
+        for (size_t i = 0; i < w.nouts; i++)
+                w.outs[i]->close();
+        w.nouts = 0;
+        atomic_store(&w.has_async, false);
+        atomic_store(&w.has_log, false);
+}
+
+/* Replace the outputs by LIST (see writer_parse()).  Returns 0 or -EINVAL. */
+int writer_set_outputs(const char *list, bool from_env)
+{
+        const struct tj_output *outs[CONFIG_MAX_OUTPUTS];
+        bool async = false, log = false;
+        int n = writer_parse(list, from_env, outs);
+
+        if (n < 0)
+                return n;
+        if (writer_running())
+                writer_flush(config.flush_timeout_ms);
+        pthread_mutex_lock(&w.lock);
+        writer_close_outputs();
+        for (int i = 0; i < n; i++) {
+                outs[i]->open();
+                w.outs[i] = outs[i];
+                atomic_store(&w.unreported[i], 0);
+                async |= !outs[i]->sync;
+                log |= outs[i] == &out_log;
+        }
+        w.nouts = (size_t)n;
+        atomic_store(&w.has_async, async);
+        atomic_store(&w.has_log, log);
+        pthread_mutex_unlock(&w.lock);
+        return 0;
+}
+
+/* ---- writing records ---------------------------------------------------- */
+
+/*
+ * Render R's MESSAGE into BUF (SIZE bytes), or into a malloc'ed buffer put in
+ * *RET_HEAP when longer.  Returns the text; on failure an empty string.
+ */
+static const char *writer_render(const struct record *r, const tj_value *v,
+                                 char *buf, size_t size, char **ret_heap)
+{
+        int n = record_message(r, v, buf, size);
+        char *heap;
+
+        *ret_heap = NULL;
+        if (n < 0)
+                return "";
+        if ((size_t)n < size)
+                return buf;
+        heap = malloc((size_t)n + 1);
+        if (!heap)
+                return buf;             /* truncated rather than lost */
+        record_message(r, v, heap, (size_t)n + 1);
+        *ret_heap = heap;
+        return heap;
+}
+
+/* Tell each output the losses it has not reported yet.  Under w.lock. */
+static void writer_report_drops(void)
+{
+        uint64_t d = atomic_exchange(&w.pending_drops, 0);
+        struct timespec rt, mono;
+
+        if (d) {
+                atomic_fetch_add(&emit_counters.dropped, d);
+                for (size_t i = 0; i < w.nouts; i++)
+                        atomic_fetch_add(&w.unreported[i], d);
+        }
+        clock_gettime(CLOCK_REALTIME, &rt);
+        clock_gettime(CLOCK_MONOTONIC, &mono);
+        for (size_t i = 0; i < w.nouts; i++) {
+                uint64_t n = atomic_load(&w.unreported[i]);
+
+                if (n == 0 || !w.outs[i]->report_dropped)
+                        continue;
+                if (w.outs[i]->report_dropped(n,
+                                (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec,
+                                (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec) == 0)
+                        atomic_fetch_sub(&w.unreported[i], n);
+        }
+}
+
+/*
+ * Give R to the outputs: the asynchronous ones, plus the log output when the
+ * caller did not write it already (ALL).  Under w.lock.
+ */
+static void writer_dispatch(const struct record *r, bool all)
+{
+        tj_value v[16];
+        char *heap;
+        const char *msg;
+        bool lost = r->flags & RECORD_LOG_FAILED;
+
+        if (!w.msg) {
+                w.msg = malloc(RECORD_MAX + 1024);
+                w.msg_size = w.msg ? RECORD_MAX + 1024 : 0;
+        }
+        record_values(r, v);
+        msg = w.msg ? writer_render(r, v, w.msg, w.msg_size, &heap) :
+                      (heap = NULL, r->ev->name);
+        for (size_t i = 0; i < w.nouts; i++) {
+                if (w.outs[i]->sync && !all && (r->flags & RECORD_LOGGED))
+                        continue;
+                if (w.outs[i]->write(r, v, msg) < 0) {
+                        atomic_fetch_add(&w.unreported[i], 1);
+                        lost = true;
+                }
+        }
+        free(heap);
+        if (lost)
+                atomic_fetch_add(&emit_counters.dropped, 1);
+        else
+                atomic_fetch_add(&emit_counters.written, 1);
+}
+
+/* TJ_SYNC=1: the caller writes R to every output. */
+void writer_write_sync(const struct record *r)
+{
+        pthread_mutex_lock(&w.lock);
+        writer_dispatch(r, true);
+        if (atomic_load_explicit(&w.pending_drops, memory_order_relaxed))
+                writer_report_drops();
+        pthread_mutex_unlock(&w.lock);
+}
+
+/* The log output is written by the caller, before R enters the ring. */
+void writer_write_log(const struct record *r_const)
+{
+        struct record *r = (struct record *)r_const;
+        char buf[WRITER_MSG_STACK], *heap;
+        tj_value v[16];
+        const char *msg;
+
+        if (!atomic_load_explicit(&w.has_log, memory_order_relaxed))
+                return;
+        record_values(r, v);
+        msg = writer_render(r, v, buf, sizeof(buf), &heap);
+        r->flags |= RECORD_LOGGED;
+        if (out_log.write(r, v, msg) < 0)
+                r->flags |= RECORD_LOG_FAILED;
+        free(heap);
+}
+
+/* ---- the writer thread -------------------------------------------------- */
+
+/* Drain RING up to its current head.  Under w.lock.  Returns records done. */
+static size_t writer_drain(struct ring *ring)
+{
+        size_t n = 0;
+        const struct record *r;
+
+        /* Bounded so that a busy thread cannot starve the others. */
+        while (n < 4096 && (r = ring_peek(ring))) {
+                writer_dispatch(r, false);
+                ring_consume(ring, r);
+                n++;
+        }
+        writer_add_dropped(ring_take_drops(ring));
+        return n;
+}
+
+/* Free the rings of exited threads once drained. */
+static void writer_reap(void)
+{
+        pthread_mutex_lock(&w.list_lock);
+        for (struct ring **pp = &w.rings; *pp; ) {
+                struct ring *ring = *pp;
+
+                if (ring_is_dead(ring) && ring_is_empty(ring)) {
+                        writer_add_dropped(ring_take_drops(ring));
+                        *pp = *ring_next(ring);
+                        ring_free(ring);
+                } else
+                        pp = ring_next(ring);
+        }
+        pthread_mutex_unlock(&w.list_lock);
+}
+
+/* One pass over every ring.  Returns the number of records written. */
+static size_t writer_pass(void)
+{
+        size_t n = 0;
+        bool dead = false;
+        struct ring *ring;
+
+        pthread_mutex_lock(&w.list_lock);
+        ring = w.rings;
+        pthread_mutex_unlock(&w.list_lock);
+        pthread_mutex_lock(&w.lock);
+        /* Only the writer removes rings, and new ones go in front: safe. */
+        for (; ring; ring = *ring_next(ring)) {
+                n += writer_drain(ring);
+                dead |= ring_is_dead(ring);
+        }
+        writer_report_drops();
+        for (size_t i = 0; i < w.nouts; i++)
+                if (w.outs[i]->flush)
+                        w.outs[i]->flush();
+        pthread_mutex_unlock(&w.lock);
+        if (dead)
+                writer_reap();
+        return n;
+}
+
+static bool writer_any_pending(void)
+{
+        bool any = false;
+
+        pthread_mutex_lock(&w.list_lock);
+        for (struct ring *ring = w.rings; ring && !any; ring = *ring_next(ring))
+                any = !ring_is_empty(ring);
+        pthread_mutex_unlock(&w.list_lock);
+        return any || atomic_load(&w.pending_drops) ||
+               atomic_load(&w.flush_req) != atomic_load(&w.flush_done);
+}
+
+static void writer_sleep(unsigned ms)
+{
+        unsigned seen = atomic_load(&w.wake);
+        struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+        atomic_store(&w.sleeping, true);
+        if (!writer_any_pending() && !atomic_load(&w.stop))
+                writer_futex(&w.wake, FUTEX_WAIT_PRIVATE, seen, &ts);
+        atomic_store(&w.sleeping, false);
+}
+
+static void *writer_main(void *arg)
+{
+        unsigned idle_ms = 1;
+
+        (void)arg;
+        for (;;) {
+                unsigned req = atomic_load(&w.flush_req);
+                bool stop = atomic_load(&w.stop);
+                size_t n = writer_pass();
+
+                atomic_store(&w.flush_done, req);
+                if (stop && n == 0)
+                        break;
+                if (n > 0) {
+                        idle_ms = 1;
+                        continue;
+                }
+                writer_sleep(idle_ms);
+                if (idle_ms < WRITER_IDLE_MAX_MS)
+                        idle_ms *= 2;
+        }
+        return NULL;
+}
+
+/* Start the writer thread, with every signal blocked in it.  0 or -errno. */
+int writer_start(void)
+{
+        sigset_t all, old;
+        int r;
+
+        if (writer_running())
+                return 0;
+        atomic_store(&w.stop, false);
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        r = pthread_create(&w.thread, NULL, writer_main, NULL);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (r != 0)
+                return -r;
+        atomic_store(&w.running, true);
+        return 0;
+}
+
+/*
+ * Wait until everything traced before the call went through the outputs, at
+ * most TIMEOUT_MS.  Returns 0, or -ETIMEDOUT.  Without a writer thread (before
+ * tj_init()), returns 0 at once: the events stay in the rings.
+ */
+int writer_flush(unsigned timeout_ms)
+{
+        unsigned req;
+        struct timespec start, now;
+
+        if (atomic_load(&writer_restart))
+                writer_restart_after_fork();
+        if (!writer_running())
+                return 0;
+        req = atomic_fetch_add(&w.flush_req, 1) + 1;
+        atomic_store(&w.sleeping, true);        /* force the wake-up */
+        writer_wake();
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        while ((int)(atomic_load(&w.flush_done) - req) < 0) {
+                struct timespec ts = { 0, 200000 };
+                long ms;
+
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                ms = (now.tv_sec - start.tv_sec) * 1000 +
+                     (now.tv_nsec - start.tv_nsec) / 1000000;
+                if (ms >= (long)timeout_ms)
+                        return -ETIMEDOUT;
+                writer_wake();
+                nanosleep(&ts, NULL);
+        }
+        return 0;
+}
+
+/* Stop the writer (bounded by the flush timeout) and close the outputs. */
+void writer_shutdown(void)
+{
+        bool joined = true;
+
+        if (writer_running()) {
+                struct timespec ts;
+
+                writer_flush(config.flush_timeout_ms);
+                atomic_store(&w.stop, true);
+                atomic_store(&w.sleeping, true);
+                writer_wake();
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_sec += config.flush_timeout_ms / 1000 + 1;
+                joined = pthread_timedjoin_np(w.thread, NULL, &ts) == 0;
+                if (!joined)
+                        pthread_detach(w.thread);
+                atomic_store(&w.running, false);
+        }
+        if (!joined)
+                return;         /* a stuck writer may still use the outputs */
+        pthread_mutex_lock(&w.lock);
+        writer_close_outputs();
+        free(w.msg);
+        w.msg = NULL;
+        pthread_mutex_unlock(&w.lock);
+}
+
+/* ---- fork --------------------------------------------------------------- */
+
+static void writer_fork_prepare(void)
+{
+        pthread_mutex_lock(&w.list_lock);
+}
+
+static void writer_fork_parent(void)
+{
+        pthread_mutex_unlock(&w.list_lock);
+}
+
+/*
+ * The child has no writer thread and only the forking thread: its ring is
+ * emptied (the parent sends those records), the others are freed, and a new
+ * writer starts at the child's first event or tj_flush().
+ */
+static void writer_fork_child(void)
+{
+        struct ring *mine = emit_thread_ring();
+        struct ring *ring = w.rings;
+
+        pthread_mutex_init(&w.list_lock, NULL);
+        pthread_mutex_init(&w.lock, NULL);
+        while (ring) {
+                struct ring *next = *ring_next(ring);
+
+                if (ring != mine)
+                        ring_free(ring);
+                ring = next;
+        }
+        w.rings = NULL;
+        if (mine) {
+                ring_clear(mine);
+                *ring_next(mine) = NULL;
+                w.rings = mine;
+        }
+        atomic_store(&w.pending_drops, 0);
+        for (size_t i = 0; i < CONFIG_MAX_OUTPUTS; i++)
+                atomic_store(&w.unreported[i], 0);
+        atomic_store(&w.flush_req, 0);
+        atomic_store(&w.flush_done, 0);
+        atomic_store(&w.sleeping, false);
+        emit_after_fork_child();
+        if (atomic_load(&w.running)) {
+                atomic_store(&w.running, false);
+                atomic_store(&writer_restart, true);
+        }
+}
+
+void writer_restart_after_fork(void)
+{
+        if (atomic_exchange(&writer_restart, false))
+                writer_start();
+}
+
+__attribute__((constructor)) static void writer_init(void)
+{
+        pthread_atfork(writer_fork_prepare, writer_fork_parent, writer_fork_child);
+}

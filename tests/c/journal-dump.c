@@ -1,0 +1,108 @@
+/*
+ * journal-dump.c - print the journal entries of one test, field by field.
+ *
+ *   journal-dump IDENT COUNT FIELD...
+ *
+ * Waits until COUNT entries with SYSLOG_IDENTIFIER=IDENT are in the journal
+ * (giving up after 60 s of no new entry, which is a failure, never a
+ * threshold on speed), then prints one line per entry, in journal order, with
+ * the listed fields as FIELD=VALUE separated by a space; a missing field
+ * prints as FIELD (no '=').  Bytes outside printable ASCII print as \xNN and a
+ * backslash as \\, so every line is one entry.  FIELD '+' prints every field
+ * the entry has that does not start with '_' (sorted by the journal).
+ * Entries beyond COUNT already in the journal are printed as well.
+ * Exit status: 0, or 1 when fewer than COUNT entries arrived (after printing them).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-journal.h>
+
+static void put_escaped(const char *p, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)p[i];
+
+                if (c == '\\')
+                        fputs("\\\\", stdout);
+                else if (c < 0x20 || c >= 0x7f)
+                        printf("\\x%02x", c);
+                else
+                        putchar(c);
+        }
+}
+
+static void print_field(sd_journal *j, const char *field, int first)
+{
+        const void *data;
+        size_t len, fl = strlen(field);
+
+        if (!first)
+                putchar(' ');
+        if (strcmp(field, "+") == 0) {
+                int k = 0;
+
+                SD_JOURNAL_FOREACH_DATA(j, data, len) {
+                        if (((const char *)data)[0] == '_')
+                                continue;
+                        if (k++)
+                                putchar(' ');
+                        put_escaped(data, len);
+                }
+                return;
+        }
+        if (sd_journal_get_data(j, field, &data, &len) < 0) {
+                fputs(field, stdout);
+                return;
+        }
+        fputs(field, stdout);
+        putchar('=');
+        put_escaped((const char *)data + fl + 1, len - fl - 1);
+}
+
+int main(int argc, char **argv)
+{
+        sd_journal *j;
+        char match[512];
+        long want, have = 0;
+        int idle = 0;
+
+        if (argc < 3) {
+                fprintf(stderr, "usage: journal-dump IDENT COUNT FIELD...\n");
+                return 2;
+        }
+        want = atol(argv[2]);
+        if (sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY) < 0) {
+                fprintf(stderr, "journal-dump: cannot open the journal\n");
+                return 2;
+        }
+        snprintf(match, sizeof(match), "SYSLOG_IDENTIFIER=%s", argv[1]);
+        sd_journal_set_data_threshold(j, 0);
+        sd_journal_add_match(j, match, 0);
+        sd_journal_seek_head(j);
+        while (have < want && idle < 60) {
+                int r = sd_journal_next(j);
+
+                if (r < 0)
+                        break;
+                if (r == 0) {
+                        if (sd_journal_wait(j, 1000000) == SD_JOURNAL_NOP)
+                                idle++;
+                        continue;
+                }
+                idle = 0;
+                have++;
+                for (int i = 3; i < argc; i++)
+                        print_field(j, argv[i], i == 3);
+                putchar('\n');
+        }
+        /* Anything beyond COUNT that is already there is printed too. */
+        while (have >= want && sd_journal_next(j) > 0) {
+                for (int i = 3; i < argc; i++)
+                        print_field(j, argv[i], i == 3);
+                putchar('\n');
+        }
+        sd_journal_close(j);
+        return have < want;
+}

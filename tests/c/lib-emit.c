@@ -1,0 +1,165 @@
+/*
+ * lib-emit.c - a scriptable traced program for the library's shell tests.
+ *
+ * Each argument is one step, run in order:
+ *   init[:IDENT]        tj_init(IDENT or NULL); prints "init=R" when R != 0
+ *   enable:PAT          tj_enable(PAT), prints "enable PAT=R"
+ *   list:PAT            tj_enable_list(PAT), prints "list PAT=R"
+ *   file:PATH           tj_enable_file(PATH), prints "file PATH=R line=L"
+ *   opt:STRING          tj_trace_opt(STRING), prints "opt STRING=R"
+ *   outputs:LIST        tj_set_outputs(LIST), prints "outputs LIST=R"
+ *   events[:PAT]        tj_event_foreach(PAT): "NAME GROUP enabled=E compiled_in=C"
+ *   all                 the extreme-value tga_all events (see below)
+ *   void                one tga_void and one tga_off
+ *   req:N               N tgb_req events (req 0x1000+i, sector i, name "rI")
+ *   threads:T:N         T threads at once, each doing req:N
+ *   texit:N             a thread does req:N and exits; then wait for it
+ *   fork:N              fork; the child does req:N and exits; wait for it
+ *   flush               tj_flush(), prints "flush=R" when R != 0
+ *   stats               prints "emitted=E written=W dropped=D"
+ *   shutdown            tj_shutdown()
+ *   exit                exit(0) at once (atexit flush)
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tgroup.h"
+
+#define BIG 4096
+
+static void emit_reqs(long n)
+{
+        for (long i = 0; i < n; i++) {
+                char name[32];
+
+                snprintf(name, sizeof(name), "r%ld", i);
+                trace_tgb_req((void *)(uintptr_t)(0x1000 + i), (uint64_t)i, name);
+        }
+}
+
+static void *thread_main(void *arg)
+{
+        emit_reqs((long)(intptr_t)arg);
+        return NULL;
+}
+
+/* The values tests/t-lib-journald.sh and lib-roundtrip.c expect, in order. */
+static void emit_all(void)
+{
+        static char big[BIG + 1];
+
+        memset(big, 'x', BIG);
+        big[0] = 'B';
+        big[BIG - 1] = 'E';
+        trace_tga_all(INT64_MIN, UINT64_MAX, NULL, "", -1, 255);
+        trace_tga_all(INT64_MAX, 0, (void *)(uintptr_t)0xdeadbeefcafeULL, NULL, 0, 0);
+        trace_tga_all(-42, 42, (void *)(uintptr_t)UINTPTR_MAX, "line1\nline2", INT32_MIN, 1);
+        trace_tga_all(0, 1, (void *)(uintptr_t)1, "a=b\nTRACE_EVENT=forged\nMESSAGE=x", INT32_MAX, 7);
+        trace_tga_all(1, 2, (void *)(uintptr_t)2, "h\xc3\xa9llo w\xc3\xb6rld \xe2\x82\xac", 3, 4);
+        trace_tga_all(5, 6, (void *)(uintptr_t)7, big, 8, 9);
+}
+
+static int print_event(const struct tj_event_info *info, void *userdata)
+{
+        (void)userdata;
+        printf("%s %s enabled=%d compiled_in=%d\n", info->name, info->group,
+               info->enabled, info->compiled_in);
+        return 0;
+}
+
+static void run_threads(long t, long n)
+{
+        pthread_t th[64];
+
+        if (t > 64)
+                t = 64;
+        for (long i = 0; i < t; i++)
+                pthread_create(&th[i], NULL, thread_main, (void *)(intptr_t)n);
+        for (long i = 0; i < t; i++)
+                pthread_join(th[i], NULL);
+}
+
+static void run_fork(long n)
+{
+        pid_t pid = fork();
+        int status;
+
+        if (pid == 0) {
+                emit_reqs(n);
+                exit(0);
+        }
+        if (pid > 0)
+                waitpid(pid, &status, 0);
+}
+
+static void step(const char *s)
+{
+        const char *arg = strchr(s, ':') ? strchr(s, ':') + 1 : NULL;
+        struct tj_stats st;
+        unsigned line = 0;
+        int r;
+
+        if (strncmp(s, "init", 4) == 0) {
+                r = tj_init(arg);
+                if (r != 0)
+                        printf("init=%d\n", r);
+        } else if (strncmp(s, "enable:", 7) == 0)
+                printf("enable %s=%d\n", arg, tj_enable(arg));
+        else if (strncmp(s, "list:", 5) == 0)
+                printf("list %s=%d\n", arg, tj_enable_list(arg));
+        else if (strncmp(s, "file:", 5) == 0) {
+                r = tj_enable_file(arg, &line);
+                printf("file %s=%d line=%u\n", arg, r, line);
+        } else if (strncmp(s, "opt:", 4) == 0)
+                printf("opt %s=%d\n", arg, tj_trace_opt(arg));
+        else if (strncmp(s, "outputs:", 8) == 0)
+                printf("outputs %s=%d\n", arg, tj_set_outputs(arg));
+        else if (strncmp(s, "events", 6) == 0)
+                printf("count=%d\n", tj_event_foreach(arg, print_event, NULL));
+        else if (strcmp(s, "all") == 0)
+                emit_all();
+        else if (strcmp(s, "void") == 0) {
+                trace_tga_void();
+                if (_TRACE_TGA_OFF_EVENT.compiled_in && _TRACE_TGA_OFF_DSTATE)
+                        tj_emit(&_TRACE_TGA_OFF_EVENT, TJ_SITE(), NULL);
+        } else if (strncmp(s, "req:", 4) == 0)
+                emit_reqs(atol(arg));
+        else if (strncmp(s, "threads:", 8) == 0)
+                run_threads(atol(arg), atol(strchr(arg, ':') + 1));
+        else if (strncmp(s, "texit:", 6) == 0)
+                run_threads(1, atol(arg));
+        else if (strncmp(s, "fork:", 5) == 0)
+                run_fork(atol(arg));
+        else if (strcmp(s, "flush") == 0) {
+                r = tj_flush();
+                if (r != 0)
+                        printf("flush=%d\n", r);
+        } else if (strcmp(s, "stats") == 0) {
+                tj_get_stats(&st);
+                printf("emitted=%llu written=%llu dropped=%llu\n",
+                       (unsigned long long)st.emitted, (unsigned long long)st.written,
+                       (unsigned long long)st.dropped);
+        } else if (strcmp(s, "shutdown") == 0)
+                tj_shutdown();
+        else if (strcmp(s, "exit") == 0) {
+                fflush(stdout);
+                exit(0);
+        } else {
+                fprintf(stderr, "lib-emit: unknown step '%s'\n", s);
+                exit(2);
+        }
+        fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+        for (int i = 1; i < argc; i++)
+                step(argv[i]);
+        return 0;
+}
