@@ -9,7 +9,7 @@
  * the listed fields as FIELD=VALUE separated by a space; a missing field
  * prints as FIELD (no '=').  Bytes outside printable ASCII print as \xNN and a
  * backslash as \\, so every line is one entry.  FIELD '+' prints every field
- * the entry has that does not start with '_' (sorted by the journal).
+ * the entry has that does not start with '_', sorted.
  * Entries beyond COUNT already in the journal are printed as well.
  * Exit status: 0, or 1 when fewer than COUNT entries arrived (after printing them).
  */
@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <systemd/sd-journal.h>
 
 static void put_escaped(const char *p, size_t n)
@@ -33,6 +34,43 @@ static void put_escaped(const char *p, size_t n)
         }
 }
 
+static int cmp_data(const void *a, const void *b)
+{
+        const struct iovec *x = a, *y = b;
+        size_t n = x->iov_len < y->iov_len ? x->iov_len : y->iov_len;
+        int c = memcmp(x->iov_base, y->iov_base, n);
+
+        return c ? c : (x->iov_len > y->iov_len) - (x->iov_len < y->iov_len);
+}
+
+/* Every field not starting with '_', sorted, so the order is stable. */
+static void print_all(sd_journal *j)
+{
+        struct iovec f[256];
+        const void *data;
+        size_t len, n = 0;
+
+        /* Copied: DATA is only valid until the next field is read. */
+        SD_JOURNAL_FOREACH_DATA(j, data, len)
+                if (((const char *)data)[0] != '_' && n < 256) {
+                        void *copy = malloc(len);
+
+                        if (!copy) {
+                                fprintf(stderr, "journal-dump: out of memory\n");
+                                exit(2);
+                        }
+                        memcpy(copy, data, len);
+                        f[n++] = (struct iovec){ copy, len };
+                }
+        qsort(f, n, sizeof(f[0]), cmp_data);
+        for (size_t i = 0; i < n; i++) {
+                if (i)
+                        putchar(' ');
+                put_escaped(f[i].iov_base, f[i].iov_len);
+                free(f[i].iov_base);
+        }
+}
+
 static void print_field(sd_journal *j, const char *field, int first)
 {
         const void *data;
@@ -41,15 +79,7 @@ static void print_field(sd_journal *j, const char *field, int first)
         if (!first)
                 putchar(' ');
         if (strcmp(field, "+") == 0) {
-                int k = 0;
-
-                SD_JOURNAL_FOREACH_DATA(j, data, len) {
-                        if (((const char *)data)[0] == '_')
-                                continue;
-                        if (k++)
-                                putchar(' ');
-                        put_escaped(data, len);
-                }
+                print_all(j);
                 return;
         }
         if (sd_journal_get_data(j, field, &data, &len) < 0) {
