@@ -1,0 +1,241 @@
+#!/bin/sh
+# t-gen.sh - tracegen: golden files, bad inputs with their exact errors, the CLI,
+# and the generated code compiled, linked against a stub of the library ABI and run.
+#
+#   tests/gen/NAME.events + NAME.h.expected + NAME.c.expected (+ NAME.opts: extra
+#       options, e.g. --backend=nop): generated with --group=NAME, compared exactly,
+#       then compiled with gcc and clang (-Wall -Wextra -Werror -Wformat=2 ...).
+#   tests/gen/bad/NAME.events + NAME.err: 'tracegen --check' exits 1 and prints
+#       exactly NAME.err on stderr.
+# Regenerate a golden file after a deliberate change with REGEN=1 (then review
+# the diff before committing it).
+. "$(dirname "$0")/lib/common.sh"
+
+TG="$B/tracegen"
+if [ ! -x "$TG" ]; then fail gen-built "$TG missing: run make"; exit 0; fi
+CFLAGS_GEN="-std=gnu11 -O2 -Wall -Wextra -Werror -Wformat=2 -Wno-format-nonliteral -Wshadow \
+-Wstrict-prototypes -Wmissing-prototypes"
+CCS=gcc
+command -v clang > /dev/null 2>&1 && CCS="gcc clang"
+
+# run NAME EXPECTED-STATUS CMD...: runs CMD, stdout/stderr to $T/out, $T/err
+run() {
+        n=$1 want=$2; shift 2
+        rc=0; "$@" > "$T/out" 2> "$T/err" || rc=$?
+        check_eq "$n-status" "$want" "$rc"
+}
+
+cd "$TOP/tests/gen"
+
+# ---- golden files ----
+for ev in *.events; do
+        name=${ev%.events}
+        opts=
+        [ -f "$name.opts" ] && opts=$(cat "$name.opts")
+        rc=0
+        # shellcheck disable=SC2086
+        "$TG" --group="$name" $opts --header="$T/$name.h" --source="$T/$name.c" "$ev" \
+                2> "$T/err" || rc=$?
+        if [ "$rc" != 0 ]; then fail "gen-golden-$name" "tracegen exited $rc: $(cat "$T/err")"; continue; fi
+        if [ "${REGEN:-}" = 1 ]; then cp "$T/$name.h" "$name.h.expected"; cp "$T/$name.c" "$name.c.expected"; fi
+        check_file "gen-golden-$name-h" "$name.h.expected" "$T/$name.h"
+        check_file "gen-golden-$name-c" "$name.c.expected" "$T/$name.c"
+        for cc in $CCS; do
+                # shellcheck disable=SC2086
+                if $cc $CFLAGS_GEN -I"$TOP/include" -I"$T" -c "$T/$name.c" -o "$T/$name.o" 2> "$T/cerr"; then
+                        pass "gen-golden-$name-compiles-$cc"
+                else
+                        fail "gen-golden-$name-compiles-$cc" "$(head -5 "$T/cerr")"
+                fi
+        done
+done
+
+# ---- bad inputs: exact stderr, exit status 1 ----
+for ev in bad/*.events; do
+        name=$(basename "$ev" .events)
+        rc=0
+        "$TG" --check "$ev" > "$T/out" 2> "$T/err" || rc=$?
+        if [ "${REGEN:-}" = 1 ]; then cp "$T/err" "bad/$name.err"; fi
+        if [ "$rc" = 1 ] && [ ! -s "$T/out" ]; then
+                check_file "gen-bad-$name" "bad/$name.err" "$T/err"
+        else
+                fail "gen-bad-$name" "exit status $rc, expected 1"
+        fi
+done
+
+# ---- the CLI ----
+version=$(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")
+run gen-cli-version 0 "$TG" --version
+check_eq gen-cli-version-text "tracegen $version" "$(cat "$T/out")"
+run gen-cli-help 0 "$TG" --help
+check_eq gen-cli-help-text "Usage: tracegen [OPTION]... TRACE-EVENTS..." "$(head -1 "$T/out")"
+usage_tail="Try 'tracegen --help' for more information."
+run gen-cli-no-input 2 "$TG" --group=g --header="$T/x.h"
+check_eq gen-cli-no-input-msg "tracegen: no trace-events file given
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-no-group 2 "$TG" --header="$T/x.h" basic.events
+check_eq gen-cli-no-group-msg "tracegen: missing --group
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-bad-group 2 "$TG" --group=hw-block --header="$T/x.h" basic.events
+check_eq gen-cli-bad-group-msg "tracegen: --group must be a C identifier: hw-block
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-bad-backend 2 "$TG" --group=g --backend=dtrace --header="$T/x.h" basic.events
+check_eq gen-cli-bad-backend-msg "tracegen: unknown backend (use tracejournal or nop): dtrace
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-bad-option 2 "$TG" --frobnicate basic.events
+check_eq gen-cli-bad-option-msg "tracegen: unknown option: --frobnicate
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-nothing-to-write 2 "$TG" --group=g basic.events
+check_eq gen-cli-nothing-to-write-msg "tracegen: nothing to write: give --header, --source or --output-dir
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-missing-file 3 "$TG" --check "$T/nope.events"
+check_eq gen-cli-missing-file-msg "tracegen: $T/nope.events: No such file or directory" "$(cat "$T/err")"
+run gen-cli-check-ok 0 "$TG" --check basic.events nop.events
+check_eq gen-cli-check-ok-quiet "" "$(cat "$T/out" "$T/err")"
+
+# Outputs are left untouched when the input has errors, and no temporary remains.
+printf 'old header\n' > "$T/keep.h"
+printf 'old source\n' > "$T/keep.c"
+run gen-cli-error-keeps-outputs 1 "$TG" --group=g --header="$T/keep.h" --source="$T/keep.c" \
+        basic.events bad/unknown-type.events
+check_eq gen-cli-error-keeps-header "old header" "$(cat "$T/keep.h")"
+check_eq gen-cli-error-keeps-source "old source" "$(cat "$T/keep.c")"
+check_eq gen-cli-error-no-temp "" "$(ls "$T" | grep '\.tmp' || true)"
+
+# An unwritable output: the other output is not replaced either.
+run gen-cli-unwritable 3 "$TG" --group=g --header="$T/keep.h" --source="$T/nodir/keep.c" basic.events
+check_eq gen-cli-unwritable-keeps-header "old header" "$(cat "$T/keep.h")"
+check_eq gen-cli-unwritable-no-temp "" "$(ls "$T" | grep '\.tmp' || true)"
+
+# Duplicate event names across the files of one run.
+printf 'dup_ev(int a) "a %%d"\n' > "$T/one.events"
+printf '# second file\ndup_ev(int b) "b %%d"\n' > "$T/two.events"
+run gen-cli-dup-across-files 1 "$TG" --check "$T/one.events" "$T/two.events"
+check_eq gen-cli-dup-across-files-msg \
+        "tracegen: $T/two.events:2:1: duplicate event 'dup_ev' (first defined at $T/one.events:1)" \
+        "$(cat "$T/err")"
+
+# --output-dir with default names; standard input as '-'.
+mkdir "$T/od"
+run gen-cli-output-dir 0 "$TG" --group=blk --output-dir="$T/od" basic.events
+check_eq gen-cli-output-dir-files "trace-blk.c trace-blk.h" "$(cd "$T/od" && echo *)"
+check_eq gen-cli-output-dir-include '#include "trace-blk.h"' "$(grep '^#include "' "$T/od/trace-blk.c")"
+run gen-cli-stdin 0 sh -c "'$TG' --group=basic --header='$T/stdin.h' - < basic.events"
+check_eq gen-cli-stdin-banner "/* Generated by tracegen from <stdin>. Do not edit. */" "$(head -1 "$T/stdin.h")"
+
+# ---- generated code at run time, against a stub of the library side of the ABI ----
+cat > "$T/stub.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <tracejournal.h>
+#include "basic.h"
+
+static const struct tj_group *registered;
+static char last[256];
+static const struct tj_site *last_site;
+static int emitted;
+
+void tj_group_register(struct tj_group *group) { registered = group; }
+
+void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_value *v)
+{
+        char buf[200];
+
+        ev->render(buf, sizeof(buf), v);
+        snprintf(last, sizeof(last), "%s %s [%s]", ev->name, buf, ev->argsig);
+        last_site = site;
+        emitted++;
+}
+
+int main(void)
+{
+        unsigned line;
+
+        printf("group %s abi %u events %zu source %s\n", registered->name, registered->abi,
+               registered->nevents, registered->source);
+        printf("guard off %d\n", trace_event_get_state_backends(TRACE_FOO));
+        trace_foo(1, "not traced");
+        printf("emitted while off %d\n", emitted);
+        _TRACE_FOO_DSTATE = 1;
+        printf("guard on %d\n", trace_event_get_state_backends(TRACE_FOO));
+        trace_foo(-42, "hi"); line = __LINE__;
+        printf("%s\n", last);
+        printf("site %s %s %d\n", strrchr(last_site->file, '/') ? "path" : last_site->file,
+               last_site->func, last_site->line == line);
+        trace_foo(7, NULL);
+        printf("%s\n", last);
+        _TRACE_OFF_EVENT_DSTATE = 1;
+        trace_off_event(1, 2);
+        printf("disabled event emitted %d, guard %d\n", emitted,
+               trace_event_get_state_backends(TRACE_OFF_EVENT));
+        _TRACE_INTS_DSTATE = 1;
+        trace_ints(-128, 255, -32768, 65535, INT32_MIN, UINT32_MAX, INT64_MIN, UINT64_MAX, true, 'x');
+        printf("%s\n", last);
+        _TRACE_STAR_DSTATE = 1;
+        trace_star(6, 2, "abcdef");
+        printf("%s\n", last);
+        _TRACE_LITERALS_DSTATE = 1;
+        trace_literals(3, "q\"");
+        printf("%s\n", last);
+        _TRACE_EMPTY_FMT_DSTATE = 1;
+        trace_empty_fmt();
+        printf("%s\n", last);
+        return 0;
+}
+EOF
+cat > "$T/stub.expected" <<'EOF'
+group basic abi 1 events 10 source basic.events
+guard off 0
+emitted while off 0
+guard on 1
+foo a -42 s hi [TRACE_ARGS=a:i s:s]
+site stub.c main 1
+foo a 7 s (null) [TRACE_ARGS=a:i s:s]
+disabled event emitted 2, guard 0
+ints -128 255 -32768 65535 -2147483648 ffffffff -9223372036854775808 18446744073709551615 1 x [TRACE_ARGS=i8:i u8:u i16:i u16:u i32:i u32:u i64:i u64:u b:u c:i]
+star [    ab] [TRACE_ARGS=w:i prec:i s:s]
+literals 100% of "3" quoted 'q'=q"	(tab) [TRACE_ARGS=pct:i q:s]
+empty_fmt  [TRACE_ARGS=]
+EOF
+"$TG" --group=basic --header="$T/basic.h" --source="$T/basic.c" basic.events
+for cc in $CCS; do
+        # shellcheck disable=SC2086
+        if (cd "$T" && $cc $CFLAGS_GEN -I"$TOP/include" -I. -o stub basic.c stub.c) 2> "$T/cerr"; then
+                (cd "$T" && $RUN ./stub) > "$T/stub.out" 2>&1 || true
+                check_file "gen-run-stub-$cc" "$T/stub.expected" "$T/stub.out"
+        else
+                fail "gen-run-stub-$cc" "$(head -5 "$T/cerr")"
+        fi
+done
+
+# The nop backend: calls type-check and vanish; nothing to link.
+cat > "$T/nopuse.c" <<'EOF'
+#include <stdio.h>
+#include "nop.h"
+
+int main(void)
+{
+        int calls = 0;
+
+        trace_nop_event(++calls, "s");
+        trace_nop_void();
+        trace_nop_disabled(-1);
+        printf("%d %d\n", calls, trace_event_get_state_backends(TRACE_NOP_EVENT));
+        return 0;
+}
+EOF
+"$TG" --group=nop --backend=nop --header="$T/nop.h" --source="$T/nop.c" nop.events
+for cc in $CCS; do
+        # shellcheck disable=SC2086
+        if (cd "$T" && $cc $CFLAGS_GEN -Wpedantic -I. -o nopuse nopuse.c nop.c) 2> "$T/cerr"; then
+                check_eq "gen-nop-run-$cc" "0 0" "$(cd "$T" && ./nopuse)"
+        else
+                fail "gen-nop-run-$cc" "$(head -5 "$T/cerr")"
+        fi
+done
+printf '#include "nop.h"\nvoid f(void);\nvoid f(void) { trace_nop_event("wrong", 1); }\n' > "$T/nopbad.c"
+if gcc $CFLAGS_GEN -I"$T" -c "$T/nopbad.c" -o "$T/nopbad.o" 2> /dev/null; then
+        fail gen-nop-typechecks "a call with wrong argument types compiled"
+else
+        pass gen-nop-typechecks
+fi
