@@ -1,0 +1,100 @@
+#!/bin/sh
+# t-install.sh - make install / uninstall into a scratch DESTDIR, and a consumer
+# built outside the tree with nothing but the installed tracegen and
+# `pkg-config --cflags --libs tracejournal` (the Makefile snippet of README.md,
+# extracted from it, building examples/blockdemo.c), then run against the
+# installed shared library, into stderr and into the real journald.
+# The tree is built into the scratch dir too (make B=...), so build/ is untouched.
+. "$(dirname "$0")/lib/common.sh"
+
+R=$T/root
+MK="make -s -C $TOP B=$T/build PREFIX=/usr DESTDIR=$R"
+unset TJ_EVENTS TJ_EVENTS_FILE TJ_IDENTIFIER TJ_LOG_TIMESTAMP
+
+rc=0
+$MK -j2 install > "$T/install.log" 2>&1 || rc=$?
+check_eq install-status 0 "$rc"
+[ $rc -eq 0 ] || { sed 's/^/    /' "$T/install.log" | tail -20; exit 0; }
+
+# Exactly these files, with these modes (l: symlink).
+(cd "$R" && find . ! -type d | sort | while read -r f; do
+        if [ -L "$f" ]; then echo "l $f -> $(readlink "$f")"; else echo "$(stat -c %a "$f") $f"; fi
+done) > "$T/files"
+cat > "$T/files.expected" <<'LIST'
+755 ./usr/bin/tracegen
+755 ./usr/bin/traceql
+644 ./usr/include/tracejournal.h
+644 ./usr/lib/libtracejournal.a
+l ./usr/lib/libtracejournal.so -> libtracejournal.so.0
+755 ./usr/lib/libtracejournal.so.0
+644 ./usr/lib/pkgconfig/tracejournal.pc
+644 ./usr/share/man/man1/tracegen.1
+644 ./usr/share/man/man1/traceql.1
+644 ./usr/share/man/man3/tracejournal.3
+644 ./usr/share/man/man5/trace-events.5
+644 ./usr/share/man/man7/tracejournal.7
+LIST
+check_file install-file-list "$T/files.expected" "$T/files"
+
+check_eq install-soname "libtracejournal.so.0" \
+        "$(objdump -p "$R/usr/lib/libtracejournal.so.0" | awk '$1 == "SONAME" { print $2 }')"
+# Only tj_ symbols are exported by the shared library.
+check_eq install-exports-tj-only "" \
+        "$(nm -D --defined-only "$R/usr/lib/libtracejournal.so.0" | awk '$2 != "A" { print $3 }' |
+           grep -v '^tj_' | grep -v '^TJ_' || true)"
+check_eq install-tracegen-runs "tracegen $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")" \
+        "$("$R/usr/bin/tracegen" --version 2>&1 | head -1)"
+
+# pkg-config, relocated into the DESTDIR.
+export PKG_CONFIG_PATH="$R/usr/lib/pkgconfig"
+check_eq install-pkgconfig "-I$R/usr/include -L$R/usr/lib -ltracejournal" \
+        "$(pkg-config --define-prefix --cflags --libs tracejournal | sed 's/ *$//')"
+check_eq install-pkgconfig-plain "-I/usr/include -L/usr/lib -ltracejournal" \
+        "$(pkg-config --dont-define-prefix --keep-system-cflags --keep-system-libs --cflags --libs tracejournal |
+           sed 's/ *$//')"
+
+# The consumer: README's Makefile lines and the example's sources, nothing else.
+C=$T/consumer
+mkdir -p "$C"
+sed -n '/^<!-- consumer-makefile -->$/,/^<!-- \/consumer-makefile -->$/p' "$TOP/README.md" |
+        sed '/^<!--/d; /^```/d' > "$C/Makefile"
+cp "$TOP/examples/blockdemo.c" "$TOP/examples/trace-events" "$C/"
+rc=0
+CFLAGS="-O2 -Wall -Wextra -Werror" make -s -C "$C" TRACEGEN="$R/usr/bin/tracegen" \
+        PKG_CONFIG="pkg-config --define-prefix" > "$T/consumer.log" 2>&1 || rc=$?
+check_eq install-consumer-builds 0 "$rc"
+[ $rc -eq 0 ] || sed 's/^/    /' "$T/consumer.log" | tail -20
+check_eq install-consumer-generated "trace.c trace.h" "$(cd "$C" && ls trace.c trace.h | tr '\n' ' ' | sed 's/ $//')"
+
+if [ -x "$C/blockdemo" ]; then
+        lib=$(LD_LIBRARY_PATH="$R/usr/lib" ldd "$C/blockdemo" | awk '$1 == "libtracejournal.so.0" { print $3 }')
+        check_eq install-consumer-links-installed-lib "$R/usr/lib/libtracejournal.so.0" "$lib"
+        rc=0
+        LD_LIBRARY_PATH="$R/usr/lib" TJ_OUTPUT=log $RUN "$C/blockdemo" --threads 2 --requests 10 \
+                --trace 'qemu_v*' > "$T/c.out" 2> "$T/c.err" || rc=$?
+        check_eq install-consumer-runs "0|blockdemo: 2 devices, 2 threads, 10 requests (1 failed), 3 buffers never freed" \
+                "$rc|$(cat "$T/c.out")"
+        check_eq install-consumer-log "qemu_vfree 10
+qemu_vmalloc 13" "$(awk '{ n[$1]++ } END { for (e in n) print e, n[e] }' "$T/c.err" | sort)"
+        if have_journald; then
+                LD_LIBRARY_PATH="$R/usr/lib" TJ_IDENTIFIER=$TJ_TEST_ID $RUN "$C/blockdemo" \
+                        --threads 2 --requests 10 --trace 'blk_req_*' > /dev/null 2>&1 || true
+                journalctl --sync 2>/dev/null || true
+                i=0
+                while n=$(journalctl -q "SYSLOG_IDENTIFIER=$TJ_TEST_ID" -o cat | wc -l) &&
+                        [ "$n" -lt 21 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+                check_eq install-consumer-journal "10 blk_req_complete
+1 blk_req_error
+10 blk_req_submit" "$(journalctl -q "SYSLOG_IDENTIFIER=$TJ_TEST_ID" --output-fields=TRACE_EVENT -o cat | sort | uniq -c | sed 's/^ *//')"
+        else
+                fail install-consumer-journal "no journald socket"
+        fi
+else
+        fail install-consumer-runs "consumer not built"
+fi
+
+# uninstall mirrors install: no file or symlink is left.
+rc=0
+$MK uninstall > "$T/uninstall.log" 2>&1 || rc=$?
+check_eq uninstall-status 0 "$rc"
+check_eq uninstall-leaves-nothing "" "$(cd "$R" && find . ! -type d | sort)"
