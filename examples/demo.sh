@@ -45,7 +45,7 @@ else
 fi
 
 step "build"
-$MAKE -j2 all examples
+$MAKE -s -j2 all examples
 
 step "run: build/examples/blockdemo --threads $THREADS --requests $REQUESTS --trace '*'"
 mkdir -p "$DEMO_DIR"
