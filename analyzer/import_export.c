@@ -1,0 +1,214 @@
+/*
+ * import_export.c - trace events from the journal export format.
+ *
+ * Reads what `journalctl -o export` writes (systemd's JOURNAL_EXPORT_FORMATS):
+ * entries separated by an empty line, each field either `NAME=value\n` or, for
+ * values that are not plain text, `NAME\n`, a little-endian 64-bit length,
+ * the bytes, and `\n`.  Entries go to ingest.c; their __CURSOR (or
+ * __SEQNUM_ID/__SEQNUM) gives the same identity as a direct journal import, so
+ * importing both never duplicates.
+ *
+ * A whole run is one transaction: a malformed stream fails with "PATH:LINE:
+ * why" (LINE counts every newline byte read, including those inside binary
+ * values) and imports nothing.  For a regular file the byte offset after the
+ * last entry is stored, and the next import of the same file resumes there.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "traceql.h"
+
+#define IMPORT_EXPORT_MAX_BINARY (256u << 20)   /* a larger value is a broken stream */
+
+struct import_export {
+        FILE *f;
+        const char *name;               /* for messages: the path, or "<stdin>" */
+        char *line;                     /* getline's buffer, reused */
+        size_t line_size;
+        char *bin;                      /* buffer for binary fields, reused */
+        size_t bin_size;
+        uint64_t lineno;                /* newlines read so far */
+        int64_t offset;                 /* bytes read so far, from the start of the file */
+        struct ingest_entry e;
+        unsigned nfields;               /* fields in the entry being read */
+};
+
+/* Field names: upper-case letters, digits and '_', not starting with a digit. */
+static bool import_export_valid_name(const char *p, size_t n)
+{
+        size_t i;
+
+        if (n == 0 || n > 255 || (p[0] >= '0' && p[0] <= '9'))
+                return false;
+        for (i = 0; i < n; i++)
+                if (!((p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
+                        return false;
+        return true;
+}
+
+/* Read a binary field's length, value and trailing newline; NAME is the
+ * field name (a NUL-terminated line without its newline). */
+static int import_export_binary(struct import_export *x, const char *name, size_t nlen,
+                                struct tq_error *err)
+{
+        unsigned char le[8];
+        uint64_t size = 0, i;
+        const char *p;
+        int c;
+
+        if (fread(le, 1, 8, x->f) != 8)
+                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": truncated binary field '%s'",
+                                    x->name, x->lineno + 1, name);
+        for (i = 0; i < 8; i++)
+                size |= (uint64_t) le[i] << (8 * i);
+        if (size > IMPORT_EXPORT_MAX_BINARY)
+                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": binary field '%s' too large "
+                                    "(%" PRIu64 " bytes)", x->name, x->lineno + 1, name, size);
+        if (nlen + 1 + size > x->bin_size) {
+                char *b = realloc(x->bin, nlen + 1 + size + 1);
+
+                if (!b)
+                        return tq_error_set(err, -ENOMEM, "out of memory");
+                x->bin = b;
+                x->bin_size = nlen + 1 + size + 1;
+        }
+        memcpy(x->bin, name, nlen);
+        x->bin[nlen] = '=';
+        if (fread(x->bin + nlen + 1, 1, size, x->f) != size)
+                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": truncated binary field '%s'",
+                                    x->name, x->lineno + 1, name);
+        x->offset += 8 + (int64_t) size;
+        for (p = x->bin + nlen + 1; (p = memchr(p, '\n', (size_t) (x->bin + nlen + 1 + size - p)));
+             p++)
+                x->lineno++;
+        c = getc(x->f);
+        if (c != '\n')
+                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": binary field '%s' not "
+                                    "followed by a newline", x->name, x->lineno + 1, name);
+        x->offset++;
+        x->lineno++;
+        return ingest_entry_add(&x->e, x->bin, nlen + 1 + size) < 0
+               ? tq_error_set(err, -ENOMEM, "out of memory") : 0;
+}
+
+/* Read one line of the stream into the entry. Returns 1 at the end of an
+ * entry (empty line or end of file after a field), 0 after a field, 2 at the
+ * end of the file with no entry pending, -errno. */
+static int import_export_line(struct import_export *x, struct tq_error *err)
+{
+        const char *eq;
+        ssize_t n;
+        size_t nlen;
+        int r;
+
+        n = getline(&x->line, &x->line_size, x->f);
+        if (n < 0) {
+                if (ferror(x->f))
+                        return tq_error_set(err, -EIO, "%s: %s", x->name, strerror(errno));
+                return x->nfields ? 1 : 2;
+        }
+        x->offset += n;
+        if (x->line[n - 1] != '\n')
+                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": unexpected end of file "
+                                    "inside an entry", x->name, x->lineno + 1);
+        x->lineno++;
+        x->line[--n] = '\0';
+        if (n == 0)
+                return x->nfields ? 1 : 0;      /* extra empty lines are harmless */
+        eq = memchr(x->line, '=', (size_t) n);
+        nlen = eq ? (size_t) (eq - x->line) : (size_t) n;
+        if (!import_export_valid_name(x->line, nlen))
+                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": invalid field name '%.*s'",
+                                    x->name, x->lineno, (int) (nlen > 64 ? 64 : nlen), x->line);
+        x->nfields++;
+        if (!eq) {
+                x->lineno--;    /* messages count from the name line */
+                r = import_export_binary(x, x->line, nlen, err);
+                x->lineno++;
+                return r;
+        }
+        r = ingest_entry_add(&x->e, x->line, (size_t) n);
+        return r < 0 ? tq_error_set(err, r, "out of memory") : 0;
+}
+
+static int import_export_open(struct import_export *x, const char *path, char *real,
+                              struct tq_error *err)
+{
+        if (strcmp(path, "-") == 0) {
+                x->f = stdin;
+                x->name = "<stdin>";
+                strcpy(real, "-");
+                return 0;
+        }
+        x->name = path;
+        x->f = fopen(path, "re");
+        if (!x->f)
+                return tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
+        if (!realpath(path, real))
+                snprintf(real, PATH_MAX, "%s", path);
+        return 0;
+}
+
+/* Resume a regular file at its stored offset when the file still reaches it. */
+static void import_export_resume(struct import_export *x, int64_t offset)
+{
+        struct stat st;
+
+        if (x->f == stdin || offset <= 0 || fstat(fileno(x->f), &st) < 0 ||
+            !S_ISREG(st.st_mode) || st.st_size < offset)
+                return;
+        if (fseeko(x->f, offset, SEEK_SET) == 0)
+                x->offset = offset;
+}
+
+int import_export(sqlite3 *db, const char *path, uint64_t *ret_added, struct tq_error *err)
+{
+        struct import_export x = { 0 };
+        struct ingest *ing = NULL;
+        char real[PATH_MAX];
+        int64_t offset = -1;
+        int r;
+
+        r = import_export_open(&x, path, real, err);
+        if (r < 0)
+                goto out;
+        r = ingest_begin(db, "export", real, "", &ing, NULL, &offset, err);
+        if (r < 0)
+                goto out;
+        import_export_resume(&x, offset);
+        for (;;) {
+                r = import_export_line(&x, err);
+                if (r < 0)
+                        goto out;
+                if (r == 2)
+                        break;
+                if (r == 0)
+                        continue;
+                r = ingest_entry(ing, &x.e, err);
+                if (r < 0)
+                        goto out;
+                ingest_entry_reset(&x.e);
+                x.nfields = 0;
+        }
+        r = ingest_set_position(ing, NULL, x.f == stdin ? -1 : x.offset);
+        if (r < 0) {
+                tq_error_set(err, r, "out of memory");
+                goto out;
+        }
+        if (ret_added)
+                *ret_added = ingest_added(ing);
+        r = ingest_end(ing, true, err);
+        ing = NULL;
+out:
+        (void) ingest_end(ing, false, NULL);
+        if (x.f && x.f != stdin)
+                fclose(x.f);
+        ingest_entry_free(&x.e);
+        free(x.line);
+        free(x.bin);
+        return r;
+}

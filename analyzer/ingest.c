@@ -1,0 +1,974 @@
+/*
+ * ingest.c - the row writer behind every traceql importer.
+ *
+ * An importer collects one journal entry's fields into a `struct
+ * ingest_entry` (copied into a buffer reused for every entry, so importing
+ * does no malloc per row) and hands it to ingest_entry(), which turns it into
+ * one `events` row through a prepared statement.  The arguments are stored
+ * positionally in a0..a9, typed from the entry's TRACE_ARGS signature
+ * ("req:p sector:u nb:i name:s"); the first time an event name is seen, it is
+ * entered in the event_types/event_args catalog and gets its view, all in the
+ * same transaction as the rows.
+ *
+ * Rows are written in transactions that the importer commits every so often
+ * with ingest_commit(); the source's position (journal cursor, file offset) is
+ * updated in the same transaction, so an import killed at any moment leaves
+ * rows and position consistent and the next import resumes where the last
+ * commit stopped.  A unique index on the journal identity of an entry
+ * (seqnum id, seqnum) makes re-importing the same entry a no-op.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "traceql.h"
+
+/* journald's "Suppressed N messages from UNIT" (SD_MESSAGE_JOURNAL_DROPPED). */
+#define INGEST_SUPPRESSED_ID "fe6faa94e7774663a0da52717891d8ef"
+
+/* Columns every per-event view shows, as in the events table. */
+static const char *const ingest_common[] = {
+        "id", "time", "mono", "host", "boot", "pid", "tid", "event", "message", "seq",
+        "source", "group", "identifier", "code_file", "code_line", "code_func",
+};
+#define INGEST_NCOMMON (sizeof(ingest_common) / sizeof(ingest_common[0]))
+
+/* One argument of a signature, pointing into the entry buffer. */
+struct ingest_sigarg {
+        const char *name;
+        size_t len;
+        char kind;              /* 'i', 'u', 'p', 's' */
+        const struct ingest_str *value; /* the TRACE_ARG_ field, NULL when absent */
+};
+
+struct ingest {
+        sqlite3 *db;
+        int64_t source;                 /* sources.id */
+        sqlite3_stmt *insert, *suppressed, *sid_get, *sid_put, *position;
+        char last_sid[40];              /* the seqnum id last interned, and its id */
+        int64_t last_jid;
+        char **types;                   /* event names known to have a catalog entry: */
+        size_t ntypes, types_size;      /* open addressing, size a power of two */
+        char *cursor;                   /* position to store at the next commit */
+        int64_t offset;
+        bool position_set;
+        uint64_t added, duplicates, uncommitted;
+};
+
+/* ---- entries ---------------------------------------------------------- */
+
+void ingest_entry_reset(struct ingest_entry *e)
+{
+        char *buf = e->buf;
+        size_t size = e->size;
+
+        memset(e, 0, sizeof(*e));
+        e->buf = buf;
+        e->size = size;
+}
+
+void ingest_entry_free(struct ingest_entry *e)
+{
+        if (!e)
+                return;
+        free(e->buf);
+        e->buf = NULL;
+        e->size = e->len = 0;
+}
+
+/* Copy P[0..N) into the buffer with a NUL after it. */
+static int ingest_copy(struct ingest_entry *e, const char *p, size_t n, struct ingest_str *ret)
+{
+        if (n > UINT32_MAX / 2)
+                return -E2BIG;
+        if (e->len + n + 1 > e->size) {
+                size_t size = e->size ? e->size : 4096;
+                char *b;
+
+                while (size < e->len + n + 1)
+                        size *= 2;
+                b = realloc(e->buf, size);
+                if (!b)
+                        return -ENOMEM;
+                e->buf = b;
+                e->size = size;
+        }
+        memcpy(e->buf + e->len, p, n);
+        e->buf[e->len + n] = '\0';
+        ret->off = (uint32_t) e->len;
+        ret->len = (uint32_t) n;
+        ret->set = true;
+        e->len += n + 1;
+        return 0;
+}
+
+/* Parse a whole decimal number (optional '-'); false when it is not one. */
+static bool ingest_parse_i64(const char *p, size_t n, int64_t *ret)
+{
+        uint64_t v = 0;
+        bool neg = false;
+        size_t i = 0;
+
+        if (n > 0 && p[0] == '-') {
+                neg = true;
+                i = 1;
+        }
+        if (i == n || n - i > 20)
+                return false;
+        for (; i < n; i++) {
+                unsigned d = (unsigned char) p[i] - '0';
+
+                if (d > 9 || v > (UINT64_MAX - d) / 10)
+                        return false;
+                v = v * 10 + d;
+        }
+        if (neg) {
+                if (v > (uint64_t) INT64_MAX + 1)
+                        return false;
+                *ret = (int64_t) (0 - v);
+        } else
+                *ret = (int64_t) v;     /* above INT64_MAX: the same 64-bit pattern */
+        return true;
+}
+
+/* Parse hex with an optional 0x prefix, as pointers are written. */
+static bool ingest_parse_hex(const char *p, size_t n, int64_t *ret)
+{
+        uint64_t v = 0;
+        size_t i = 0;
+
+        if (n >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+                i = 2;
+        if (i == n || n - i > 16)
+                return false;
+        for (; i < n; i++) {
+                unsigned c = (unsigned char) p[i], d;
+
+                if (c >= '0' && c <= '9')
+                        d = c - '0';
+                else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+                        d = (c | 0x20) - 'a' + 10;
+                else
+                        return false;
+                v = v << 4 | d;
+        }
+        *ret = (int64_t) v;
+        return true;
+}
+
+#define NAME_IS(lit) (nlen == sizeof(lit) - 1 && memcmp(data, lit, sizeof(lit) - 1) == 0)
+
+/* The integer fields: parsed now, nothing copied. */
+static void ingest_entry_int(struct ingest_entry *e, const char *data, size_t nlen,
+                             const char *v, size_t vlen)
+{
+        int64_t x;
+
+        if (!ingest_parse_i64(v, vlen, &x))
+                return;
+        if (NAME_IS("_PID")) {
+                e->pid = x;
+                e->has_pid = true;
+        } else if (NAME_IS("TID")) {
+                e->tid = x;
+                e->has_tid = true;
+        } else if (NAME_IS("TRACE_SEQ")) {
+                e->seq = x;
+                e->has_seq = true;
+        } else if (NAME_IS("TRACE_TIME_NS")) {
+                e->time = x;
+                e->has_time = true;
+        } else if (NAME_IS("TRACE_MONO_NS")) {
+                e->mono = x;
+                e->has_mono = true;
+        } else if (NAME_IS("CODE_LINE")) {
+                e->code_line = x;
+                e->has_code_line = true;
+        } else if (NAME_IS("__REALTIME_TIMESTAMP")) {
+                e->realtime_us = x;
+                e->has_realtime = true;
+        } else if (NAME_IS("__MONOTONIC_TIMESTAMP")) {
+                e->monotonic_us = x;
+                e->has_monotonic = true;
+        } else if (NAME_IS("__SEQNUM")) {
+                e->jseq = x;
+                e->has_jseq = true;
+        }
+}
+
+/* Which string slot a field name goes to, NULL when traceql does not keep it. */
+static struct ingest_str *ingest_entry_slot(struct ingest_entry *e, const char *data, size_t nlen)
+{
+        switch (data[0]) {
+        case 'M':
+                if (NAME_IS("MESSAGE"))
+                        return &e->message;
+                if (NAME_IS("MESSAGE_ID"))
+                        return &e->message_id;
+                break;
+        case 'T':
+                if (NAME_IS("TRACE_EVENT"))
+                        return &e->event;
+                if (NAME_IS("TRACE_GROUP"))
+                        return &e->group;
+                if (NAME_IS("TRACE_ARGS"))
+                        return &e->argsig;
+                if (NAME_IS("TRACE_DROPPED"))
+                        return &e->dropped;
+                break;
+        case 'S':
+                if (NAME_IS("SYSLOG_IDENTIFIER"))
+                        return &e->identifier;
+                break;
+        case 'C':
+                if (NAME_IS("CODE_FILE"))
+                        return &e->code_file;
+                if (NAME_IS("CODE_FUNC"))
+                        return &e->code_func;
+                break;
+        case '_':
+                if (NAME_IS("_HOSTNAME"))
+                        return &e->host;
+                if (NAME_IS("_BOOT_ID"))
+                        return &e->boot;
+                if (NAME_IS("__SEQNUM_ID"))
+                        return &e->seqnum_id;
+                break;
+        }
+        return NULL;
+}
+
+int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len)
+{
+        const char *eq = memchr(data, '=', len);
+        const char *v;
+        struct ingest_str *slot;
+        size_t nlen, vlen;
+        int r;
+
+        if (!eq || eq == data)
+                return 0;
+        nlen = (size_t) (eq - data);
+        v = eq + 1;
+        vlen = len - nlen - 1;
+        if (nlen > 10 && memcmp(data, "TRACE_ARG_", 10) == 0) {
+                struct ingest_arg_field *a;
+
+                if (e->nargs >= sizeof(e->args) / sizeof(e->args[0]))
+                        return 0;
+                a = &e->args[e->nargs];
+                r = ingest_copy(e, data + 10, nlen - 10, &a->name);
+                if (r == 0)
+                        r = ingest_copy(e, v, vlen, &a->value);
+                if (r == 0)
+                        e->nargs++;
+                return r;
+        }
+        if (NAME_IS("__CURSOR"))
+                return ingest_entry_set_cursor(e, v, vlen);
+        slot = ingest_entry_slot(e, data, nlen);
+        if (slot)
+                return ingest_copy(e, v, vlen, slot);
+        if (data[0] == '_' || data[0] == 'T' || data[0] == 'C')
+                ingest_entry_int(e, data, nlen, v, vlen);
+        return 0;
+}
+
+int ingest_entry_set_cursor(struct ingest_entry *e, const char *cursor, size_t len)
+{
+        const char *p = cursor, *end = cursor + len;
+        int r = 0;
+
+        /* "s=<seqnum id>;i=<seqnum, hex>;b=...;m=...;t=...;x=..." */
+        while (p < end) {
+                const char *semi = memchr(p, ';', (size_t) (end - p));
+                size_t n = semi ? (size_t) (semi - p) : (size_t) (end - p);
+                int64_t x;
+
+                if (n > 2 && p[0] == 's' && p[1] == '=')
+                        r = ingest_copy(e, p + 2, n - 2, &e->seqnum_id);
+                else if (n > 2 && p[0] == 'i' && p[1] == '=' && ingest_parse_hex(p + 2, n - 2, &x)) {
+                        e->jseq = x;
+                        e->has_jseq = true;
+                }
+                if (r < 0)
+                        return r;
+                p += n + 1;
+        }
+        return 0;
+}
+
+#undef NAME_IS
+
+/* ---- the writer ------------------------------------------------------- */
+
+static int ingest_sqlerr(struct ingest *ing, int rc, struct tq_error *err)
+{
+        if (rc == SQLITE_NOMEM)
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        return tq_error_set(err, -EIO, "%s: %s", store_name(ing->db), sqlite3_errmsg(ing->db));
+}
+
+static int ingest_prepare(struct ingest *ing, const char *sql, sqlite3_stmt **ret,
+                          struct tq_error *err)
+{
+        int rc = sqlite3_prepare_v3(ing->db, sql, -1, SQLITE_PREPARE_PERSISTENT, ret, NULL);
+
+        return rc == SQLITE_OK ? 0 : ingest_sqlerr(ing, rc, err);
+}
+
+/* Find or create the sources row; read its position. */
+static int ingest_source(struct ingest *ing, const char *kind, const char *location,
+                         const char *filter, char **ret_cursor, int64_t *ret_offset,
+                         struct tq_error *err)
+{
+        sqlite3_stmt *st = NULL;
+        char *cursor = NULL;
+        int rc, r;
+
+        r = ingest_prepare(ing, "INSERT OR IGNORE INTO sources (kind, location, filter) "
+                           "VALUES (?1, ?2, ?3)", &st, err);
+        if (r < 0)
+                goto out;
+        sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, location, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, filter, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        st = NULL;
+        if (rc != SQLITE_DONE) {
+                r = ingest_sqlerr(ing, rc, err);
+                goto out;
+        }
+        r = ingest_prepare(ing, "SELECT id, cursor, offset FROM sources "
+                           "WHERE kind = ?1 AND location = ?2 AND filter = ?3", &st, err);
+        if (r < 0)
+                goto out;
+        sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, location, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, filter, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        if (rc != SQLITE_ROW) {
+                r = ingest_sqlerr(ing, rc, err);
+                goto out;
+        }
+        ing->source = sqlite3_column_int64(st, 0);
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
+                cursor = strdup((const char *) sqlite3_column_text(st, 1));
+                if (!cursor) {
+                        r = tq_error_set(err, -ENOMEM, "out of memory");
+                        goto out;
+                }
+        }
+        if (ret_offset)
+                *ret_offset = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1
+                              : sqlite3_column_int64(st, 2);
+        if (ret_cursor) {
+                *ret_cursor = cursor;
+                cursor = NULL;
+        }
+out:
+        free(cursor);
+        sqlite3_finalize(st);
+        return r;
+}
+
+int ingest_begin(sqlite3 *db, const char *kind, const char *location, const char *filter,
+                 struct ingest **ret_ing, char **ret_cursor, int64_t *ret_offset,
+                 struct tq_error *err)
+{
+        struct ingest *ing;
+        int r;
+
+        ing = calloc(1, sizeof(*ing));
+        if (!ing)
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        ing->db = db;
+        ing->offset = -1;
+        r = store_exec(db, "BEGIN IMMEDIATE", err);
+        if (r < 0)
+                goto out;
+        r = ingest_source(ing, kind, location, filter, ret_cursor, ret_offset, err);
+        if (r < 0)
+                goto out;
+        r = ingest_prepare(ing,
+                "INSERT OR IGNORE INTO events (time, mono, host, boot, pid, tid, event, message, "
+                "seq, source, \"group\", identifier, code_file, code_line, code_func, jid, jseq, "
+                "a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &ing->insert, err);
+        if (r == 0)
+                r = ingest_prepare(ing,
+                        "INSERT OR IGNORE INTO journal_suppressed (time, host, boot, count, "
+                        "message, source, jid, jseq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        &ing->suppressed, err);
+        if (r == 0)
+                r = ingest_prepare(ing, "SELECT id FROM seqnum_ids WHERE seqnum_id = ?",
+                                   &ing->sid_get, err);
+        if (r == 0)
+                r = ingest_prepare(ing, "INSERT INTO seqnum_ids (seqnum_id) VALUES (?)",
+                                   &ing->sid_put, err);
+        if (r == 0)
+                r = ingest_prepare(ing,
+                        "UPDATE sources SET cursor = coalesce(?1, cursor), offset = ?2, "
+                        "rows = rows + ?3, updated = ?4 WHERE id = ?5", &ing->position, err);
+out:
+        if (r < 0) {
+                (void) ingest_end(ing, false, NULL);
+                return r;
+        }
+        *ret_ing = ing;
+        return 0;
+}
+
+/* The seqnum_ids.id of the entry's seqnum id, interned; 0 when it has none. */
+static int ingest_jid(struct ingest *ing, const struct ingest_entry *e, int64_t *ret_jid,
+                      struct tq_error *err)
+{
+        const char *sid = e->buf + e->seqnum_id.off;
+        int rc;
+
+        if (!e->seqnum_id.set || !e->has_jseq) {
+                *ret_jid = 0;
+                return 0;
+        }
+        if (ing->last_jid && e->seqnum_id.len < sizeof(ing->last_sid) &&
+            strcmp(sid, ing->last_sid) == 0) {
+                *ret_jid = ing->last_jid;
+                return 0;
+        }
+        sqlite3_bind_text(ing->sid_get, 1, sid, (int) e->seqnum_id.len, SQLITE_STATIC);
+        rc = sqlite3_step(ing->sid_get);
+        if (rc == SQLITE_ROW)
+                *ret_jid = sqlite3_column_int64(ing->sid_get, 0);
+        sqlite3_reset(ing->sid_get);
+        if (rc == SQLITE_DONE) {
+                sqlite3_bind_text(ing->sid_put, 1, sid, (int) e->seqnum_id.len, SQLITE_STATIC);
+                rc = sqlite3_step(ing->sid_put);
+                sqlite3_reset(ing->sid_put);
+                if (rc != SQLITE_DONE)
+                        return ingest_sqlerr(ing, rc, err);
+                *ret_jid = sqlite3_last_insert_rowid(ing->db);
+        } else if (rc != SQLITE_ROW)
+                return ingest_sqlerr(ing, rc, err);
+        if (e->seqnum_id.len < sizeof(ing->last_sid)) {
+                memcpy(ing->last_sid, sid, e->seqnum_id.len + 1);
+                ing->last_jid = *ret_jid;
+        }
+        return 0;
+}
+
+/* Is S a C identifier? Views and their columns are only made for those. */
+static bool ingest_is_ident(const char *s, size_t n)
+{
+        size_t i;
+
+        if (n == 0 || n > 128 || (s[0] >= '0' && s[0] <= '9'))
+                return false;
+        for (i = 0; i < n; i++) {
+                char c = s[i];
+
+                if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                      (c >= '0' && c <= '9') || c == '_'))
+                        return false;
+        }
+        return true;
+}
+
+/* Fill SIG from the entry's TRACE_ARGS, or, lacking it, from its TRACE_ARG_
+ * fields in order (tj_dropped: TRACE_DROPPED as 'dropped:u'); match each
+ * declared argument with its field.  Returns the count. */
+static unsigned ingest_signature(const struct ingest_entry *e, struct ingest_sigarg *sig)
+{
+        unsigned n = 0, i;
+
+        if (e->argsig.set) {
+                const char *p = e->buf + e->argsig.off, *end = p + e->argsig.len;
+
+                while (p < end && n < TQ_MAX_ARGS) {
+                        const char *tok, *colon;
+
+                        while (p < end && *p == ' ')
+                                p++;
+                        tok = p;
+                        while (p < end && *p != ' ')
+                                p++;
+                        if (p == tok)
+                                break;
+                        colon = memchr(tok, ':', (size_t) (p - tok));
+                        sig[n].name = tok;
+                        sig[n].len = colon ? (size_t) (colon - tok) : (size_t) (p - tok);
+                        sig[n].kind = colon && colon + 1 < p ? colon[1] : 's';
+                        sig[n].value = NULL;
+                        for (i = 0; i < e->nargs; i++)
+                                if (e->args[i].name.len == sig[n].len &&
+                                    strncasecmp(e->buf + e->args[i].name.off, tok, sig[n].len) == 0) {
+                                        sig[n].value = &e->args[i].value;
+                                        break;
+                                }
+                        n++;
+                }
+                return n;
+        }
+        if (e->dropped.set) {
+                sig[0].name = "dropped";
+                sig[0].len = 7;
+                sig[0].kind = 'u';
+                sig[0].value = &e->dropped;
+                return 1;
+        }
+        for (i = 0; i < e->nargs && n < TQ_MAX_ARGS; i++, n++) {
+                const char *v = e->buf + e->args[i].value.off;
+                size_t vlen = e->args[i].value.len;
+                int64_t x;
+
+                sig[n].name = e->buf + e->args[i].name.off;     /* upper case: lowered in the catalog */
+                sig[n].len = e->args[i].name.len;
+                sig[n].value = &e->args[i].value;
+                if (vlen > 2 && v[0] == '0' && v[1] == 'x' && ingest_parse_hex(v, vlen, &x))
+                        sig[n].kind = 'p';
+                else if (ingest_parse_i64(v, vlen, &x))
+                        sig[n].kind = v[0] == '-' ? 'i' : 'u';
+                else
+                        sig[n].kind = 's';
+        }
+        return n;
+}
+
+/* ---- catalog and views ---- */
+
+static uint64_t ingest_hash(const char *s)
+{
+        uint64_t h = 1469598103934665603ULL;
+
+        for (; *s; s++)
+                h = (h ^ (unsigned char) *s) * 1099511628211ULL;
+        return h;
+}
+
+/* Is NAME in the cache? Else, when ADD, put it there. */
+static int ingest_types_lookup(struct ingest *ing, const char *name, bool add, bool *ret_found)
+{
+        size_t i, mask;
+
+        if (ing->types_size == 0 || (add && (ing->ntypes + 1) * 2 > ing->types_size)) {
+                size_t size = ing->types_size ? ing->types_size * 2 : 256, j;
+                char **t = calloc(size, sizeof(*t));
+
+                if (!t)
+                        return -ENOMEM;
+                for (j = 0; j < ing->types_size; j++) {
+                        if (!ing->types[j])
+                                continue;
+                        i = ingest_hash(ing->types[j]) & (size - 1);
+                        while (t[i])
+                                i = (i + 1) & (size - 1);
+                        t[i] = ing->types[j];
+                }
+                free(ing->types);
+                ing->types = t;
+                ing->types_size = size;
+        }
+        mask = ing->types_size - 1;
+        for (i = ingest_hash(name) & mask; ing->types[i]; i = (i + 1) & mask)
+                if (strcmp(ing->types[i], name) == 0) {
+                        *ret_found = true;
+                        return 0;
+                }
+        *ret_found = false;
+        if (add) {
+                ing->types[i] = strdup(name);
+                if (!ing->types[i])
+                        return -ENOMEM;
+                ing->ntypes++;
+        }
+        return 0;
+}
+
+/* Append to a sqlite3_str: NAME quoted as an identifier. */
+static void ingest_str_ident(sqlite3_str *s, const char *name, size_t len)
+{
+        sqlite3_str_appendf(s, "\"%.*w\"", (int) len, name);
+}
+
+/* Does an object named NAME (any case) exist? */
+static int ingest_name_taken(struct ingest *ing, const char *name, bool *ret_taken,
+                             struct tq_error *err)
+{
+        sqlite3_stmt *st = NULL;
+        int rc, r;
+
+        r = ingest_prepare(ing, "SELECT 1 FROM sqlite_schema WHERE name = ?1 COLLATE NOCASE "
+                           "UNION ALL SELECT 1 FROM event_types WHERE view = ?1 COLLATE NOCASE",
+                           &st, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        *ret_taken = rc == SQLITE_ROW;
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+                r = ingest_sqlerr(ing, rc, err);
+        sqlite3_finalize(st);
+        return r;
+}
+
+/* The view column name of argument I: its name (lower-cased when it came from
+ * a field name), or a<pos> when it is not an identifier; made unique. */
+static void ingest_arg_column(const struct ingest_entry *e, const struct ingest_sigarg *sig,
+                              unsigned n, unsigned i, char *buf, size_t size)
+{
+        unsigned j;
+
+        if (!ingest_is_ident(sig[i].name, sig[i].len))
+                snprintf(buf, size, "a%u", i);
+        else {
+                snprintf(buf, size, "%.*s", (int) sig[i].len, sig[i].name);
+                if (!e->argsig.set && !e->dropped.set)
+                        for (j = 0; buf[j]; j++)
+                                buf[j] = (char) (buf[j] >= 'A' && buf[j] <= 'Z' ? buf[j] + 32 : buf[j]);
+        }
+        for (j = 0; j < i && j < n; j++)
+                if (sig[j].len == strlen(buf) && strncasecmp(sig[j].name, buf, sig[j].len) == 0) {
+                        snprintf(buf + strlen(buf), size - strlen(buf), "_%u", i);
+                        break;
+                }
+}
+
+/* Build the CREATE VIEW statement for EVENT (view VIEW, N argument columns). */
+static char *ingest_view_sql(const char *event, const char *view, unsigned n,
+                             char cols[][160])
+{
+        sqlite3_str *s = sqlite3_str_new(NULL);
+        unsigned c, i;
+
+        sqlite3_str_appendall(s, "CREATE VIEW ");
+        ingest_str_ident(s, view, strlen(view));
+        sqlite3_str_appendall(s, " AS SELECT ");
+        for (c = 0; c < INGEST_NCOMMON; c++) {
+                bool clash = false;
+
+                for (i = 0; i < n; i++)
+                        if (strcasecmp(cols[i], ingest_common[c]) == 0)
+                                clash = true;
+                if (c)
+                        sqlite3_str_appendall(s, ", ");
+                ingest_str_ident(s, ingest_common[c], strlen(ingest_common[c]));
+                if (clash)
+                        sqlite3_str_appendf(s, " AS \"ev_%w\"", ingest_common[c]);
+        }
+        for (i = 0; i < n; i++) {
+                sqlite3_str_appendf(s, ", a%u AS ", i);
+                ingest_str_ident(s, cols[i], strlen(cols[i]));
+        }
+        sqlite3_str_appendf(s, " FROM events WHERE event = %Q", event);
+        return sqlite3_str_finish(s);
+}
+
+/* Enter EVENT in the catalog and create its view, unless already there. */
+static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, const char *event,
+                           const struct ingest_sigarg *sig, unsigned n, struct tq_error *err)
+{
+        char view[200], cols[TQ_MAX_ARGS][160], *sql = NULL, *sigtext = NULL;
+        sqlite3_str *s = NULL;
+        bool taken, has_view;
+        unsigned i;
+        int r = 0;
+
+        has_view = ingest_is_ident(event, strlen(event));
+        for (i = 0; i < n; i++)
+                ingest_arg_column(e, sig, n, i, cols[i], sizeof(cols[i]));
+        sql = sqlite3_mprintf("SELECT 1 FROM event_types WHERE name = %Q", event);
+        if (!sql) {
+                r = -ENOMEM;
+                goto out;
+        }
+        {
+                sqlite3_stmt *st = NULL;
+                int rc = sqlite3_prepare_v2(ing->db, sql, -1, &st, NULL);
+
+                if (rc == SQLITE_OK)
+                        rc = sqlite3_step(st);
+                sqlite3_finalize(st);
+                if (rc == SQLITE_ROW)
+                        goto out;       /* imported before */
+                if (rc != SQLITE_DONE) {
+                        r = ingest_sqlerr(ing, rc, err);
+                        goto out;
+                }
+        }
+        if (has_view) {
+                snprintf(view, sizeof(view), "%s", event);
+                r = ingest_name_taken(ing, view, &taken, err);
+                if (r < 0)
+                        goto out;
+                if (taken || strncasecmp(event, "sqlite_", 7) == 0) {
+                        snprintf(view, sizeof(view), "event_%s", event);
+                        r = ingest_name_taken(ing, view, &taken, err);
+                        if (r < 0)
+                                goto out;
+                        has_view = !taken;
+                }
+        }
+        s = sqlite3_str_new(NULL);
+        for (i = 0; i < n; i++)
+                sqlite3_str_appendf(s, "%s%s:%c", i ? " " : "", cols[i], sig[i].kind);
+        sigtext = sqlite3_str_finish(s);
+        s = NULL;
+        sqlite3_free(sql);
+        sql = sqlite3_mprintf("INSERT INTO event_types VALUES (%Q, %Q, %u, %Q)", event,
+                              has_view ? view : NULL, n, sigtext ? sigtext : "");
+        if (!sql || !sigtext) {
+                r = -ENOMEM;
+                goto out;
+        }
+        r = store_exec(ing->db, sql, err);
+        for (i = 0; r == 0 && i < n; i++) {
+                sqlite3_free(sql);
+                sql = sqlite3_mprintf("INSERT INTO event_args VALUES (%Q, %u, %Q, '%c')",
+                                      event, i, cols[i], sig[i].kind);
+                r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
+        }
+        if (r < 0 || !has_view)
+                goto out;
+        sqlite3_free(sql);
+        sql = ingest_view_sql(event, view, n, cols);
+        r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
+out:
+        sqlite3_free(sql);
+        sqlite3_free(sigtext);
+        if (r == -ENOMEM)
+                tq_error_set(err, r, "out of memory");
+        return r;
+}
+
+/* ---- rows ---- */
+
+static void ingest_bind_str(sqlite3_stmt *st, int col, const struct ingest_entry *e,
+                            const struct ingest_str *v)
+{
+        if (v->set)
+                sqlite3_bind_text(st, col, e->buf + v->off, (int) v->len, SQLITE_STATIC);
+        else
+                sqlite3_bind_null(st, col);
+}
+
+static void ingest_bind_int(sqlite3_stmt *st, int col, bool has, int64_t v)
+{
+        if (has)
+                sqlite3_bind_int64(st, col, v);
+        else
+                sqlite3_bind_null(st, col);
+}
+
+/* Bind argument I by its kind; a value that does not parse is kept as text. */
+static void ingest_bind_arg(sqlite3_stmt *st, int col, const struct ingest_entry *e,
+                            const struct ingest_sigarg *a)
+{
+        const char *v;
+        int64_t x;
+        bool ok = false;
+
+        if (!a->value) {
+                sqlite3_bind_null(st, col);
+                return;
+        }
+        v = e->buf + a->value->off;
+        if (a->kind == 'i' || a->kind == 'u')
+                ok = ingest_parse_i64(v, a->value->len, &x) && (a->kind == 'i' || v[0] != '-');
+        else if (a->kind == 'p')
+                ok = ingest_parse_hex(v, a->value->len, &x);
+        if (ok)
+                sqlite3_bind_int64(st, col, x);
+        else
+                ingest_bind_str(st, col, e, a->value);
+}
+
+static int ingest_suppressed(struct ingest *ing, const struct ingest_entry *e, int64_t jid,
+                             struct tq_error *err)
+{
+        sqlite3_stmt *st = ing->suppressed;
+        const char *msg = e->buf + e->message.off;
+        long long count = 0;
+        int rc;
+
+        if (e->message.set)
+                (void) sscanf(msg, "Suppressed %lld messages", &count);
+        ingest_bind_int(st, 1, e->has_realtime, e->realtime_us * 1000);
+        ingest_bind_str(st, 2, e, &e->host);
+        ingest_bind_str(st, 3, e, &e->boot);
+        sqlite3_bind_int64(st, 4, count);
+        ingest_bind_str(st, 5, e, &e->message);
+        sqlite3_bind_int64(st, 6, ing->source);
+        ingest_bind_int(st, 7, jid != 0, jid);
+        ingest_bind_int(st, 8, jid != 0, e->jseq);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE)
+                return ingest_sqlerr(ing, rc, err);
+        return sqlite3_changes(ing->db) > 0;
+}
+
+int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_error *err)
+{
+        struct ingest_sigarg sig[TQ_MAX_ARGS];
+        sqlite3_stmt *st = ing->insert;
+        const char *event;
+        int64_t jid;
+        unsigned n, i;
+        bool known;
+        int rc, r;
+
+        if (!e->event.set) {
+                if (!e->message_id.set || strcmp(e->buf + e->message_id.off, INGEST_SUPPRESSED_ID))
+                        return 0;
+                r = ingest_jid(ing, e, &jid, err);
+                if (r == 0)
+                        r = ingest_suppressed(ing, e, jid, err);
+                goto out;
+        }
+        event = e->buf + e->event.off;
+        r = ingest_jid(ing, e, &jid, err);
+        if (r < 0)
+                goto out;
+        n = ingest_signature(e, sig);
+        r = ingest_types_lookup(ing, event, false, &known);
+        if (r == 0 && !known) {
+                r = ingest_new_type(ing, e, event, sig, n, err);
+                if (r == 0)
+                        r = ingest_types_lookup(ing, event, true, &known);
+        }
+        if (r < 0)
+                goto out;
+        if (e->has_time)
+                sqlite3_bind_int64(st, 1, e->time);
+        else
+                ingest_bind_int(st, 1, e->has_realtime, e->realtime_us * 1000);
+        ingest_bind_int(st, 2, e->has_mono, e->mono);
+        ingest_bind_str(st, 3, e, &e->host);
+        ingest_bind_str(st, 4, e, &e->boot);
+        ingest_bind_int(st, 5, e->has_pid, e->pid);
+        ingest_bind_int(st, 6, e->has_tid, e->tid);
+        ingest_bind_str(st, 7, e, &e->event);
+        ingest_bind_str(st, 8, e, &e->message);
+        ingest_bind_int(st, 9, e->has_seq, e->seq);
+        sqlite3_bind_int64(st, 10, ing->source);
+        ingest_bind_str(st, 11, e, &e->group);
+        ingest_bind_str(st, 12, e, &e->identifier);
+        ingest_bind_str(st, 13, e, &e->code_file);
+        ingest_bind_int(st, 14, e->has_code_line, e->code_line);
+        ingest_bind_str(st, 15, e, &e->code_func);
+        ingest_bind_int(st, 16, jid != 0, jid);
+        ingest_bind_int(st, 17, jid != 0, e->jseq);
+        for (i = 0; i < TQ_MAX_ARGS; i++) {
+                if (i < n)
+                        ingest_bind_arg(st, 18 + (int) i, e, &sig[i]);
+                else
+                        sqlite3_bind_null(st, 18 + (int) i);
+        }
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE) {
+                r = ingest_sqlerr(ing, rc, err);
+                goto out;
+        }
+        r = sqlite3_changes(ing->db) > 0;
+out:
+        if (r == 1) {
+                ing->added++;
+                ing->uncommitted++;
+        } else if (r == 0 && (e->event.set || e->message_id.set))
+                ing->duplicates += e->event.set;
+        if (r == -ENOMEM)
+                tq_error_set(err, r, "out of memory");
+        return r;
+}
+
+int ingest_set_position(struct ingest *ing, const char *cursor, int64_t offset)
+{
+        char *c = NULL;
+
+        if (cursor) {
+                c = strdup(cursor);
+                if (!c)
+                        return -ENOMEM;
+        }
+        free(ing->cursor);
+        ing->cursor = c;
+        ing->offset = offset;
+        ing->position_set = true;
+        return 0;
+}
+
+/* Write the position and the row count into the sources row. */
+static int ingest_store_position(struct ingest *ing, struct tq_error *err)
+{
+        sqlite3_stmt *st = ing->position;
+        struct timespec ts;
+        int rc;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        if (ing->cursor)
+                sqlite3_bind_text(st, 1, ing->cursor, -1, SQLITE_STATIC);
+        else
+                sqlite3_bind_null(st, 1);
+        ingest_bind_int(st, 2, ing->offset >= 0, ing->offset);
+        sqlite3_bind_int64(st, 3, (int64_t) ing->uncommitted);
+        sqlite3_bind_int64(st, 4, (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec);
+        sqlite3_bind_int64(st, 5, ing->source);
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE)
+                return ingest_sqlerr(ing, rc, err);
+        ing->uncommitted = 0;
+        return 0;
+}
+
+int ingest_commit(struct ingest *ing, struct tq_error *err)
+{
+        int r;
+
+        r = ingest_store_position(ing, err);
+        if (r == 0)
+                r = store_exec(ing->db, "COMMIT", err);
+        if (r == 0)
+                r = store_exec(ing->db, "BEGIN IMMEDIATE", err);
+        return r;
+}
+
+uint64_t ingest_added(const struct ingest *ing)
+{
+        return ing->added;
+}
+
+uint64_t ingest_duplicates(const struct ingest *ing)
+{
+        return ing->duplicates;
+}
+
+int ingest_end(struct ingest *ing, bool commit, struct tq_error *err)
+{
+        size_t i;
+        int r = 0;
+
+        if (!ing)
+                return 0;
+        if (commit) {
+                r = ingest_store_position(ing, err);
+                if (r == 0)
+                        r = store_exec(ing->db, "COMMIT", err);
+        }
+        sqlite3_finalize(ing->insert);
+        sqlite3_finalize(ing->suppressed);
+        sqlite3_finalize(ing->sid_get);
+        sqlite3_finalize(ing->sid_put);
+        sqlite3_finalize(ing->position);
+        if (!commit || r < 0)
+                (void) store_exec(ing->db, "ROLLBACK", NULL);
+        for (i = 0; i < ing->types_size; i++)
+                free(ing->types[i]);
+        free(ing->types);
+        free(ing->cursor);
+        free(ing);
+        return r;
+}

@@ -1,0 +1,427 @@
+/*
+ * query.c - run SQL against a traceql database and print the rows.
+ *
+ * Every statement of the text is run in turn; each one that returns columns
+ * is printed in the chosen format:
+ *   table  aligned columns under a header, numbers to the right; control
+ *          characters shown as \n, \t, \xHH so a value stays on its line
+ *   csv    RFC 4180: a header line, fields quoted when they hold a comma, a
+ *          quote, CR, LF or edge spaces, quotes doubled; NULL is an empty
+ *          field, the empty string is ""; lines end in LF
+ *   json   one array of objects per statement, keys the column names
+ *   jsonl  one object per line
+ * Integers print as integers (a 64-bit pattern stored for a uint64 value shows
+ * negative: see u64()), blobs as hex, text as stored (JSON: escaped, invalid
+ * UTF-8 replaced by U+FFFD).  The table buffers its first QUERY_TABLE_ROWS rows
+ * to size the columns, so memory stays bounded for any result.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traceql.h"
+
+#define QUERY_TABLE_ROWS 1000
+
+int query_format_parse(const char *s, enum query_format *ret_format)
+{
+        static const char *const names[] = { "table", "csv", "json", "jsonl" };
+        size_t i;
+
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                if (strcmp(s, names[i]) == 0) {
+                        *ret_format = (enum query_format) i;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+/* ---- JSON ---- */
+
+/* Length of the valid UTF-8 sequence at P (N bytes left), 0 when invalid. */
+static size_t query_utf8_len(const unsigned char *p, size_t n)
+{
+        size_t len, i;
+        uint32_t cp;
+
+        if (p[0] < 0x80)
+                return 1;
+        if ((p[0] & 0xe0) == 0xc0) {
+                len = 2;
+                cp = p[0] & 0x1f;
+        } else if ((p[0] & 0xf0) == 0xe0) {
+                len = 3;
+                cp = p[0] & 0x0f;
+        } else if ((p[0] & 0xf8) == 0xf0) {
+                len = 4;
+                cp = p[0] & 0x07;
+        } else
+                return 0;
+        if (len > n)
+                return 0;
+        for (i = 1; i < len; i++) {
+                if ((p[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = cp << 6 | (p[i] & 0x3f);
+        }
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+            cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+                return 0;
+        return len;
+}
+
+static void query_json_string(FILE *out, const unsigned char *p, size_t n)
+{
+        size_t i = 0, len;
+
+        putc('"', out);
+        while (i < n) {
+                unsigned char c = p[i];
+
+                if (c == '"' || c == '\\') {
+                        putc('\\', out);
+                        putc(c, out);
+                } else if (c == '\n')
+                        fputs("\\n", out);
+                else if (c == '\t')
+                        fputs("\\t", out);
+                else if (c == '\r')
+                        fputs("\\r", out);
+                else if (c < 0x20 || c == 0x7f)
+                        fprintf(out, "\\u%04x", c);
+                else if (c < 0x80)
+                        putc(c, out);
+                else if ((len = query_utf8_len(p + i, n - i)) > 0) {
+                        fwrite(p + i, 1, len, out);
+                        i += len;
+                        continue;
+                } else
+                        fputs("\\ufffd", out);
+                i++;
+        }
+        putc('"', out);
+}
+
+static void query_hex(FILE *out, const unsigned char *p, size_t n)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++)
+                fprintf(out, "%02x", p[i]);
+}
+
+static void query_json_value(FILE *out, sqlite3_stmt *st, int i)
+{
+        double d;
+
+        switch (sqlite3_column_type(st, i)) {
+        case SQLITE_NULL:
+                fputs("null", out);
+                break;
+        case SQLITE_INTEGER:
+                fprintf(out, "%lld", (long long) sqlite3_column_int64(st, i));
+                break;
+        case SQLITE_FLOAT:
+                d = sqlite3_column_double(st, i);
+                if (isfinite(d))
+                        fprintf(out, "%.17g", d);
+                else
+                        fputs("null", out);
+                break;
+        case SQLITE_BLOB:
+                putc('"', out);
+                query_hex(out, sqlite3_column_blob(st, i), (size_t) sqlite3_column_bytes(st, i));
+                putc('"', out);
+                break;
+        default:
+                query_json_string(out, sqlite3_column_text(st, i), (size_t) sqlite3_column_bytes(st, i));
+        }
+}
+
+static void query_json_row(FILE *out, sqlite3_stmt *st)
+{
+        int i, n = sqlite3_column_count(st);
+
+        putc('{', out);
+        for (i = 0; i < n; i++) {
+                const char *name = sqlite3_column_name(st, i);
+
+                if (i)
+                        putc(',', out);
+                query_json_string(out, (const unsigned char *) name, strlen(name));
+                putc(':', out);
+                query_json_value(out, st, i);
+        }
+        putc('}', out);
+}
+
+/* ---- CSV ---- */
+
+static void query_csv_field(FILE *out, const char *p, size_t n, bool text)
+{
+        bool quote = text && (n == 0 || p[0] == ' ' || p[n - 1] == ' ');
+        size_t i;
+
+        for (i = 0; i < n && !quote; i++)
+                if (p[i] == ',' || p[i] == '"' || p[i] == '\n' || p[i] == '\r')
+                        quote = true;
+        if (!quote) {
+                fwrite(p, 1, n, out);
+                return;
+        }
+        putc('"', out);
+        for (i = 0; i < n; i++) {
+                if (p[i] == '"')
+                        putc('"', out);
+                putc(p[i], out);
+        }
+        putc('"', out);
+}
+
+static void query_csv_row(FILE *out, sqlite3_stmt *st, bool header)
+{
+        int i, n = sqlite3_column_count(st);
+
+        for (i = 0; i < n; i++) {
+                int t = header ? SQLITE_TEXT : sqlite3_column_type(st, i);
+
+                if (i)
+                        putc(',', out);
+                if (header) {
+                        const char *name = sqlite3_column_name(st, i);
+
+                        query_csv_field(out, name, strlen(name), true);
+                } else if (t == SQLITE_BLOB)
+                        query_hex(out, sqlite3_column_blob(st, i), (size_t) sqlite3_column_bytes(st, i));
+                else if (t != SQLITE_NULL)
+                        query_csv_field(out, (const char *) sqlite3_column_text(st, i),
+                                        (size_t) sqlite3_column_bytes(st, i), t == SQLITE_TEXT);
+        }
+        putc('\n', out);
+}
+
+/* ---- table ---- */
+
+/* A table cell: display text (malloc'ed), its width, right-aligned? */
+struct query_cell {
+        char *text;
+        size_t width;
+        bool right;
+};
+
+static size_t query_width(const char *s)
+{
+        size_t w = 0;
+
+        for (; *s; s++)
+                w += ((unsigned char) *s & 0xc0) != 0x80;
+        return w;
+}
+
+/* The display text of column I: control characters escaped. */
+static char *query_cell_text(sqlite3_stmt *st, int i)
+{
+        const unsigned char *p;
+        size_t n, j, k = 0;
+        char *s;
+        int t = sqlite3_column_type(st, i);
+
+        if (t == SQLITE_NULL)
+                return strdup("");
+        if (t == SQLITE_BLOB) {
+                p = sqlite3_column_blob(st, i);
+                n = (size_t) sqlite3_column_bytes(st, i);
+                s = malloc(2 * n + 1);
+                for (j = 0; s && j < n; j++)
+                        sprintf(s + 2 * j, "%02x", p[j]);
+                if (s)
+                        s[2 * n] = '\0';
+                return s;
+        }
+        p = sqlite3_column_text(st, i);
+        n = (size_t) sqlite3_column_bytes(st, i);
+        if (!p)
+                return NULL;
+        s = malloc(4 * n + 1);
+        if (!s)
+                return NULL;
+        for (j = 0; j < n; j++) {
+                if (p[j] == '\n')
+                        k += (size_t) sprintf(s + k, "\\n");
+                else if (p[j] == '\t')
+                        k += (size_t) sprintf(s + k, "\\t");
+                else if (p[j] < 0x20 || p[j] == 0x7f)
+                        k += (size_t) sprintf(s + k, "\\x%02x", p[j]);
+                else
+                        s[k++] = (char) p[j];
+        }
+        s[k] = '\0';
+        return s;
+}
+
+static void query_table_print(FILE *out, struct query_cell *cells, size_t nrows, int ncols,
+                              const size_t *widths, bool header)
+{
+        size_t r, k;
+        int c;
+
+        for (r = 0; r < nrows; r++) {
+                if (header && r == 1)
+                        for (c = 0; c < ncols; c++) {
+                                for (k = 0; k < widths[c]; k++)
+                                        putc('-', out);
+                                fputs(c == ncols - 1 ? "\n" : "  ", out);
+                        }
+                for (c = 0; c < ncols; c++) {
+                        struct query_cell *cell = &cells[r * (size_t) ncols + (size_t) c];
+                        size_t pad = widths[c] > cell->width ? widths[c] - cell->width : 0;
+                        bool last = c == ncols - 1;
+
+                        if (c)
+                                fputs("  ", out);
+                        if (cell->right)
+                                fprintf(out, "%*s%s", (int) pad, "", cell->text);
+                        else
+                                fprintf(out, "%s%*s", cell->text, last ? 0 : (int) pad, "");
+                }
+                putc('\n', out);
+        }
+}
+
+static void query_cells_free(struct query_cell *cells, size_t n)
+{
+        size_t i;
+
+        for (i = 0; cells && i < n; i++)
+                free(cells[i].text);
+}
+
+/* Fill row R of CELLS from the statement (R 0 is the header). */
+static int query_table_fill(sqlite3_stmt *st, struct query_cell *row, int ncols, bool header,
+                            size_t *widths)
+{
+        int c, t;
+
+        for (c = 0; c < ncols; c++) {
+                t = header ? SQLITE_TEXT : sqlite3_column_type(st, c);
+                row[c].text = header ? strdup(sqlite3_column_name(st, c)) : query_cell_text(st, c);
+                if (!row[c].text)
+                        return -ENOMEM;
+                row[c].width = query_width(row[c].text);
+                row[c].right = t == SQLITE_INTEGER || t == SQLITE_FLOAT;
+                if (widths && row[c].width > widths[c])
+                        widths[c] = row[c].width;
+        }
+        return 0;
+}
+
+/* ---- the runner ---- */
+
+static int query_error(sqlite3 *db, int rc, struct tq_error *err)
+{
+        if (rc == SQLITE_NOMEM)
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        if ((rc & 0xff) == SQLITE_READONLY)
+                return tq_error_set(err, -EROFS, "%s: %s (the database is opened read-only "
+                                    "without --write)", store_name(db), sqlite3_errmsg(db));
+        return tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+}
+
+/* Run ST to the end, printing its rows. */
+static int query_statement(sqlite3 *db, sqlite3_stmt *st, enum query_format format, FILE *out,
+                           struct tq_error *err)
+{
+        int ncols = sqlite3_column_count(st), rc, r = 0;
+        struct query_cell *cells = NULL;
+        size_t *widths = NULL, nrows = 1, nbuf = 0;
+
+        if (format == QUERY_TABLE && ncols > 0) {
+                cells = calloc((QUERY_TABLE_ROWS + 2) * (size_t) ncols, sizeof(*cells));
+                widths = calloc((size_t) ncols, sizeof(*widths));
+                if (!cells || !widths) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                r = query_table_fill(st, cells, ncols, true, widths);
+                if (r < 0)
+                        goto out;
+        } else if (format == QUERY_CSV && ncols > 0)
+                query_csv_row(out, st, true);
+        else if (format == QUERY_JSON && ncols > 0)
+                fputc('[', out);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+                switch (format) {
+                case QUERY_TABLE:
+                        r = query_table_fill(st, cells + nrows * (size_t) ncols, ncols, false,
+                                             nbuf < QUERY_TABLE_ROWS ? widths : NULL);
+                        nrows++;
+                        if (r < 0)
+                                goto out;
+                        if (nrows > QUERY_TABLE_ROWS) {
+                                /* widths are settled: print, and go on in chunks */
+                                query_table_print(out, cells, nrows, ncols, widths, nbuf == 0);
+                                query_cells_free(cells, nrows * (size_t) ncols);
+                                nbuf = QUERY_TABLE_ROWS;
+                                nrows = 0;
+                        }
+                        break;
+                case QUERY_CSV:
+                        query_csv_row(out, st, false);
+                        break;
+                case QUERY_JSON:
+                        fputs(nbuf++ ? ",\n" : "\n", out);
+                        query_json_row(out, st);
+                        break;
+                case QUERY_JSONL:
+                        query_json_row(out, st);
+                        putc('\n', out);
+                        break;
+                }
+        }
+        if (rc != SQLITE_DONE) {
+                r = query_error(db, rc, err);
+                goto out;
+        }
+        if (format == QUERY_TABLE && ncols > 0)
+                query_table_print(out, cells, nrows, ncols, widths, nbuf == 0);
+        else if (format == QUERY_JSON && ncols > 0)
+                fputs(nbuf ? "\n]\n" : "]\n", out);
+out:
+        if (cells)
+                query_cells_free(cells, nrows * (size_t) ncols);
+        free(cells);
+        free(widths);
+        if (r == -ENOMEM)
+                tq_error_set(err, r, "out of memory");
+        return r;
+}
+
+int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
+              struct tq_error *err)
+{
+        const char *tail = sql;
+        sqlite3_stmt *st = NULL;
+        int rc, r = 0;
+
+        while (tail && *tail) {
+                rc = sqlite3_prepare_v2(db, tail, -1, &st, &tail);
+                if (rc != SQLITE_OK) {
+                        r = query_error(db, rc, err);
+                        goto out;
+                }
+                if (!st)
+                        continue;       /* whitespace or a comment */
+                r = query_statement(db, st, format, out, err);
+                sqlite3_finalize(st);
+                st = NULL;
+                if (r < 0)
+                        goto out;
+        }
+out:
+        sqlite3_finalize(st);
+        if (fflush(out) != 0 && r == 0)
+                r = tq_error_set(err, -errno, "write error: %s", strerror(errno));
+        return r;
+}

@@ -1,0 +1,325 @@
+/*
+ * store.c - the traceql database: open, create, check, and SQL functions.
+ *
+ * A traceql database is a SQLite file with PRAGMA application_id "TQL1" and
+ * PRAGMA user_version TQ_SCHEMA_VERSION; the schema is sql/schema.sql,
+ * embedded at build time.  Every connection runs in SQLite's defensive mode
+ * with trusted_schema=OFF, since a database file may come from elsewhere, and
+ * is read-only unless the caller asks to write.  The SQL functions users rely
+ * on (u64, ptr, ns_time; REGEXP in regexp.c) are registered here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "traceql.h"
+
+int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (err) {
+                va_start(ap, fmt);
+                vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+                va_end(ap);
+        }
+        return r;
+}
+
+const char *tq_sql_get(const char *name)
+{
+        const struct tq_sql_file *f;
+
+        for (f = tq_sql_files; f->name; f++)
+                if (strcmp(f->name, name) == 0)
+                        return f->text;
+        return NULL;
+}
+
+const char *store_name(sqlite3 *db)
+{
+        const char *p = sqlite3_db_filename(db, "main");
+
+        return p && *p ? p : ":memory:";
+}
+
+int store_exec(sqlite3 *db, const char *sql, struct tq_error *err)
+{
+        char *msg = NULL;
+        int rc, r = 0;
+
+        rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+        if (rc == SQLITE_NOMEM) {
+                r = tq_error_set(err, -ENOMEM, "out of memory");
+                goto out;
+        }
+        if (rc != SQLITE_OK)
+                r = tq_error_set(err, -EIO, "%s: %s", store_name(db),
+                                 msg ? msg : sqlite3_errstr(rc));
+out:
+        sqlite3_free(msg);
+        return r;
+}
+
+/* u64(x): the unsigned decimal text of a 64-bit integer pattern. */
+static void store_fn_u64(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+        char buf[24];
+
+        (void) argc;
+        if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+                return;
+        snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t) sqlite3_value_int64(argv[0]));
+        sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+}
+
+/* ptr(x): '0x' lowercase hex of a 64-bit integer pattern, as the journal
+ * shows pointers. */
+static void store_fn_ptr(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+        char buf[24];
+
+        (void) argc;
+        if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+                return;
+        snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t) sqlite3_value_int64(argv[0]));
+        sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+}
+
+/* ns_time(ns): ISO 8601 UTC with nanoseconds, "2026-11-21T17:13:24.123456789Z". */
+static void store_fn_ns_time(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+        char buf[64];
+        struct tm tm;
+        int64_t ns;
+        time_t s;
+
+        (void) argc;
+        if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+                return;
+        ns = sqlite3_value_int64(argv[0]);
+        s = (time_t) (ns / 1000000000);
+        if (ns % 1000000000 < 0)
+                s--;
+        if (!gmtime_r(&s, &tm))
+                return;
+        snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ",
+                 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                 tm.tm_sec, (int) (((ns % 1000000000) + 1000000000) % 1000000000));
+        sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+}
+
+static int store_register(sqlite3 *db)
+{
+        const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+        int rc;
+
+        rc = sqlite3_create_function(db, "u64", 1, flags, NULL, store_fn_u64, NULL, NULL);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_create_function(db, "ptr", 1, flags, NULL, store_fn_ptr, NULL, NULL);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_create_function(db, "ns_time", 1, flags, NULL, store_fn_ns_time,
+                                             NULL, NULL);
+        if (rc != SQLITE_OK)
+                return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
+        return regexp_register(db);
+}
+
+/* Read one integer PRAGMA. */
+static int store_pragma_int(sqlite3 *db, const char *sql, int64_t *ret_value,
+                            struct tq_error *err)
+{
+        sqlite3_stmt *st = NULL;
+        int rc, r = 0;
+
+        rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_step(st);
+        if (rc != SQLITE_ROW) {
+                r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+                goto out;
+        }
+        *ret_value = sqlite3_column_int64(st, 0);
+out:
+        sqlite3_finalize(st);
+        return r;
+}
+
+static int store_create(sqlite3 *db, struct tq_error *err)
+{
+        char sql[256];
+        int r;
+
+        r = store_exec(db, "BEGIN IMMEDIATE", err);
+        if (r < 0)
+                goto out;
+        r = store_exec(db, tq_sql_get("schema"), err);
+        if (r < 0)
+                goto rollback;
+        snprintf(sql, sizeof(sql),
+                 "INSERT INTO meta VALUES ('schema_version', '%d'), "
+                 "('traceql_version', '%s'), ('created', '%" PRId64 "')",
+                 TQ_SCHEMA_VERSION, TJ_VERSION_STRING, (int64_t) time(NULL) * 1000000000);
+        r = store_exec(db, sql, err);
+        if (r < 0)
+                goto rollback;
+        r = store_exec(db, "COMMIT", err);
+        if (r >= 0)
+                goto out;
+rollback:
+        (void) store_exec(db, "ROLLBACK", NULL);
+out:
+        return r;
+}
+
+/* Is it a traceql database of our version?  Create the schema in an empty
+ * one when writing. */
+static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error *err)
+{
+        int64_t appid, version, nobjects;
+        int r;
+
+        r = store_pragma_int(db, "PRAGMA application_id", &appid, err);
+        if (r < 0)
+                goto out;
+        r = store_pragma_int(db, "SELECT count(*) FROM sqlite_schema", &nobjects, err);
+        if (r < 0)
+                goto out;
+        if (appid == 0 && nobjects == 0) {
+                if (!(flags & STORE_WRITE)) {
+                        r = tq_error_set(err, -ENOENT, "%s: empty database, nothing imported yet",
+                                         path);
+                        goto out;
+                }
+                r = store_create(db, err);
+                if (r < 0)
+                        goto out;
+                appid = TQ_APPLICATION_ID;
+        }
+        if (appid != TQ_APPLICATION_ID) {
+                r = tq_error_set(err, -EMEDIUMTYPE, "%s: not a traceql database", path);
+                goto out;
+        }
+        r = store_pragma_int(db, "PRAGMA user_version", &version, err);
+        if (r < 0)
+                goto out;
+        if (version != TQ_SCHEMA_VERSION)
+                r = tq_error_set(err, -EPROTO,
+                                 "%s: database schema version %" PRId64 ", this traceql "
+                                 "reads version %d (import into a new database)",
+                                 path, version, TQ_SCHEMA_VERSION);
+out:
+        return r;
+}
+
+int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *err)
+{
+        sqlite3 *db = NULL;
+        int oflags, rc, r;
+
+        if (!path || !ret_db)
+                return -EINVAL;
+        if (!(flags & STORE_WRITE) && access(path, F_OK) < 0) {
+                r = tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
+                goto out;
+        }
+        oflags = (flags & STORE_WRITE) ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                                       : SQLITE_OPEN_READONLY;
+        rc = sqlite3_open_v2(path, &db, oflags, NULL);
+        if (rc != SQLITE_OK) {
+                r = tq_error_set(err, rc == SQLITE_NOMEM ? -ENOMEM : -EIO, "%s: %s", path,
+                                 db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+                goto out;
+        }
+        sqlite3_extended_result_codes(db, 1);
+        sqlite3_busy_timeout(db, 10000);
+        sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+        sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+        sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+        r = store_exec(db, "PRAGMA trusted_schema = OFF", err);
+        if (r < 0)
+                goto out;
+        r = store_check(db, path, flags, err);
+        if (r < 0)
+                goto out;
+        if (flags & STORE_WRITE) {
+                r = store_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err);
+                if (r < 0)
+                        goto out;
+        }
+        r = store_register(db);
+        if (r < 0) {
+                tq_error_set(err, r, "%s: cannot register SQL functions", path);
+                goto out;
+        }
+        *ret_db = db;
+        db = NULL;
+out:
+        sqlite3_close_v2(db);
+        return r;
+}
+
+int store_default_path(char **ret_path, struct tq_error *err)
+{
+        const char *env, *home;
+        char *dir = NULL, *path = NULL;
+        int r = 0;
+
+        env = getenv("TRACEQL_DB");
+        if (env && *env) {
+                path = strdup(env);
+                if (!path)
+                        r = -ENOMEM;
+                goto out;
+        }
+        env = getenv("XDG_CACHE_HOME");
+        if (env && *env == '/')
+                r = asprintf(&dir, "%s/traceql", env);
+        else if ((home = getenv("HOME")) && *home)
+                r = asprintf(&dir, "%s/.cache/traceql", home);
+        else {
+                r = tq_error_set(err, -ENOENT, "no database: set --db, TRACEQL_DB or HOME");
+                goto out;
+        }
+        if (r < 0) {
+                dir = NULL;
+                r = -ENOMEM;
+                goto out;
+        }
+        /* ~/.cache may not exist yet either. */
+        {
+                char *slash = strrchr(dir, '/');
+
+                *slash = '\0';
+                if (*dir && mkdir(dir, 0700) < 0 && errno != EEXIST) {
+                        r = tq_error_set(err, -errno, "%s: %s", dir, strerror(errno));
+                        goto out;
+                }
+                *slash = '/';
+        }
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+                r = tq_error_set(err, -errno, "%s: %s", dir, strerror(errno));
+                goto out;
+        }
+        r = asprintf(&path, "%s/traceql.db", dir);
+        if (r < 0) {
+                path = NULL;
+                r = -ENOMEM;
+                goto out;
+        }
+        r = 0;
+out:
+        free(dir);
+        if (r == 0)
+                *ret_path = path;
+        else
+                free(path);
+        if (r == -ENOMEM)
+                tq_error_set(err, r, "out of memory");
+        return r;
+}

@@ -1,0 +1,402 @@
+/*
+ * traceql.c - the traceql command: import trace events into SQLite, query them.
+ *
+ *   traceql [--db FILE] [--no-sync] [--write] [--format F] SQL|-
+ *   traceql [--db FILE] import [--identifier NAME]... [--since T] [--until T]
+ *           [--boot[=ID]] [--directory DIR | --file FILE... | --export FILE|-] [--follow]
+ *   traceql [--db FILE] [--no-sync] [--format F] events|losses
+ *
+ * This file only parses the command line, picks the database, and maps
+ * failures to the exit codes of enum tq_exit (documented in traceql.1); the
+ * work is in store.c, import_*.c and query.c.  Every error is one line on
+ * stderr, "traceql: " followed by a message that names the file.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <systemd/sd-id128.h>
+
+#include "traceql.h"
+
+struct traceql_opts {
+        const char *db;                 /* --db, or NULL for the default */
+        bool no_sync, write, follow, have_format;
+        enum query_format format;
+        char **identifiers;             /* NULL-terminated */
+        size_t nidentifiers;
+        char **files;
+        size_t nfiles;
+        const char *directory, *export_path;
+        const char *since, *until;
+        const char *boot;               /* "" for the current boot */
+};
+
+static volatile int traceql_stop;
+
+static void traceql_on_signal(int sig)
+{
+        (void) sig;
+        traceql_stop = 1;
+}
+
+static void traceql_usage(FILE *f)
+{
+        fputs("usage: traceql [--db FILE] [--no-sync] [--write] [--format table|csv|json|jsonl] SQL|-\n"
+              "       traceql [--db FILE] import [--identifier NAME]... [--since TIME] [--until TIME]\n"
+              "               [--boot[=ID]] [--directory DIR | --file FILE... | --export FILE|-]\n"
+              "               [--follow]\n"
+              "       traceql [--db FILE] [--no-sync] [--format F] events|losses\n"
+              "       traceql --help | --version\n"
+              "Import trace events from journald into SQLite and query them with SQL.\n"
+              "The database is $TRACEQL_DB, else $XDG_CACHE_HOME/traceql/traceql.db.\n"
+              "See traceql(1).\n", f);
+}
+
+static _Noreturn void traceql_nomem(void)
+{
+        fputs("traceql: out of memory\n", stderr);
+        exit(TQ_EXIT_NOMEM);
+}
+
+static int traceql_fail(int exit_code, int r, const struct tq_error *err)
+{
+        if (r == -ENOMEM)
+                traceql_nomem();
+        fprintf(stderr, "traceql: %s\n", err->msg);
+        return exit_code;
+}
+
+static char **traceql_push(char **v, size_t *n, char *s)
+{
+        v = realloc(v, (*n + 2) * sizeof(*v));
+        if (!v)
+                traceql_nomem();
+        v[(*n)++] = s;
+        v[*n] = NULL;
+        return v;
+}
+
+/* Parse a time as journalctl does: "YYYY-MM-DD[ HH:MM[:SS]]" (local time, 'T'
+ * also accepted), "@SECONDS[.FRACTION]", "now".  Returns microseconds. */
+static int traceql_parse_time(const char *s, uint64_t *ret_us)
+{
+        static const char *const fmts[] = {
+                "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d",
+        };
+        struct tm tm;
+        size_t i;
+
+        if (strcmp(s, "now") == 0) {
+                *ret_us = (uint64_t) time(NULL) * 1000000;
+                return 0;
+        }
+        if (s[0] == '@') {
+                char *end;
+                double d;
+
+                errno = 0;
+                d = strtod(s + 1, &end);
+                if (errno || end == s + 1 || *end || d < 0)
+                        return -EINVAL;
+                *ret_us = (uint64_t) (d * 1e6);
+                return 0;
+        }
+        for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+                const char *end;
+
+                memset(&tm, 0, sizeof(tm));
+                end = strptime(s, fmts[i], &tm);
+                if (end && *end == '\0') {
+                        time_t t;
+
+                        tm.tm_isdst = -1;
+                        t = mktime(&tm);
+                        if (t < 0)
+                                return -EINVAL;
+                        *ret_us = (uint64_t) t * 1000000;
+                        return 0;
+                }
+        }
+        return -EINVAL;
+}
+
+static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret_first)
+{
+        enum {
+                OPT_DB = 256, OPT_NO_SYNC, OPT_WRITE, OPT_FORMAT, OPT_IDENTIFIER, OPT_SINCE,
+                OPT_UNTIL, OPT_BOOT, OPT_DIRECTORY, OPT_FILE, OPT_EXPORT, OPT_FOLLOW,
+                OPT_HELP, OPT_VERSION,
+        };
+        static const struct option longopts[] = {
+                { "db", required_argument, NULL, OPT_DB },
+                { "no-sync", no_argument, NULL, OPT_NO_SYNC },
+                { "write", no_argument, NULL, OPT_WRITE },
+                { "format", required_argument, NULL, OPT_FORMAT },
+                { "identifier", required_argument, NULL, OPT_IDENTIFIER },
+                { "since", required_argument, NULL, OPT_SINCE },
+                { "until", required_argument, NULL, OPT_UNTIL },
+                { "boot", optional_argument, NULL, OPT_BOOT },
+                { "directory", required_argument, NULL, OPT_DIRECTORY },
+                { "file", required_argument, NULL, OPT_FILE },
+                { "export", required_argument, NULL, OPT_EXPORT },
+                { "follow", no_argument, NULL, OPT_FOLLOW },
+                { "help", no_argument, NULL, OPT_HELP },
+                { "version", no_argument, NULL, OPT_VERSION },
+                { 0, 0, 0, 0 },
+        };
+        int c;
+
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+                switch (c) {
+                case OPT_DB: o->db = optarg; break;
+                case OPT_NO_SYNC: o->no_sync = true; break;
+                case OPT_WRITE: o->write = true; break;
+                case OPT_FORMAT:
+                        if (query_format_parse(optarg, &o->format) < 0) {
+                                fprintf(stderr, "traceql: unknown format '%s' (table, csv, json, "
+                                        "jsonl)\n", optarg);
+                                return -EINVAL;
+                        }
+                        o->have_format = true;
+                        break;
+                case OPT_IDENTIFIER:
+                        o->identifiers = traceql_push(o->identifiers, &o->nidentifiers, optarg);
+                        break;
+                case OPT_SINCE: o->since = optarg; break;
+                case OPT_UNTIL: o->until = optarg; break;
+                case OPT_BOOT: o->boot = optarg ? optarg : ""; break;
+                case OPT_DIRECTORY: o->directory = optarg; break;
+                case OPT_FILE: o->files = traceql_push(o->files, &o->nfiles, optarg); break;
+                case OPT_EXPORT: o->export_path = optarg; break;
+                case OPT_FOLLOW: o->follow = true; break;
+                case OPT_HELP:
+                        traceql_usage(stdout);
+                        exit(TQ_EXIT_OK);
+                case OPT_VERSION:
+                        printf("traceql %s\n", TJ_VERSION_STRING);
+                        exit(TQ_EXIT_OK);
+                default:
+                        if (optopt)
+                                fprintf(stderr, "traceql: option '%s' needs a value\n",
+                                        argv[optind - 1]);
+                        else
+                                fprintf(stderr, "traceql: unknown option '%s'\n", argv[optind - 1]);
+                        return -EINVAL;
+                }
+        }
+        /* getopt_long permuted the arguments: what is left is the subcommand
+         * or the SQL, which may thus come anywhere ("--" ends the options). */
+        if (optind < argc)
+                *ret_first = optind++;
+        if (optind < argc) {
+                fprintf(stderr, "traceql: unexpected argument '%s' (quote the SQL as one "
+                        "argument)\n", argv[optind]);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static char *traceql_read_stdin(void)
+{
+        size_t len = 0, size = 4096, n;
+        char *buf = malloc(size);
+
+        if (!buf)
+                traceql_nomem();
+        while ((n = fread(buf + len, 1, size - len - 1, stdin)) > 0) {
+                len += n;
+                if (size - len < 2) {
+                        buf = realloc(buf, size *= 2);
+                        if (!buf)
+                                traceql_nomem();
+                }
+        }
+        buf[len] = '\0';
+        return buf;
+}
+
+/* The current boot id as 32 hex digits, for a bare --boot. */
+static int traceql_boot(const char *arg, char *buf)
+{
+        sd_id128_t id;
+        int r;
+
+        if (*arg) {
+                r = sd_id128_from_string(arg, &id);
+                if (r < 0)
+                        return r;
+        } else {
+                r = sd_id128_get_boot(&id);
+                if (r < 0)
+                        return r;
+        }
+        sd_id128_to_string(id, buf);
+        return 0;
+}
+
+static int traceql_import(const char *path, struct traceql_opts *o)
+{
+        struct import_journal_opts jo = { 0 };
+        struct tq_error err = { "" };
+        char bootbuf[SD_ID128_STRING_MAX];
+        sqlite3 *db = NULL;
+        uint64_t added = 0;
+        int r, ret = TQ_EXIT_OK;
+
+        if ((o->export_path != NULL) + (o->directory != NULL) + (o->files != NULL) > 1) {
+                fputs("traceql: --export, --directory and --file exclude each other\n", stderr);
+                return TQ_EXIT_USAGE;
+        }
+        if ((o->since && traceql_parse_time(o->since, &jo.since_us) < 0) ||
+            (o->until && traceql_parse_time(o->until, &jo.until_us) < 0)) {
+                fprintf(stderr, "traceql: invalid time '%s' (YYYY-MM-DD [HH:MM[:SS]], @SECONDS, "
+                        "now)\n", o->since && jo.since_us == 0 ? o->since : o->until);
+                return TQ_EXIT_USAGE;
+        }
+        if (o->boot && traceql_boot(o->boot, bootbuf) < 0) {
+                fprintf(stderr, "traceql: invalid boot id '%s'\n", o->boot);
+                return TQ_EXIT_USAGE;
+        }
+        if (o->export_path && (o->identifiers || o->since || o->until || o->boot || o->follow)) {
+                fputs("traceql: --export takes no filter and no --follow\n", stderr);
+                return TQ_EXIT_USAGE;
+        }
+        r = store_open(path, STORE_WRITE, &db, &err);
+        if (r < 0) {
+                ret = traceql_fail(TQ_EXIT_DB, r, &err);
+                goto out;
+        }
+        if (o->export_path)
+                r = import_export(db, o->export_path, &added, &err);
+        else {
+                jo.directory = o->directory;
+                jo.files = o->files;
+                jo.identifiers = o->identifiers;
+                jo.boot = o->boot ? bootbuf : NULL;
+                jo.follow = o->follow;
+                jo.progress = isatty(STDERR_FILENO) && !o->follow;
+                jo.stop = &traceql_stop;
+                if (o->follow) {
+                        struct sigaction sa = { .sa_handler = traceql_on_signal };
+
+                        sigaction(SIGINT, &sa, NULL);
+                        sigaction(SIGTERM, &sa, NULL);
+                }
+                r = import_journal(db, &jo, &added, &err);
+        }
+        if (r < 0) {
+                ret = traceql_fail(TQ_EXIT_INPUT, r, &err);
+                goto out;
+        }
+        if (isatty(STDERR_FILENO))
+                fprintf(stderr, "traceql: %llu new events in %s\n", (unsigned long long) added, path);
+out:
+        sqlite3_close_v2(db);
+        return ret;
+}
+
+/* Bring the database up to date from the journal sources it was built from. */
+static int traceql_sync(const char *path)
+{
+        struct tq_error err = { "" };
+        sqlite3 *db = NULL;
+        bool any;
+        int r, ret = TQ_EXIT_OK;
+
+        r = store_open(path, STORE_WRITE, &db, &err);
+        if (r < 0) {
+                ret = traceql_fail(TQ_EXIT_DB, r, &err);
+                goto out;
+        }
+        r = import_journal_sync(db, &any, &err);
+        if (r < 0)
+                ret = traceql_fail(TQ_EXIT_INPUT, r, &err);
+out:
+        sqlite3_close_v2(db);
+        return ret;
+}
+
+static int traceql_query(const char *path, const char *sql, const struct traceql_opts *o)
+{
+        struct tq_error err = { "" };
+        enum query_format format;
+        sqlite3 *db = NULL;
+        int r, ret = TQ_EXIT_OK;
+
+        if (!o->no_sync) {
+                ret = traceql_sync(path);
+                if (ret != TQ_EXIT_OK)
+                        return ret;
+        }
+        format = o->have_format ? o->format : isatty(STDOUT_FILENO) ? QUERY_TABLE : QUERY_CSV;
+        r = store_open(path, o->write ? STORE_WRITE : STORE_READONLY, &db, &err);
+        if (r < 0) {
+                ret = traceql_fail(TQ_EXIT_DB, r, &err);
+                goto out;
+        }
+        r = query_run(db, sql, format, stdout, &err);
+        if (r < 0)
+                ret = traceql_fail(r == -EIO || r == -EROFS ? TQ_EXIT_SQL : TQ_EXIT_DB, r, &err);
+out:
+        sqlite3_close_v2(db);
+        return ret;
+}
+
+int main(int argc, char **argv)
+{
+        struct traceql_opts o = { 0 };
+        struct tq_error err = { "" };
+        char *path = NULL, *sql = NULL;
+        const char *what;
+        int first = -1, r, ret;
+
+        if (traceql_parse(argc, argv, &o, &first) < 0) {
+                traceql_usage(stderr);
+                ret = TQ_EXIT_USAGE;
+                goto out;
+        }
+        if (first < 0) {
+                traceql_usage(stderr);
+                ret = TQ_EXIT_USAGE;
+                goto out;
+        }
+        what = argv[first];
+        if (strcmp(what, "import") != 0 &&
+            (o.identifiers || o.files || o.directory || o.export_path || o.since || o.until ||
+             o.boot || o.follow)) {
+                fputs("traceql: import options given without 'import'\n", stderr);
+                ret = TQ_EXIT_USAGE;
+                goto out;
+        }
+        if (o.db)
+                path = strdup(o.db);
+        else {
+                r = store_default_path(&path, &err);
+                if (r < 0) {
+                        ret = traceql_fail(TQ_EXIT_DB, r, &err);
+                        goto out;
+                }
+        }
+        if (!path)
+                traceql_nomem();
+        if (strcmp(what, "import") == 0)
+                ret = traceql_import(path, &o);
+        else if (strcmp(what, "events") == 0 || strcmp(what, "losses") == 0)
+                ret = traceql_query(path, tq_sql_get(what), &o);
+        else {
+                if (strcmp(what, "-") == 0)
+                        sql = traceql_read_stdin();
+                ret = traceql_query(path, sql ? sql : what, &o);
+        }
+out:
+        free(o.identifiers);
+        free(o.files);
+        free(path);
+        free(sql);
+        return ret;
+}

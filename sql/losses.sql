@@ -1,0 +1,25 @@
+-- losses.sql - `traceql losses`: what is known to be missing.
+--   seq_gap              TRACE_SEQ numbers missing in a process's events
+--                        (first..last missing), counted per gap
+--   tj_dropped           the library's own reports (TRACE_DROPPED), summed per process
+--   journald_suppressed  journald's rate limiting, "Suppressed N messages from UNIT"
+-- A process is (boot, pid); a pid reused within a boot restarts TRACE_SEQ and
+-- is not counted as a gap.  Events lost after a process's last stored event
+-- show only through tj_dropped.
+WITH ordered AS (
+        SELECT boot, pid, identifier, seq, time,
+               lag(seq) OVER (PARTITION BY boot, pid ORDER BY seq) AS prev
+        FROM events WHERE seq IS NOT NULL AND pid IS NOT NULL
+)
+SELECT 'seq_gap' AS kind, boot, pid, identifier, seq - prev - 1 AS lost,
+       'seq ' || (prev + 1) || '..' || (seq - 1) AS detail, ns_time(time) AS time
+FROM ordered WHERE prev IS NOT NULL AND seq > prev + 1
+UNION ALL
+SELECT 'tj_dropped', boot, pid, identifier, sum(a0),
+       count(*) || ' report' || CASE count(*) WHEN 1 THEN '' ELSE 's' END, ns_time(max(time))
+FROM events WHERE event = 'tj_dropped'
+GROUP BY boot, pid, identifier
+UNION ALL
+SELECT 'journald_suppressed', boot, NULL, NULL, count, message, ns_time(time)
+FROM journal_suppressed
+ORDER BY kind, boot, pid, time;
