@@ -171,6 +171,12 @@ static void registry_warn(const char *warn_as, const char *where, const char *p,
 {
         if (!warn_as)
                 return;
+        while (len && (*p == ' ' || *p == '\t')) {
+                p++;
+                len--;
+        }
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r'))
+                len--;
         if (r == -ENOENT)
                 config_warn("%s: %sno event matches '%.*s'", warn_as, where, (int)len, p);
         else

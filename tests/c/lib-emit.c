@@ -19,6 +19,8 @@
  *   stats               prints "emitted=E written=W dropped=D"
  *   shutdown            tj_shutdown()
  *   exit                exit(0) at once (atexit flush)
+ *   dup                 register group "dup" holding another "tgb_done" event
+ *   abi                 register group "old" built for ABI 0 (must be ignored)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -98,6 +100,19 @@ static void run_fork(long n)
                 waitpid(pid, &status, 0);
 }
 
+static uint16_t dup_dstate;
+static struct tj_event dup_event = {
+        .name = "tgb_done", .fmt = "\"\"", .argsig = "TRACE_ARGS=",
+        .dstate = &dup_dstate, .compiled_in = true,
+};
+static struct tj_event *const dup_events[] = { &dup_event };
+static struct tj_group dup_group = {
+        .abi = TJ_ABI_VERSION, .name = "dup", .events = dup_events, .nevents = 1,
+};
+static struct tj_group old_group = {
+        .abi = 0, .name = "old", .events = dup_events, .nevents = 1,
+};
+
 static void step(const char *s)
 {
         const char *arg = strchr(s, ':') ? strchr(s, ':') + 1 : NULL;
@@ -145,7 +160,11 @@ static void step(const char *s)
                 printf("emitted=%llu written=%llu dropped=%llu\n",
                        (unsigned long long)st.emitted, (unsigned long long)st.written,
                        (unsigned long long)st.dropped);
-        } else if (strcmp(s, "shutdown") == 0)
+        } else if (strcmp(s, "dup") == 0)
+                tj_group_register(&dup_group);
+        else if (strcmp(s, "abi") == 0)
+                tj_group_register(&old_group);
+        else if (strcmp(s, "shutdown") == 0)
                 tj_shutdown();
         else if (strcmp(s, "exit") == 0) {
                 fflush(stdout);

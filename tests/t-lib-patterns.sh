@@ -1,0 +1,91 @@
+#!/bin/sh
+# t-lib-patterns.sh - enabling events: names, globs ('*', '?', case-sensitive,
+# no implicit prefix), '-' to disable, lists, events files, QEMU's -trace
+# option string, the event list API across two groups, unknown names reported
+# (-ENOENT from the API; one warning line each from TJ_EVENTS/TJ_EVENTS_FILE
+# at tj_init, silenced by TJ_QUIET=1), duplicate names across groups.
+. "$(dirname "$0")/lib/common.sh"
+E="$B/tests/lib-emit"
+export TJ_OUTPUT=nop
+
+$RUN "$E" enable:tgb_req enable:tg?_* enable:-tga_* enable:nosuch enable: enable:- \
+        enable:TGB_REQ enable:tgb_r?q enable:tgb_re enable:'*done' enable:'*' enable:-'*' \
+        enable:tgb_req events > "$T/out"
+cat > "$T/exp" <<OUT
+enable tgb_req=1
+enable tg?_*=5
+enable -tga_*=3
+enable nosuch=-2
+enable =-22
+enable -=-22
+enable TGB_REQ=-2
+enable tgb_r?q=1
+enable tgb_re=-2
+enable *done=1
+enable *=5
+enable -*=5
+enable tgb_req=1
+tga_all tga enabled=0 compiled_in=1
+tga_void tga enabled=0 compiled_in=1
+tga_off tga enabled=0 compiled_in=0
+tgb_req tgb enabled=1 compiled_in=1
+tgb_done tgb enabled=0 compiled_in=1
+count=5
+OUT
+check_file lib-patterns-enable "$T/exp" "$T/out"
+
+printf '# comment\n\n  tga_void  \nnosuch\n-tgb_req\n\ttgb_done\n' > "$T/events"
+$RUN "$E" enable:tgb_req list:tga_all,nosuch,,tga_void list:-tga_void file:"$T/events" \
+        file:"$T/missing" events:tg?_[dv]* events:tgb_* > "$T/out"
+cat > "$T/exp" <<OUT
+enable tgb_req=1
+list tga_all,nosuch,,tga_void=-2
+list -tga_void=0
+file $T/events=-2 line=4
+file $T/missing=-2 line=0
+count=0
+tgb_req tgb enabled=0 compiled_in=1
+tgb_done tgb enabled=1 compiled_in=1
+count=2
+OUT
+check_file lib-patterns-list-file "$T/exp" "$T/out"
+
+printf 'tga_all\n' > "$T/ev2"
+$RUN "$E" opt:tgb_req,events="$T/ev2",file="$T/log" opt:enable=tga_void opt:bogus=1 \
+        opt:nosuch opt: outputs:journald,log outputs:bogus outputs:log events:tga_* > "$T/out"
+cat > "$T/exp" <<OUT
+opt tgb_req,events=$T/ev2,file=$T/log=0
+opt enable=tga_void=0
+opt bogus=1=-22
+opt nosuch=-2
+opt =-22
+outputs journald,log=0
+outputs bogus=-22
+outputs log=0
+tga_all tga enabled=1 compiled_in=1
+tga_void tga enabled=1 compiled_in=1
+tga_off tga enabled=0 compiled_in=0
+count=3
+OUT
+check_file lib-patterns-trace-opt "$T/exp" "$T/out"
+
+# The environment at tj_init: one warning line per problem, exact.
+printf 'tgb_req\nnosuch_either\n# x\n' > "$T/ev3"
+TJ_QUIET=0 TJ_EVENTS='tga_all, nosuch ,-tga_void' TJ_EVENTS_FILE="$T/ev3" TJ_OUTPUT=nop,bogus \
+        $RUN "$E" dup abi init events:tg[ab]_[ar]* events:tga_all events:tgb_req > "$T/out" 2> "$T/err"
+cat > "$T/exp" <<OUT
+tracejournal: event 'tgb_done' defined in groups 'tgb' and 'dup'
+tracejournal: group 'old' built for ABI 0, library has 1; ignored
+tracejournal: TJ_EVENTS: no event matches 'nosuch'
+tracejournal: TJ_EVENTS_FILE: $T/ev3:2: no event matches 'nosuch_either'
+tracejournal: TJ_OUTPUT: unknown output 'bogus'
+OUT
+check_file lib-patterns-env-warnings "$T/exp" "$T/err"
+printf 'init=-2\ncount=0\ntga_all tga enabled=1 compiled_in=1\ncount=1\ntgb_req tgb enabled=1 compiled_in=1\ncount=1\n' > "$T/exp"
+check_file lib-patterns-env-applied "$T/exp" "$T/out"
+
+TJ_EVENTS_FILE=/nonexistent/events TJ_QUIET=0 $RUN "$E" init > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-missing-file \
+        "tracejournal: TJ_EVENTS_FILE: /nonexistent/events: No such file or directory" "$(cat "$T/err")"
+TJ_QUIET=1 TJ_EVENTS=nosuch TJ_OUTPUT=bogus $RUN "$E" init > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-quiet "" "$(cat "$T/err")"
