@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,6 +36,7 @@ struct import_journal {
         const struct import_journal_opts *o;
         uint64_t first_us, last_us;     /* time range, for the progress bar */
         uint64_t seen;                  /* entries read */
+        uint64_t kill_after;            /* $TRACEQL_TEST_KILL_AFTER: SIGKILL after so many */
         struct timespec drawn;          /* when the progress bar was last drawn */
 };
 
@@ -64,10 +66,15 @@ static int import_journal_names(const struct import_journal_opts *o, char **ret_
         }
         for (i = 0; o->identifiers && o->identifiers[i]; i++)
                 sqlite3_str_appendf(flt, "%s%s", i ? "," : "", o->identifiers[i]);
-        sqlite3_str_appendall(loc, "");
-        sqlite3_str_appendall(flt, "");
+        /* sqlite3_str_finish() gives NULL for an empty string: end with a NUL */
+        sqlite3_str_appendchar(loc, 1, 'x');
+        sqlite3_str_appendchar(flt, 1, 'x');
         *ret_location = sqlite3_str_finish(loc);
         *ret_filter = sqlite3_str_finish(flt);
+        if (*ret_location)
+                (*ret_location)[strlen(*ret_location) - 1] = '\0';
+        if (*ret_filter)
+                (*ret_filter)[strlen(*ret_filter) - 1] = '\0';
         if (!*ret_location || !*ret_filter) {
                 sqlite3_free(*ret_location);
                 sqlite3_free(*ret_filter);
@@ -287,6 +294,8 @@ static int import_journal_batch(struct import_journal *im, bool *ret_more, struc
                 r = ingest_entry(im->ing, &im->e, err);
                 if (r < 0)
                         return r;
+                if (im->kill_after && im->seen + 1 == im->kill_after)
+                        raise(SIGKILL);         /* tests: die mid-transaction */
                 if (++im->seen % IMPORT_JOURNAL_BATCH == 0) {
                         r = ingest_set_position(im->ing, im->cursor, -1);
                         if (r == 0)
@@ -347,6 +356,8 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
         char *location = NULL, *filter = NULL, *cursor = NULL;
         int r;
 
+        if (getenv("TRACEQL_TEST_KILL_AFTER"))
+                im.kill_after = strtoull(getenv("TRACEQL_TEST_KILL_AFTER"), NULL, 10);
         r = import_journal_names(o, &location, &filter);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
@@ -473,7 +484,10 @@ int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err)
 
         rc = sqlite3_prepare_v2(db, "SELECT kind, location, filter FROM sources ORDER BY id",
                                 -1, &st, NULL);
-        while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+                rc = sqlite3_step(st);
+                if (rc != SQLITE_ROW)
+                        break;
                 any = true;
                 if (strcmp((const char *) sqlite3_column_text(st, 0), "journal") != 0)
                         continue;

@@ -713,12 +713,13 @@ static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, con
         s = sqlite3_str_new(NULL);
         for (i = 0; i < n; i++)
                 sqlite3_str_appendf(s, "%s%s:%c", i ? " " : "", cols[i], sig[i].kind);
-        sigtext = sqlite3_str_finish(s);
+        r = sqlite3_str_errcode(s) == SQLITE_OK ? 0 : -ENOMEM;
+        sigtext = sqlite3_str_finish(s);        /* NULL when empty */
         s = NULL;
         sqlite3_free(sql);
         sql = sqlite3_mprintf("INSERT INTO event_types VALUES (%Q, %Q, %u, %Q)", event,
                               has_view ? view : NULL, n, sigtext ? sigtext : "");
-        if (!sql || !sigtext) {
+        if (!sql || r < 0) {
                 r = -ENOMEM;
                 goto out;
         }
