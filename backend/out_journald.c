@@ -1,14 +1,17 @@
 /*
  * out_journald.c - the journald output: one journal entry per event.
  *
- * Sends the fields of the DESIGN.md contract with sd_journal_sendv(), one
- * iovec per "FIELD=value", which is binary-safe: a value holding a newline is
- * sent in the length-prefixed form and '=' after the field name is data, so
- * an argument can never forge a field.  Besides the contract, TRACE_ARGS
- * carries the event's argument signature (name:kind ...), so an entry
- * describes itself.  Runs on the writer thread (or under the sync lock), so
- * the scratch buffer below needs no lock of its own.  When journald is absent
- * the entry is lost, counted as dropped, and one warning is printed.
+ * Sends the fields of the DESIGN.md contract in journald's native protocol,
+ * one datagram per entry on our own socket to /run/systemd/journal/socket
+ * (what sd_journal_sendv() does, except that it silently reports success when
+ * journald is absent, and we must count those losses).  A value without a
+ * newline goes as "FIELD=value\n"; a value with one in the binary form
+ * "FIELD\n" + 64-bit little-endian length + value + "\n", so an argument can
+ * never forge a field.  Besides the contract, TRACE_ARGS carries the event's
+ * argument signature (name:kind ...), so an entry describes itself.  Runs on
+ * the writer thread (or under the sync lock), so the state below needs no lock
+ * of its own.  When journald is absent the entry is lost, counted as dropped,
+ * and one warning is printed; sending resumes by itself when journald is back.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,9 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-/* Else sd_journal_sendv() adds CODE_* fields naming this file. */
-#define SD_JOURNAL_SUPPRESS_LOCATION
-#include <systemd/sd-journal.h>
+#include <endian.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include "internal.h"
 
@@ -28,11 +32,12 @@
 #define JOURNALD_NUM    128     /* room for one numeric field */
 
 static struct {
+        int fd;                 /* our datagram socket, -1 until opened */
         char *buf;              /* "FIELD=value" texts the iovecs point into */
         size_t size;
         bool warned;
         char ident[160];        /* "SYSLOG_IDENTIFIER=..." */
-} jd;
+} jd = { .fd = -1 };
 
 static void journald_warn(int err)
 {
@@ -45,6 +50,15 @@ static void journald_warn(int err)
 
 static int journald_open(void)
 {
+        if (jd.fd < 0) {
+                int size = 8 * 1024 * 1024;
+
+                jd.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+                if (jd.fd < 0)
+                        return -errno;
+                /* Entries are up to ~40 KiB; the default buffer holds few. */
+                setsockopt(jd.fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+        }
         snprintf(jd.ident, sizeof(jd.ident), "SYSLOG_IDENTIFIER=%s", config.identifier);
         return 0;
 }
@@ -96,13 +110,49 @@ static void journald_num(struct iovec *iov, size_t *pos, const char *fmt, ...)
         *pos += (size_t)n;
 }
 
-static int journald_send(struct iovec *iov, int n)
+/*
+ * Send the "FIELD=value" iovecs IOV[N] as one native-protocol datagram.
+ * Returns 0 or -errno (the entry is lost).
+ */
+static int journald_send(const struct iovec *iov, int n)
 {
-        int r = sd_journal_sendv(iov, n);
+        static const struct sockaddr_un sa = {
+                .sun_family = AF_UNIX, .sun_path = JOURNALD_SOCKET,
+        };
+        struct iovec w[(JOURNALD_FIXED + 16) * 4];
+        uint64_t lens[JOURNALD_FIXED + 16];
+        struct msghdr mh = {
+                .msg_name = (void *)&sa, .msg_namelen = sizeof(sa), .msg_iov = w,
+        };
+        size_t k = 0;
 
-        if (r < 0)
-                journald_warn(-r);
-        return r;
+        if (jd.fd < 0 && journald_open() < 0)
+                return -EBADF;
+        for (int i = 0; i < n; i++) {
+                const char *f = iov[i].iov_base;
+                const char *eq = memchr(f, '=', iov[i].iov_len);
+                size_t nl = (size_t)(eq - f);
+
+                if (!memchr(eq + 1, '\n', iov[i].iov_len - nl - 1)) {
+                        w[k++] = iov[i];
+                        w[k++] = (struct iovec){ (char *)"\n", 1 };
+                        continue;
+                }
+                lens[i] = htole64(iov[i].iov_len - nl - 1);
+                w[k++] = (struct iovec){ (char *)f, nl };
+                w[k++] = (struct iovec){ (char *)"\n", 1 };
+                w[k++] = (struct iovec){ &lens[i], sizeof(lens[i]) };
+                w[k++] = (struct iovec){ (char *)eq + 1, iov[i].iov_len - nl - 1 };
+                w[k++] = (struct iovec){ (char *)"\n", 1 };
+        }
+        mh.msg_iovlen = k;
+        if (sendmsg(jd.fd, &mh, config.sync ? MSG_NOSIGNAL | MSG_DONTWAIT : MSG_NOSIGNAL) < 0) {
+                int err = errno;
+
+                journald_warn(err);
+                return -err;
+        }
+        return 0;
 }
 
 static int journald_write(const struct record *r, const tj_value *v, const char *msg)
@@ -190,6 +240,9 @@ static int journald_report_dropped(uint64_t dropped, int64_t realtime_ns, int64_
 
 static void journald_close(void)
 {
+        if (jd.fd >= 0)
+                close(jd.fd);
+        jd.fd = -1;
         free(jd.buf);
         jd.buf = NULL;
         jd.size = 0;

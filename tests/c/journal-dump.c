@@ -2,6 +2,7 @@
  * journal-dump.c - print the journal entries of one test, field by field.
  *
  *   journal-dump IDENT COUNT FIELD...
+ *   journal-dump IDENT until:FIELD=VALUE FIELD...
  *
  * Waits until COUNT entries with SYSLOG_IDENTIFIER=IDENT are in the journal
  * (giving up after 60 s of no new entry, which is a failure, never a
@@ -10,10 +11,13 @@
  * prints as FIELD (no '=').  Bytes outside printable ASCII print as \xNN and a
  * backslash as \\, so every line is one entry.  FIELD '+' prints every field
  * the entry has that does not start with '_', sorted.
+ * With until:FIELD=VALUE it reads until an entry holding that field has been
+ * printed, whatever their number.
  * Entries beyond COUNT already in the journal are printed as well.
  * Exit status: 0, or 1 when fewer than COUNT entries arrived (after printing them).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +75,21 @@ static void print_all(sd_journal *j)
         }
 }
 
+/* Does the current entry hold FIELD=VALUE exactly? */
+static int has_data(sd_journal *j, const char *fv)
+{
+        char field[256];
+        const void *data;
+        size_t len, fl = strcspn(fv, "=");
+
+        if (fl >= sizeof(field))
+                return 0;
+        memcpy(field, fv, fl);
+        field[fl] = '\0';
+        return sd_journal_get_data(j, field, &data, &len) >= 0 && len == strlen(fv) &&
+               memcmp(data, fv, len) == 0;
+}
+
 static void print_field(sd_journal *j, const char *field, int first)
 {
         const void *data;
@@ -96,13 +115,18 @@ int main(int argc, char **argv)
         sd_journal *j;
         char match[512];
         long want, have = 0;
+        const char *until = NULL;
         int idle = 0;
 
         if (argc < 3) {
                 fprintf(stderr, "usage: journal-dump IDENT COUNT FIELD...\n");
                 return 2;
         }
-        want = atol(argv[2]);
+        if (strncmp(argv[2], "until:", 6) == 0) {
+                until = argv[2] + 6;
+                want = LONG_MAX;
+        } else
+                want = atol(argv[2]);
         if (sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY) < 0) {
                 fprintf(stderr, "journal-dump: cannot open the journal\n");
                 return 2;
@@ -126,6 +150,8 @@ int main(int argc, char **argv)
                 for (int i = 3; i < argc; i++)
                         print_field(j, argv[i], i == 3);
                 putchar('\n');
+                if (until && has_data(j, until))
+                        want = have;
         }
         /* Anything beyond COUNT that is already there is printed too. */
         while (have >= want && sd_journal_next(j) > 0) {

@@ -1,0 +1,65 @@
+#!/bin/sh
+# t-lib-outputs.sh - several outputs at once and several groups: the same
+# events reach journald, syslog (a test socket) and the log output; the log
+# output's forms (stderr, TJ_LOG_TIMESTAMP=1, -trace file=); journald absent
+# (in a private mount namespace): the program goes on, one warning, drops counted.
+. "$(dirname "$0")/lib/common.sh"
+E="$B/tests/lib-emit"
+
+if ! have_journald; then skip lib-outputs "no journald socket"; exit 0; fi
+
+"$B/tests/dgram-recv" "$T/s.sock" 5 > "$T/syslog" &
+rpid=$!
+i=0; while [ ! -S "$T/s.sock" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+TJ_IDENTIFIER="$TJ_TEST_ID" TJ_OUTPUT=journald,syslog,log TJ_SYSLOG_SOCKET="$T/s.sock" \
+TJ_EVENTS=tgb_req,tga_void $RUN "$E" init req:3 void enable:tgb_done flush stats \
+        > "$T/out" 2> "$T/log"
+check_eq lib-outputs-stats "enable tgb_done=1
+emitted=4 written=4 dropped=0" "$(cat "$T/out")"
+cat > "$T/exp" <<OUT
+tgb_req req 0x1000 sector 0 name r0
+tgb_req req 0x1001 sector 1 name r1
+tgb_req req 0x1002 sector 2 name r2
+tga_void nothing
+OUT
+check_file lib-outputs-log "$T/exp" "$T/log"
+"$B/tests/journal-dump" "$TJ_TEST_ID" 4 TRACE_GROUP TRACE_SEQ MESSAGE > "$T/journal" || true
+cat > "$T/exp" <<OUT
+TRACE_GROUP=tgb TRACE_SEQ=1 MESSAGE=tgb_req req 0x1000 sector 0 name r0
+TRACE_GROUP=tgb TRACE_SEQ=2 MESSAGE=tgb_req req 0x1001 sector 1 name r1
+TRACE_GROUP=tgb TRACE_SEQ=3 MESSAGE=tgb_req req 0x1002 sector 2 name r2
+TRACE_GROUP=tga TRACE_SEQ=4 MESSAGE=tga_void nothing
+OUT
+check_file lib-outputs-journald "$T/exp" "$T/journal"
+# One more datagram than events would be a spurious tj_dropped: send a 5th
+# event so the receiver ends, and see that it is the 5th line.
+TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/s.sock" TJ_IDENTIFIER=last TJ_EVENTS=tga_void "$E" init void
+wait $rpid || true
+sed -E 's/^<30>[A-Z][a-z]{2} [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [^ ]+\[[0-9]+\]: //' "$T/syslog" > "$T/got"
+printf 'tga_void nothing\n' >> "$T/exp.s"
+{ sed 's/^TRACE_GROUP=... TRACE_SEQ=. MESSAGE=//' "$T/exp"; echo "tga_void nothing"; } > "$T/exp.s"
+check_file lib-outputs-syslog "$T/exp.s" "$T/got"
+
+# log output: QEMU's timestamp prefix, and -trace file=
+TJ_OUTPUT=log TJ_LOG_TIMESTAMP=1 TJ_EVENTS=tgb_req $RUN "$E" init req:2 2> "$T/log" &
+pid=$!; wait $pid || true
+sed -E "s/^$pid@[0-9]+\.[0-9]{6}:/PID@S.U:/" "$T/log" > "$T/got"
+printf 'PID@S.U:tgb_req req 0x1000 sector 0 name r0\nPID@S.U:tgb_req req 0x1001 sector 1 name r1\n' > "$T/exp"
+check_file lib-outputs-log-timestamp "$T/exp" "$T/got"
+TJ_OUTPUT=log $RUN "$E" opt:tgb_done,file="$T/trace.log" init enable:tgb_req req:1 > /dev/null 2> "$T/err"
+printf 'tgb_req req 0x1000 sector 0 name r0\n' > "$T/exp"
+check_file lib-outputs-log-file "$T/exp" "$T/trace.log"
+check_eq lib-outputs-log-file-not-stderr "" "$(cat "$T/err")"
+
+# journald absent: an empty /run/systemd/journal in a private mount namespace.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+        TJ_QUIET=0 TJ_EVENTS=tgb_req unshare -m sh -c \
+                'mount -t tmpfs tmpfs /run/systemd/journal && exec "$0" init req:5 flush stats' "$E" \
+                > "$T/out" 2> "$T/err"
+        check_eq lib-outputs-journald-absent-stats "emitted=5 written=0 dropped=5" "$(cat "$T/out")"
+        check_eq lib-outputs-journald-absent-warning \
+                "tracejournal: journald: cannot send to /run/systemd/journal/socket: No such file or directory; events are counted as dropped" \
+                "$(cat "$T/err")"
+else
+        skip lib-outputs-journald-absent "needs root and unshare -m"
+fi
