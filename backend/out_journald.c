@@ -146,7 +146,7 @@ static int journald_send(const struct iovec *iov, int n)
                 w[k++] = (struct iovec){ (char *)"\n", 1 };
         }
         mh.msg_iovlen = k;
-        if (sendmsg(jd.fd, &mh, config.sync ? MSG_NOSIGNAL | MSG_DONTWAIT : MSG_NOSIGNAL) < 0) {
+        if (sendmsg(jd.fd, &mh, MSG_NOSIGNAL) < 0) {
                 int err = errno;
 
                 journald_warn(err);

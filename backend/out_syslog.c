@@ -240,7 +240,6 @@ static void syslog_params(const struct record *r, const tj_value *v)
 /* Send what sl.buf holds.  0, or -errno (the event counts as dropped). */
 static int syslog_send(void)
 {
-        int flags = config.sync ? MSG_DONTWAIT | MSG_NOSIGNAL : MSG_NOSIGNAL;
         int r = 0;
 
         if (sl.oom) {
@@ -251,7 +250,7 @@ static int syslog_send(void)
                 r = -EBADF;
                 goto out;
         }
-        if (sendto(sl.fd, sl.buf, sl.len, flags, (struct sockaddr *)&sl.addr,
+        if (sendto(sl.fd, sl.buf, sl.len, MSG_NOSIGNAL, (struct sockaddr *)&sl.addr,
                    sl.addrlen) < 0) {
                 r = -errno;
                 if (!sl.warned)

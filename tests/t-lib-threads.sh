@@ -1,0 +1,31 @@
+#!/bin/sh
+# t-lib-threads.sh - 4 threads emitting at once into a real journald.
+#   sync:  TJ_SYNC=1, 4 x 2000 events: all arrive, TRACE_SEQ is exactly 1..8000.
+#   block: the issue-3 test, 4 x 200000 events with TJ_ON_FULL=block: every
+#          event arrives, TRACE_SEQ exactly 1..800000, in order per thread.
+. "$(dirname "$0")/lib/common.sh"
+E="$B/tests/lib-emit"
+
+if ! have_journald; then skip lib-threads "no journald socket"; exit 0; fi
+
+# check_seq NAME N: $T/seq holds "TID SEQ" lines in journal order
+check_seq() {
+        got=$(cut -d' ' -f2 "$T/seq" | sort -n | awk -v n="$2" '
+                $1 != NR { print "seq " NR " missing or duplicated (saw " $1 ")"; bad = 1; exit }
+                END { if (!bad && NR != n) print NR " entries, expected " n }')
+        check_eq "$1-seq" "" "$got"
+        got=$(awk '{ if (($1 in last) && last[$1] >= $2) { print "thread " $1 ": " $2 " after " last[$1]; exit }
+                     last[$1] = $2 }' "$T/seq")
+        check_eq "$1-order" "" "$got"
+        check_eq "$1-threads" 4 "$(cut -d' ' -f1 "$T/seq" | sort -u | wc -l)"
+}
+
+TJ_IDENTIFIER="$TJ_TEST_ID-sync" TJ_SYNC=1 TJ_EVENTS=tgb_req $RUN "$E" init threads:4:2000 stats > "$T/out"
+check_eq lib-threads-sync-stats "emitted=8000 written=8000 dropped=0" "$(cat "$T/out")"
+"$B/tests/journal-dump" "$TJ_TEST_ID-sync" 8000 TID TRACE_SEQ | sed 's/TID=//; s/TRACE_SEQ=//' > "$T/seq" || true
+check_seq lib-threads-sync 8000
+
+TJ_IDENTIFIER="$TJ_TEST_ID-block" TJ_ON_FULL=block TJ_EVENTS=tgb_req "$E" init threads:4:200000 flush stats > "$T/out"
+check_eq lib-threads-block-stats "emitted=800000 written=800000 dropped=0" "$(cat "$T/out")"
+"$B/tests/journal-dump" "$TJ_TEST_ID-block" 800000 TID TRACE_SEQ | sed 's/TID=//; s/TRACE_SEQ=//' > "$T/seq" || true
+check_seq lib-threads-block 800000
