@@ -248,7 +248,15 @@ static char *query_cell_text(sqlite3_stmt *st, int i)
         if (!s)
                 return NULL;
         for (j = 0; j < n; j++) {
-                if (p[j] == '\n')
+                size_t u;
+
+                if (p[j] >= 0x80 && (u = query_utf8_len(p + j, n - j)) > 0) {
+                        memcpy(s + k, p + j, u);
+                        k += u;
+                        j += u - 1;
+                } else if (p[j] >= 0x80)
+                        k += (size_t) sprintf(s + k, "\\x%02x", p[j]);
+                else if (p[j] == '\n')
                         k += (size_t) sprintf(s + k, "\\n");
                 else if (p[j] == '\t')
                         k += (size_t) sprintf(s + k, "\\t");
@@ -336,6 +344,7 @@ static int query_statement(sqlite3 *db, sqlite3_stmt *st, enum query_format form
         int ncols = sqlite3_column_count(st), rc, r = 0;
         struct query_cell *cells = NULL;
         size_t *widths = NULL, nrows = 1, nbuf = 0;
+        bool started = false;
 
         if (format == QUERY_TABLE && ncols > 0) {
                 cells = calloc((QUERY_TABLE_ROWS + 2) * (size_t) ncols, sizeof(*cells));
@@ -347,11 +356,19 @@ static int query_statement(sqlite3 *db, sqlite3_stmt *st, enum query_format form
                 r = query_table_fill(st, cells, ncols, true, widths);
                 if (r < 0)
                         goto out;
-        } else if (format == QUERY_CSV && ncols > 0)
-                query_csv_row(out, st, true);
-        else if (format == QUERY_JSON && ncols > 0)
-                fputc('[', out);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        }
+        /* CSV and JSON start printing once the statement ran without error */
+        for (;;) {
+                rc = sqlite3_step(st);
+                if (!started && (rc == SQLITE_ROW || rc == SQLITE_DONE) && ncols > 0) {
+                        if (format == QUERY_CSV)
+                                query_csv_row(out, st, true);
+                        else if (format == QUERY_JSON)
+                                fputc('[', out);
+                }
+                started = true;
+                if (rc != SQLITE_ROW)
+                        break;
                 switch (format) {
                 case QUERY_TABLE:
                         r = query_table_fill(st, cells + nrows * (size_t) ncols, ncols, false,

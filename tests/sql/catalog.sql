@@ -1,0 +1,7 @@
+-- args: --format table -
+-- The catalog: one row per event, its view ('sources' collides with a
+-- built-in table), and its arguments.
+SELECT t.name, t.view, t.signature, group_concat(a.name || ':' || a.kind, ' ') AS args
+FROM event_types t LEFT JOIN event_args a ON a.event = t.name
+GROUP BY t.name ORDER BY t.name;
+SELECT * FROM event_sources;

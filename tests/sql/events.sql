@@ -1,0 +1,2 @@
+-- args: --format table events
+-- `traceql events` on the fixture: counts, first/last time, argument names.

@@ -1,0 +1,2 @@
+-- args: --format csv losses
+-- `traceql losses`: the TRACE_SEQ gaps, the tj_dropped report, journald's note.

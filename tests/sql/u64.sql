@@ -1,0 +1,9 @@
+-- args: --format csv -
+-- 64-bit values: stored as the same bit pattern, shown with u64() and ptr(),
+-- compared with hex literals, joined exactly.
+SELECT seq, req, ptr(req) AS req_hex, sector, u64(sector) AS sector_u64, nb_sectors
+FROM virtio_blk_handle_write ORDER BY pid, seq;
+SELECT count(*) AS n FROM virtio_blk_handle_write WHERE req = 0xffffffffffffffff AND sector = -1;
+SELECT w.seq AS write_seq, c.seq AS complete_seq, ptr(w.req) AS req, c.ret
+FROM virtio_blk_handle_write w JOIN virtio_blk_rw_complete c ON c.req = w.req AND c.pid = w.pid
+ORDER BY w.seq;
