@@ -19,11 +19,14 @@
  *   stats               prints "emitted=E written=W dropped=D"
  *   shutdown            tj_shutdown()
  *   exit                exit(0) at once (atexit flush)
+ *   signal:N            N times: SIGUSR1 to itself while tracing req:10; the
+ *                       handler traces tga_void (trace points in a handler)
  *   dup                 register group "dup" holding another "tgb_done" event
  *   abi                 register group "old" built for ABI 0 (must be ignored)
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +116,24 @@ static struct tj_group old_group = {
         .abi = 0, .name = "old", .events = dup_events, .nevents = 1,
 };
 
+static void on_usr1(int sig)
+{
+        (void)sig;
+        trace_tga_void();
+}
+
+static void run_signals(long n)
+{
+        struct sigaction sa = { .sa_handler = on_usr1 };
+
+        sigaction(SIGUSR1, &sa, NULL);
+        for (long i = 0; i < n; i++) {
+                emit_reqs(5);
+                raise(SIGUSR1);
+                emit_reqs(5);
+        }
+}
+
 static void step(const char *s)
 {
         const char *arg = strchr(s, ':') ? strchr(s, ':') + 1 : NULL;
@@ -160,7 +181,9 @@ static void step(const char *s)
                 printf("emitted=%llu written=%llu dropped=%llu\n",
                        (unsigned long long)st.emitted, (unsigned long long)st.written,
                        (unsigned long long)st.dropped);
-        } else if (strcmp(s, "dup") == 0)
+        } else if (strncmp(s, "signal:", 7) == 0)
+                run_signals(atol(arg));
+        else if (strcmp(s, "dup") == 0)
                 tj_group_register(&dup_group);
         else if (strcmp(s, "abi") == 0)
                 tj_group_register(&old_group);
