@@ -21,6 +21,7 @@
  *   exit                exit(0) at once (atexit flush)
  *   signal:N            N times: SIGUSR1 to itself while tracing req:10; the
  *                       handler traces tga_void (trace points in a handler)
+ *   slow:N:US           N tgb_req events, US microseconds apart
  *   dup                 register group "dup" holding another "tgb_done" event
  *   abi                 register group "old" built for ABI 0 (must be ignored)
  */
@@ -181,6 +182,11 @@ static void step(const char *s)
                 printf("emitted=%llu written=%llu dropped=%llu\n",
                        (unsigned long long)st.emitted, (unsigned long long)st.written,
                        (unsigned long long)st.dropped);
+        } else if (strncmp(s, "slow:", 5) == 0) {
+                for (long i = 0, n = atol(arg); i < n; i++) {
+                        emit_reqs(1);
+                        usleep((useconds_t)atol(strchr(arg, ':') + 1));
+                }
         } else if (strncmp(s, "signal:", 7) == 0)
                 run_signals(atol(arg));
         else if (strcmp(s, "dup") == 0)
