@@ -1,0 +1,126 @@
+#!/bin/sh
+# t-traceql-errors.sh - traceql's failures: malformed export streams, foreign,
+# corrupt and other-version databases, usage errors; each with its exact
+# message naming the file, its exit code (traceql.1 EXIT STATUS), and nothing
+# lost or half-imported.  Also the database location (--db, TRACEQL_DB,
+# XDG_CACHE_HOME), --write, --version, and the man page.
+. "$(dirname "$0")/lib/common.sh"
+
+TQ=$B/traceql
+if [ ! -x "$TQ" ]; then fail traceql-built "$TQ missing: run make"; exit 0; fi
+FIX=$TOP/tests/sql/fixture.export
+DB=$T/e.db
+$TQ --db "$DB" import --export "$FIX"
+count() { $TQ --db "$1" --no-sync --format csv 'select count(*) as n from events' | tail -n +2; }
+
+# run NAME STATUS STDERR ARGS...: exact status and stderr
+run() {
+        name=$1 st=$2 msg=$3
+        shift 3
+        rc=0
+        $RUN "$TQ" "$@" > "$T/out" 2> "$T/err" < "${STDIN:-/dev/null}" || rc=$?
+        check_eq "$name" "$st|$msg" "$rc|$(cat "$T/err")"
+}
+
+# ---- malformed export streams: FILE:LINE, nothing imported ---------------
+good='__CURSOR=s=11112222333344445555666677778888;i=99;b=x\nTRACE_EVENT=new_event\nMESSAGE=ok\n\n'
+bad() { printf "$good$1" > "$T/bad.export"; }
+bad 'MESSAGE=x\nbad name=1\n\n'
+run export-bad-name 4 "traceql: $T/bad.export:6: invalid field name 'bad name'" --db "$DB" import --export "$T/bad.export"
+bad 'message=x\n\n'
+run export-lowercase-name 4 "traceql: $T/bad.export:5: invalid field name 'message'" --db "$DB" import --export "$T/bad.export"
+bad '=x\n\n'
+run export-empty-name 4 "traceql: $T/bad.export:5: invalid field name ''" --db "$DB" import --export "$T/bad.export"
+bad 'TRACE_EVENT=a\nMESSAGE\n\005\000'
+run export-truncated-size 4 "traceql: $T/bad.export:6: truncated binary field 'MESSAGE'" --db "$DB" import --export "$T/bad.export"
+bad 'TRACE_EVENT=a\nMESSAGE\n\005\000\000\000\000\000\000\000ab'
+run export-truncated-value 4 "traceql: $T/bad.export:6: truncated binary field 'MESSAGE'" --db "$DB" import --export "$T/bad.export"
+bad 'TRACE_EVENT=a\nMESSAGE\n\002\000\000\000\000\000\000\000a\nX\n\n'
+run export-binary-no-newline 4 "traceql: $T/bad.export:7: binary field 'MESSAGE' not followed by a newline" --db "$DB" import --export "$T/bad.export"
+bad 'TRACE_EVENT=a\nMESSAGE\n\000\000\000\000\001\000\000\000'
+run export-binary-too-large 4 "traceql: $T/bad.export:6: binary field 'MESSAGE' too large (4294967296 bytes)" --db "$DB" import --export "$T/bad.export"
+bad 'TRACE_EVENT=a\nMESSAGE=no newline at the end'
+run export-eof-mid-line 4 "traceql: $T/bad.export:6: unexpected end of file inside an entry" --db "$DB" import --export "$T/bad.export"
+STDIN=$T/bad.export run export-stdin 4 "traceql: <stdin>:6: unexpected end of file inside an entry" --db "$DB" import --export -
+run export-missing 4 "traceql: $T/nosuch.export: No such file or directory" --db "$DB" import --export "$T/nosuch.export"
+check_eq export-nothing-imported "15|0" "$(count "$DB")|$($TQ --db "$DB" --no-sync --format csv "select count(*) from events where event = 'new_event'" | tail -n +2)"
+# The good entry alone imports; binary fields with a newline in them count lines.
+printf "$good" > "$T/good.export"
+run export-good 0 "" --db "$DB" import --export "$T/good.export"
+check_eq export-good-imported "16" "$(count "$DB")"
+
+# ---- databases -------------------------------------------------------------
+sqlite3 "$T/foreign.db" 'create table x (a); insert into x values (1)'
+cp "$T/foreign.db" "$T/foreign.copy"
+run db-foreign-query 3 "traceql: $T/foreign.db: not a traceql database" --db "$T/foreign.db" --no-sync 'select 1'
+run db-foreign-import 3 "traceql: $T/foreign.db: not a traceql database" --db "$T/foreign.db" import --export "$FIX"
+check_file db-foreign-untouched "$T/foreign.copy" "$T/foreign.db"
+
+awk 'BEGIN { for (i = 0; i < 200; i++) print "this is not a database, just text" }' > "$T/corrupt.db"
+cp "$T/corrupt.db" "$T/corrupt.copy"
+run db-corrupt-query 3 "traceql: $T/corrupt.db: file is not a database" --db "$T/corrupt.db" --no-sync 'select 1'
+run db-corrupt-import 3 "traceql: $T/corrupt.db: file is not a database" --db "$T/corrupt.db" import --export "$FIX"
+check_file db-corrupt-untouched "$T/corrupt.copy" "$T/corrupt.db"
+
+cp "$DB" "$T/v99.db"
+sqlite3 "$T/v99.db" 'PRAGMA user_version = 99'
+run db-other-version 3 "traceql: $T/v99.db: database schema version 99, this traceql reads version 1 (import into a new database)" --db "$T/v99.db" --no-sync 'select 1'
+run db-missing 3 "traceql: $T/none.db: No such file or directory" --db "$T/none.db" --no-sync 'select 1'
+
+# SQL errors name the database; a write needs --write; nothing is lost.
+run sql-bad-table 1 "traceql: $DB: no such table: foo" --db "$DB" --no-sync 'select * from foo'
+run sql-syntax 1 "traceql: $DB: near \"selec\": syntax error" --db "$DB" --no-sync 'selec 1'
+run sql-readonly 1 "traceql: $DB: attempt to write a readonly database (the database is opened read-only without --write)" --db "$DB" --no-sync 'drop view qemu_vfree'
+run sql-defensive 1 "traceql: $DB: table sqlite_master may not be modified" --db "$DB" --no-sync --write 'delete from sqlite_master'
+check_eq sql-nothing-lost "16|8" "$(count "$DB")|$($TQ --db "$DB" --no-sync --format csv 'select count(*) from event_types' | tail -n +2)"
+run sql-write 0 "" --db "$DB" --no-sync --write 'create table notes (x); insert into notes values (42)'
+check_eq sql-write-kept "42" "$($TQ --db "$DB" --no-sync --format csv 'select x from notes' | tail -n +2)"
+STDIN=$T/stdin.sql; echo "select 'from stdin' as s;" > "$STDIN"
+run sql-stdin 0 "" --db "$DB" --no-sync --format csv -
+check_eq sql-stdin-out "s|from stdin" "$(tr '\n' '|' < "$T/out" | sed 's/|$//')"
+STDIN=
+
+# ---- usage -----------------------------------------------------------------
+rc=0; $TQ --bogus 2> "$T/err" || rc=$?
+check_eq usage-unknown-option "2|traceql: unknown option '--bogus'" "$rc|$(head -1 "$T/err")"
+check_eq usage-text-first "usage: traceql [--db FILE] [--no-sync] [--write] [--format table|csv|json|jsonl] SQL|-" "$(sed -n 2p "$T/err")"
+run usage-format 2 "traceql: unknown format 'xml' (table, csv, json, jsonl)
+$(tail -n +2 "$T/err")" --format xml 'select 1'
+run usage-two-sql 2 "traceql: unexpected argument 'select 2' (quote the SQL as one argument)
+$(tail -n +2 "$T/err")" --db "$DB" 'select 1' 'select 2'
+run usage-import-option 2 "traceql: import options given without 'import'" --db "$DB" --identifier x 'select 1'
+run usage-export-filter 2 "traceql: --export takes no filter and no --follow" --db "$DB" import --export "$FIX" --identifier x
+run usage-time 2 "traceql: invalid time 'yesterday-ish' (YYYY-MM-DD [HH:MM[:SS]], @SECONDS, now)" --db "$DB" import --since yesterday-ish
+run usage-boot 2 "traceql: invalid boot id 'xyz'" --db "$DB" import --boot=xyz
+run version 0 "" --version
+check_eq version-text "traceql $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")" "$(cat "$T/out")"
+
+# ---- where the database is ---------------------------------------------------
+XDG_CACHE_HOME=$T/cache TRACEQL_DB= $TQ import --export "$FIX"
+check_eq db-xdg-default "15" "$(count "$T/cache/traceql/traceql.db")"
+TRACEQL_DB=$T/env.db XDG_CACHE_HOME=$T/cache2 $TQ import --export "$FIX"
+check_eq db-env-override "15|no" "$(count "$T/env.db")|$([ -e "$T/cache2" ] && echo yes || echo no)"
+TRACEQL_DB=$T/env.db $TQ --db "$T/opt.db" import --export "$FIX"
+check_eq db-option-wins "15" "$(count "$T/opt.db")"
+
+# ---- the man page ------------------------------------------------------------
+MAN=$TOP/man/traceql.1
+if command -v mandoc > /dev/null; then
+        check_eq man-lint "" "$(mandoc -Tlint -W warning "$MAN" 2>&1)"
+fi
+missing=
+for word in --db --no-sync --write --format --identifier --since --until --boot --directory \
+        --file --export --follow --help --version import events losses TRACEQL_DB XDG_CACHE_HOME \
+        event_types event_args sources journal_suppressed seqnum_ids meta args u64 ptr ns_time REGEXP \
+        TQ_EXIT_OK TQ_EXIT_SQL TQ_EXIT_USAGE TQ_EXIT_DB TQ_EXIT_INPUT TQ_EXIT_NOMEM; do
+        case $word in
+        --*) pat="Fl \\-${word#--}" ;;      # mdoc source: "Fl \-db"
+        *) pat=$word ;;
+        esac
+        grep -qF -- "$pat" "$MAN" || missing="$missing $word"
+done
+for col in id time mono host boot pid tid event message seq source group identifier code_file \
+        code_line code_func jid jseq a0 a9; do
+        grep -q "^\.It Cm $col\$" "$MAN" || missing="$missing column:$col"
+done
+check_eq man-documents-everything "" "$missing"
