@@ -114,7 +114,7 @@ for word in --db --no-sync --write --format --identifier --since --until --boot 
         event_types event_args sources journal_suppressed seqnum_ids meta args u64 ptr ns_time REGEXP \
         TQ_EXIT_OK TQ_EXIT_SQL TQ_EXIT_USAGE TQ_EXIT_DB TQ_EXIT_INPUT TQ_EXIT_NOMEM; do
         case $word in
-        --*) pat="Fl \\-${word#--}" ;;      # mdoc source: "Fl \-db"
+        --*) pat="Fl \\-$(echo "${word#--}" | sed 's/-/\\-/g')" ;;  # mdoc: "Fl \-no\-sync"
         *) pat=$word ;;
         esac
         grep -qF -- "$pat" "$MAN" || missing="$missing $word"
