@@ -81,19 +81,19 @@ if [ ! -x build/traceql ]; then
 fi
 
 DB=$DEMO_DIR/trace.db
-TQ="build/traceql --db $DB"
+TQ="build/traceql --db $DB --format table"
 rm -f "$DB"
 step "traceql --db $DB import --identifier qemu-trace"
-$TQ import --identifier qemu-trace
+build/traceql --db "$DB" import --identifier qemu-trace
 
-step "traceql events"
+step "traceql events   (every qemu-trace run still in the journal)"
 $TQ events
 
 step "how many of each event did pid $pid send?"
 $TQ "select event, count(*) as n from events where pid = $pid group by event order by n desc, event"
 
 step "the first writes, through the per-event view blk_req_submit"
-$TQ "select req, sector, nb_sectors from blk_req_submit where pid = $pid and is_write = 1 order by seq limit 5"
+$TQ "select ptr(req) as req, sector, nb_sectors from blk_req_submit where pid = $pid and is_write = 1 order by seq limit 5"
 
 step "which requests failed?"
-$TQ "select e.tid, printf('0x%x', s.req) as req, s.sector, s.reason from blk_req_error s join events e using (id) where e.pid = $pid order by e.seq limit 5"
+$TQ "select tid, ptr(req) as req, sector, reason from blk_req_error where pid = $pid order by seq limit 5"
