@@ -16,16 +16,24 @@
 
 #include "internal.h"
 
+/*
+ * Each side has its own cache line, with its own copy of the read-only size
+ * and buffer address, so that a side only touches the other's line when its
+ * cached view of the other's position runs out.
+ */
 struct ring {
         /* producer side */
         _Alignas(64) atomic_uint_fast64_t head;
         uint64_t tail_cache;            /* producer's last view of tail */
         atomic_uint_fast64_t drops;     /* events lost because the ring was full */
-        /* consumer side */
-        _Alignas(64) atomic_uint_fast64_t tail;
-        atomic_bool dead;               /* the thread exited; free once drained */
         size_t size;
         unsigned char *buf;
+        /* consumer side */
+        _Alignas(64) atomic_uint_fast64_t tail;
+        uint64_t head_cache;            /* consumer's last view of head */
+        atomic_bool dead;               /* the thread exited; free once drained */
+        size_t csize;
+        unsigned char *cbuf;
         struct ring *next;              /* writer's list */
 };
 
@@ -37,11 +45,14 @@ struct ring *ring_new(size_t size)
         if (posix_memalign((void **)&ring, 64, sizeof(*ring)) != 0)
                 return NULL;
         memset(ring, 0, sizeof(*ring));
-        ring->size = size;
+        ring->size = ring->csize = size;
         if (posix_memalign((void **)&ring->buf, 64, size) != 0) {
                 free(ring);
                 return NULL;
         }
+        /* Fault the pages in now rather than in the middle of trace points. */
+        memset(ring->buf, 0, size);
+        ring->cbuf = ring->buf;
         return ring;
 }
 
@@ -93,12 +104,15 @@ const struct record *ring_peek(struct ring *ring)
 {
         for (;;) {
                 uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
-                uint64_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
                 const struct record *r;
 
-                if (tail == head)
-                        return NULL;
-                r = (const struct record *)(ring->buf + (tail & (ring->size - 1)));
+                if (tail == ring->head_cache) {
+                        ring->head_cache = atomic_load_explicit(&ring->head,
+                                                                memory_order_acquire);
+                        if (tail == ring->head_cache)
+                                return NULL;
+                }
+                r = (const struct record *)(ring->cbuf + (tail & (ring->csize - 1)));
                 if (r->kind != RECORD_PAD)
                         return r;
                 atomic_store_explicit(&ring->tail, tail + r->size, memory_order_release);
@@ -118,11 +132,17 @@ bool ring_is_empty(struct ring *ring)
                atomic_load_explicit(&ring->head, memory_order_acquire);
 }
 
-/* Producer side: is the ring more than half full (time to wake the writer)? */
+/*
+ * Producer side: is the ring more than half full (time to wake the writer)?
+ * Reads the consumer's position only when the cached one says so.
+ */
 bool ring_over_half(struct ring *ring)
 {
         uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
 
+        if (head - ring->tail_cache <= ring->size / 2)
+                return false;
+        ring->tail_cache = atomic_load_explicit(&ring->tail, memory_order_acquire);
         return head - ring->tail_cache > ring->size / 2;
 }
 
@@ -155,7 +175,7 @@ void ring_clear(struct ring *ring)
         uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
 
         atomic_store_explicit(&ring->tail, head, memory_order_relaxed);
-        ring->tail_cache = head;
+        ring->tail_cache = ring->head_cache = head;
         atomic_store_explicit(&ring->drops, 0, memory_order_relaxed);
 }
 
