@@ -113,7 +113,7 @@ static const char *const te_parse_keywords[] = {
 /* Why NAME cannot name an argument, or NULL when it can. */
 static const char *te_parse_bad_arg_name(const char *name)
 {
-        static const char *const reserved[] = { "_tj", "_TJ", "tj_", "TJ_", "_TRACE_", "TRACE_" };
+        static const char *const reserved[] = { "_tj", "_TJ", "tj_", "TJ_", "_TRACE_", "TRACE_", "__" };
         size_t i;
 
         for (i = 0; i < sizeof(te_parse_keywords) / sizeof(te_parse_keywords[0]); i++)
