@@ -57,8 +57,11 @@ check_eq install-pkgconfig-plain "-I/usr/include -L/usr/lib -ltracejournal" \
 # The consumer: README's Makefile lines and the example's sources, nothing else.
 C=$T/consumer
 mkdir -p "$C"
-sed -n '/^<!-- consumer-makefile -->$/,/^<!-- \/consumer-makefile -->$/p' "$TOP/README.md" |
-        sed '/^<!--/d; /^```/d' > "$C/Makefile"
+# snippet NAME: the lines of README.md between <!-- NAME --> and <!-- /NAME -->
+snippet() {
+        sed -n "/^<!-- $1 -->\$/,/^<!-- \\/$1 -->\$/p" "$TOP/README.md" | sed '/^<!--/d; /^```/d'
+}
+snippet consumer-makefile > "$C/Makefile"
 cp "$TOP/examples/blockdemo.c" "$TOP/examples/trace-events" "$C/"
 rc=0
 # A clean make: nothing inherited from a `make check` that runs this test.
@@ -94,6 +97,36 @@ qemu_vmalloc 13" "$(awk '{ n[$1]++ } END { for (e in n) print e, n[e] }' "$T/c.e
 else
         fail install-consumer-runs "consumer not built"
 fi
+
+# The meson and CMake snippets of README.md, with the same sources; the
+# sysroot variable points pkg-config's -I/-L into the DESTDIR.
+for tool in meson cmake; do
+        if ! command -v $tool > /dev/null; then
+                fail "install-consumer-$tool" "$tool not installed (packaging/install-deps.sh)"
+                continue
+        fi
+        D=$T/$tool
+        mkdir -p "$D/src"
+        cp "$TOP/examples/blockdemo.c" "$TOP/examples/trace-events" "$D/src/"
+        if [ $tool = meson ]; then
+                snippet consumer-meson > "$D/src/meson.build"
+                set -- sh -c "meson setup '$D/build' '$D/src' && meson compile -C '$D/build'"
+        else
+                snippet consumer-cmake > "$D/src/CMakeLists.txt"
+                set -- sh -c "cmake -S '$D/src' -B '$D/build' && cmake --build '$D/build'"
+        fi
+        rc=0
+        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH="$R/usr/bin:$PATH" \
+                PKG_CONFIG_SYSROOT_DIR="$R" "$@" > "$T/$tool.log" 2>&1 || rc=$?
+        out=$(LD_LIBRARY_PATH="$R/usr/lib" TJ_OUTPUT=log "$D/build/blockdemo" --threads 1 \
+                --requests 3 --trace blk_req_complete 2>&1 | sort) || rc=$?
+        check_eq "install-consumer-$tool" "0|blk_req_complete req ret 0
+blk_req_complete req ret 0
+blk_req_complete req ret 0
+blockdemo: 2 devices, 1 threads, 3 requests (0 failed), 3 buffers never freed" \
+                "$rc|$(echo "$out" | sed 's/req 0x[0-9a-f]*/req/')"
+        [ $rc -eq 0 ] || sed 's/^/    /' "$T/$tool.log" | tail -20
+done
 
 # uninstall mirrors install: no file or symlink is left.
 rc=0
