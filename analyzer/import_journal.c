@@ -10,10 +10,17 @@
  * with --identifier it is SYSLOG_IDENTIFIER, and entries lacking TRACE_EVENT
  * are skipped while reading.  Commits every IMPORT_JOURNAL_BATCH entries with
  * the cursor of the last one, so a killed import resumes there.
+ *
+ * Two threads share the work, since reading the journal and writing SQLite
+ * cost about the same: a reader thread walks the journal and fills entries in
+ * a ring of IMPORT_JOURNAL_RING slots (each slot keeps its buffer, so no
+ * malloc per entry), the calling thread takes them out and writes the rows.
+ * The sd_journal object belongs to the reader, the database to the writer.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +34,34 @@
 #define IMPORT_JOURNAL_MAX_EVENT_MATCHES 512    /* beyond that, read everything */
 #define IMPORT_JOURNAL_SUPPRESSED "MESSAGE_ID=fe6faa94e7774663a0da52717891d8ef"
 
+#define IMPORT_JOURNAL_RING 1024
+#define IMPORT_JOURNAL_HANDOFF 64
+
+/* A ring slot: an entry, or a note from the reader. */
+struct import_journal_slot {
+        struct ingest_entry e;
+        uint64_t realtime;              /* journald's time of the entry, us */
+        enum { SLOT_ENTRY, SLOT_IDLE, SLOT_END } kind;  /* IDLE: caught up, commit now */
+};
+
 /* State of one import run. */
 struct import_journal {
-        sd_journal *j;
-        struct ingest *ing;
-        struct ingest_entry e;
-        char *cursor;                   /* of the last entry read, malloc'ed by sd-journal */
+        sd_journal *j;                  /* the reader's */
+        struct ingest *ing;             /* the writer's */
         const struct import_journal_opts *o;
+        pthread_mutex_t lock;
+        pthread_cond_t filled, emptied;
+        struct import_journal_slot *ring;
+        size_t head, count;             /* next slot to take, slots filled */
+        size_t pending;                 /* the reader's: filled, not yet published */
+        bool quit;                      /* writer to reader: stop (error) */
+        int read_error;                 /* the reader's failure, -errno */
+        char read_msg[256];
         uint64_t first_us, last_us;     /* time range, for the progress bar */
-        uint64_t seen;                  /* entries read */
+        uint64_t seen;                  /* entries written */
         uint64_t kill_after;            /* $TRACEQL_TEST_KILL_AFTER: SIGKILL after so many */
-        struct timespec drawn;          /* when the progress bar was last drawn */
+        int64_t drawn_ms;               /* when the progress bar was last drawn */
+        char last_cursor[512];          /* of the last entry written, "" for none */
 };
 
 static int64_t import_journal_now_ms(void)
@@ -228,8 +252,8 @@ static void import_journal_progress(struct import_journal *im, uint64_t now_us, 
         fflush(stderr);
 }
 
-/* Read the current entry into im->e. */
-static int import_journal_read(struct import_journal *im, uint64_t *ret_realtime)
+/* Read the current entry into E. */
+static int import_journal_read(sd_journal *j, struct ingest_entry *e, uint64_t *ret_realtime)
 {
         const void *data;
         size_t len;
@@ -238,115 +262,281 @@ static int import_journal_read(struct import_journal *im, uint64_t *ret_realtime
         char *cursor = NULL;
         int r;
 
-        ingest_entry_reset(&im->e);
-        r = sd_journal_get_realtime_usec(im->j, ret_realtime);
+        ingest_entry_reset(e);
+        r = sd_journal_get_realtime_usec(j, ret_realtime);
         if (r < 0)
                 return r;
-        im->e.realtime_us = (int64_t) *ret_realtime;
-        im->e.has_realtime = true;
-        if (sd_journal_get_monotonic_usec(im->j, &mono, &boot) >= 0) {
-                im->e.monotonic_us = (int64_t) mono;
-                im->e.has_monotonic = true;
+        e->realtime_us = (int64_t) *ret_realtime;
+        e->has_realtime = true;
+        if (sd_journal_get_monotonic_usec(j, &mono, &boot) >= 0) {
+                e->monotonic_us = (int64_t) mono;
+                e->has_monotonic = true;
         }
-        r = sd_journal_get_cursor(im->j, &cursor);
+        r = sd_journal_get_cursor(j, &cursor);
         if (r < 0)
                 return r;
-        free(im->cursor);
-        im->cursor = cursor;
-        r = ingest_entry_set_cursor(&im->e, cursor, strlen(cursor));
+        r = ingest_entry_set_cursor(e, cursor, strlen(cursor));
+        free(cursor);
         if (r < 0)
                 return r;
-        while ((r = sd_journal_enumerate_available_data(im->j, &data, &len)) > 0) {
-                r = ingest_entry_add(&im->e, data, len);
+        while ((r = sd_journal_enumerate_available_data(j, &data, &len)) > 0) {
+                r = ingest_entry_add(e, data, len);
                 if (r < 0)
                         return r;
         }
         return r;
 }
 
-/* Import until the end of the journal (or the until time). *ret_more is
- * false when --until was passed. */
-static int import_journal_batch(struct import_journal *im, bool *ret_more, struct tq_error *err)
+/* ---- the reader thread ---- */
+
+/* Hand the slots filled since the last call to the writer. */
+static void import_journal_publish(struct import_journal *im)
 {
+        if (im->pending == 0)
+                return;
+        pthread_mutex_lock(&im->lock);
+        im->count += im->pending;
+        im->pending = 0;
+        pthread_cond_signal(&im->filled);
+        pthread_mutex_unlock(&im->lock);
+}
+
+/* Wait for a free slot; NULL when the writer wants the reader to quit.
+ * Filled slots are published IMPORT_JOURNAL_HANDOFF at a time, so the
+ * threads meet on the lock once per handoff, not once per entry. */
+static struct import_journal_slot *import_journal_slot_get(struct import_journal *im)
+{
+        struct import_journal_slot *slot = NULL;
+
+        if (im->pending >= IMPORT_JOURNAL_HANDOFF)
+                import_journal_publish(im);
+        pthread_mutex_lock(&im->lock);
+        if (im->count + im->pending == IMPORT_JOURNAL_RING) {
+                im->count += im->pending;
+                im->pending = 0;
+                pthread_cond_signal(&im->filled);
+        }
+        while (im->count + im->pending == IMPORT_JOURNAL_RING && !im->quit)
+                pthread_cond_wait(&im->emptied, &im->lock);
+        if (!im->quit)
+                slot = &im->ring[(im->head + im->count + im->pending) % IMPORT_JOURNAL_RING];
+        pthread_mutex_unlock(&im->lock);
+        return slot;
+}
+
+static void import_journal_slot_put(struct import_journal *im)
+{
+        im->pending++;
+}
+
+/* Read entries until the end (or --until); returns 1 at the end, 0 when
+ * --until was passed, -errno. */
+static int import_journal_read_all(struct import_journal *im)
+{
+        struct import_journal_slot *slot;
         uint64_t realtime;
         int r;
 
-        *ret_more = true;
         for (;;) {
                 r = sd_journal_next(im->j);
-                if (r < 0)
-                        return tq_error_set(err, r, "journal: cannot read: %s", strerror(-r));
+                if (r < 0) {
+                        snprintf(im->read_msg, sizeof(im->read_msg), "journal: cannot read: %s",
+                                 strerror(-r));
+                        return r;
+                }
                 if (r == 0)
-                        return 0;
-                r = import_journal_read(im, &realtime);
+                        return 1;
+                slot = import_journal_slot_get(im);
+                if (!slot)
+                        return -ECANCELED;
+                r = import_journal_read(im->j, &slot->e, &realtime);
                 if (r == -ENOMEM)
-                        return tq_error_set(err, r, "out of memory");
+                        return r;
                 if (r < 0)
                         continue;       /* a corrupt entry: skip it, as journalctl does */
-                if (im->o->until_us && realtime > im->o->until_us) {
-                        *ret_more = false;
+                if (im->o->until_us && realtime > im->o->until_us)
                         return 0;
-                }
                 if (im->o->since_us && realtime < im->o->since_us)
                         continue;
-                if (!im->first_us)
-                        im->first_us = realtime;
-                r = ingest_entry(im->ing, &im->e, err);
-                if (r < 0)
-                        return r;
-                if (im->kill_after && im->seen + 1 == im->kill_after)
-                        raise(SIGKILL);         /* tests: die mid-transaction */
-                if (++im->seen % IMPORT_JOURNAL_BATCH == 0) {
-                        r = ingest_set_position(im->ing, im->cursor, -1);
-                        if (r == 0)
-                                r = ingest_commit(im->ing, err);
-                        if (r < 0)
-                                return r == -ENOMEM ? tq_error_set(err, r, "out of memory") : r;
-                }
-                if (im->o->progress && im->seen % 4096 == 0) {
-                        int64_t now = import_journal_now_ms();
-
-                        if (now - (im->drawn.tv_sec * 1000 + im->drawn.tv_nsec / 1000000) >= 100) {
-                                import_journal_progress(im, realtime, false);
-                                im->drawn.tv_sec = now / 1000;
-                                im->drawn.tv_nsec = (now % 1000) * 1000000;
-                        }
-                }
+                if (!slot->e.event.set && !slot->e.message_id.set)
+                        continue;       /* not for us: matched by identifier only */
+                slot->kind = SLOT_ENTRY;
+                slot->realtime = realtime;
+                import_journal_slot_put(im);
         }
 }
 
-/* Commit what was read, with the cursor of the last entry. */
+/* Tell the writer something: SLOT_IDLE or SLOT_END.  False when quitting. */
+static bool import_journal_note(struct import_journal *im, int kind)
+{
+        struct import_journal_slot *slot = import_journal_slot_get(im);
+
+        if (!slot)
+                return false;
+        slot->kind = kind;
+        import_journal_slot_put(im);
+        import_journal_publish(im);
+        return true;
+}
+
+static bool import_journal_quitting(struct import_journal *im)
+{
+        bool quit;
+
+        pthread_mutex_lock(&im->lock);
+        quit = im->quit;
+        pthread_mutex_unlock(&im->lock);
+        return quit;
+}
+
+static void *import_journal_reader(void *userdata)
+{
+        struct import_journal *im = userdata;
+        int r;
+
+        for (;;) {
+                r = import_journal_read_all(im);
+                if (r <= 0 || !im->o->follow)
+                        break;
+                if (!import_journal_note(im, SLOT_IDLE))
+                        break;
+                do {
+                        if ((im->o->stop && *im->o->stop) || import_journal_quitting(im))
+                                goto out;
+                        r = sd_journal_wait(im->j, 250000);
+                        if (r < 0 && r != -EINTR) {
+                                snprintf(im->read_msg, sizeof(im->read_msg),
+                                         "journal: cannot wait: %s", strerror(-r));
+                                goto out;
+                        }
+                } while (r == SD_JOURNAL_NOP || r == -EINTR);
+        }
+out:
+        if (r < 0 && r != -ECANCELED)
+                im->read_error = r;
+        (void) import_journal_note(im, SLOT_END);
+        return NULL;
+}
+
+/* ---- the writer (the calling thread) ---- */
+
+/* Commit what was written, with the cursor of the last entry. */
 static int import_journal_commit(struct import_journal *im, struct tq_error *err)
 {
         int r = 0;
 
-        if (im->cursor)
-                r = ingest_set_position(im->ing, im->cursor, -1);
+        if (im->last_cursor[0])
+                r = ingest_set_position(im->ing, im->last_cursor, -1);
         if (r < 0)
                 return tq_error_set(err, r, "out of memory");
         return ingest_commit(im->ing, err);
 }
 
-static int import_journal_loop(struct import_journal *im, struct tq_error *err)
+static int import_journal_write(struct import_journal *im, struct import_journal_slot *slot,
+                                struct tq_error *err)
 {
-        bool more;
+        int64_t now;
         int r;
 
-        for (;;) {
-                r = import_journal_batch(im, &more, err);
-                if (r < 0 || !im->o->follow || !more)
-                        return r;
+        if (!im->first_us)
+                im->first_us = slot->realtime;
+        r = ingest_entry(im->ing, &slot->e, err);
+        if (r < 0)
+                return r;
+        if (im->kill_after && im->seen + 1 == im->kill_after)
+                raise(SIGKILL);         /* tests: die mid-transaction */
+        if (slot->e.cursor.set && slot->e.cursor.len < sizeof(im->last_cursor))
+                memcpy(im->last_cursor, slot->e.buf + slot->e.cursor.off, slot->e.cursor.len + 1);
+        if (++im->seen % IMPORT_JOURNAL_BATCH == 0) {
                 r = import_journal_commit(im, err);
                 if (r < 0)
                         return r;
-                do {
-                        if (im->o->stop && *im->o->stop)
-                                return 0;
-                        r = sd_journal_wait(im->j, 250000);
-                        if (r < 0 && r != -EINTR)
-                                return tq_error_set(err, r, "journal: cannot wait: %s", strerror(-r));
-                } while (r == SD_JOURNAL_NOP || r == -EINTR);
         }
+        if (im->o->progress && im->seen % 4096 == 0) {
+                now = import_journal_now_ms();
+                if (now - im->drawn_ms >= 100) {
+                        import_journal_progress(im, slot->realtime, false);
+                        im->drawn_ms = now;
+                }
+        }
+        return 0;
+}
+
+/* Take entries from the ring, as many as are there at a time, until the
+ * reader ends. */
+static int import_journal_writer(struct import_journal *im, struct tq_error *err)
+{
+        struct import_journal_slot *slot;
+        size_t n, i, first;
+        int kind = SLOT_ENTRY, r = 0;
+
+        for (;;) {
+                pthread_mutex_lock(&im->lock);
+                while (im->count == 0)
+                        pthread_cond_wait(&im->filled, &im->lock);
+                n = im->count;
+                first = im->head;
+                pthread_mutex_unlock(&im->lock);
+                for (i = 0; i < n && r == 0 && kind != SLOT_END; i++) {
+                        slot = &im->ring[(first + i) % IMPORT_JOURNAL_RING];
+                        kind = slot->kind;
+                        if (kind == SLOT_ENTRY)
+                                r = import_journal_write(im, slot, err);
+                        else if (kind == SLOT_IDLE)
+                                r = import_journal_commit(im, err);
+                }
+                pthread_mutex_lock(&im->lock);
+                im->head = (im->head + i) % IMPORT_JOURNAL_RING;
+                im->count -= i;
+                if (r < 0)
+                        im->quit = true;
+                pthread_cond_signal(&im->emptied);
+                pthread_mutex_unlock(&im->lock);
+                if (r == -ENOMEM)
+                        tq_error_set(err, r, "out of memory");
+                if (r < 0 || kind == SLOT_END)
+                        return r;
+        }
+}
+
+/* Run the reader thread and the writer until the end. */
+static int import_journal_run(struct import_journal *im, struct tq_error *err)
+{
+        pthread_t reader;
+        size_t i;
+        int r;
+
+        im->ring = calloc(IMPORT_JOURNAL_RING, sizeof(*im->ring));
+        if (!im->ring)
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        pthread_mutex_init(&im->lock, NULL);
+        pthread_cond_init(&im->filled, NULL);
+        pthread_cond_init(&im->emptied, NULL);
+        r = -pthread_create(&reader, NULL, import_journal_reader, im);
+        if (r < 0) {
+                tq_error_set(err, r, "cannot start a thread: %s", strerror(-r));
+                goto out;
+        }
+        r = import_journal_writer(im, err);
+        if (r < 0) {
+                /* the reader waits for a slot or in sd_journal_wait: wake it */
+                pthread_mutex_lock(&im->lock);
+                im->quit = true;
+                pthread_cond_broadcast(&im->emptied);
+                pthread_mutex_unlock(&im->lock);
+        }
+        pthread_join(reader, NULL);
+        if (r == 0 && im->read_error < 0)
+                r = tq_error_set(err, im->read_error, "%s", im->read_error == -ENOMEM
+                                 ? "out of memory" : im->read_msg);
+out:
+        for (i = 0; i < IMPORT_JOURNAL_RING; i++)
+                ingest_entry_free(&im->ring[i].e);
+        free(im->ring);
+        pthread_cond_destroy(&im->filled);
+        pthread_cond_destroy(&im->emptied);
+        pthread_mutex_destroy(&im->lock);
+        return r;
 }
 
 int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *ret_added,
@@ -382,21 +572,23 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
                 tq_error_set(err, r, "journal: cannot seek: %s", strerror(-r));
                 goto out;
         }
-        r = import_journal_loop(&im, err);
+        r = import_journal_run(&im, err);
         import_journal_progress(&im, 0, true);
         if (r < 0)
                 goto out;
-        if (im.cursor)
-                r = ingest_set_position(im.ing, im.cursor, -1);
-        if (r == 0 && ret_added)
+        if (ret_added)
                 *ret_added = ingest_added(im.ing);
-        r = ingest_end(im.ing, r == 0, err);
+        if (im.last_cursor[0])
+                r = ingest_set_position(im.ing, im.last_cursor, -1);
+        if (r < 0) {
+                tq_error_set(err, r, "out of memory");
+                goto out;
+        }
+        r = ingest_end(im.ing, true, err);
         im.ing = NULL;
 out:
         (void) ingest_end(im.ing, false, NULL);
-        ingest_entry_free(&im.e);
         sd_journal_close(im.j);
-        free(im.cursor);
         free(cursor);
         sqlite3_free(location);
         sqlite3_free(filter);

@@ -279,7 +279,11 @@ int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len)
 int ingest_entry_set_cursor(struct ingest_entry *e, const char *cursor, size_t len)
 {
         const char *p = cursor, *end = cursor + len;
-        int r = 0;
+        int r;
+
+        r = ingest_copy(e, cursor, len, &e->cursor);
+        if (r < 0)
+                return r;
 
         /* "s=<seqnum id>;i=<seqnum, hex>;b=...;m=...;t=...;x=..." */
         while (p < end) {

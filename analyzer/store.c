@@ -230,6 +230,7 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
         }
         oflags = (flags & STORE_WRITE) ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
                                        : SQLITE_OPEN_READONLY;
+        oflags |= SQLITE_OPEN_NOMUTEX;         /* one thread per connection */
         rc = sqlite3_open_v2(path, &db, oflags, NULL);
         if (rc != SQLITE_OK) {
                 r = tq_error_set(err, rc == SQLITE_NOMEM ? -ENOMEM : -EIO, "%s: %s", path,

@@ -114,6 +114,7 @@ struct ingest_entry {
         struct ingest_str event, message, host, boot, group, identifier;
         struct ingest_str code_file, code_func, argsig, dropped, message_id;
         struct ingest_str seqnum_id;    /* journal identity: s= of the cursor */
+        struct ingest_str cursor;       /* the whole cursor, when known */
         int64_t time, mono, pid, tid, seq, code_line, jseq;
         int64_t realtime_us, monotonic_us;      /* journald's own timestamps */
         bool has_time, has_mono, has_pid, has_tid, has_seq, has_code_line, has_jseq;
@@ -127,7 +128,8 @@ void ingest_entry_free(struct ingest_entry *e);
 /* Add one "NAME=value" field (LEN bytes, value may hold any byte); fields
  * traceql does not use are ignored.  Returns 0 or -ENOMEM. */
 int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len);
-/* Set the journal identity from a cursor string ("s=...;i=...;..."). */
+/* Set the journal identity from a cursor string ("s=...;i=...;..."), and
+ * keep the cursor. */
 int ingest_entry_set_cursor(struct ingest_entry *e, const char *cursor, size_t len);
 
 struct ingest;
