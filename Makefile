@@ -147,8 +147,16 @@ check: all examples tests
 demo:
 	sh examples/demo.sh
 
-bench: all
+# make bench: the figures table (bench/run); bench-callgrind: instructions only.
+$(B)/bench/tjbench: bench/bench.c tests/c/tgroup.h $(B)/libtracejournal.a
+	@mkdir -p "$(@D)"
+	$(CC) $(ALL_CFLAGS) -Itests/c $(LDFLAGS) -o "$@" bench/bench.c $(B)/libtracejournal.a $(LIB_LIBS)
+
+bench: all $(B)/bench/tjbench
 	sh bench/run
+
+bench-callgrind: $(B)/bench/tjbench
+	sh bench/run callgrind
 
 install: all
 	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(INCLUDEDIR)" \
@@ -174,6 +182,6 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all examples tests check demo bench install uninstall clean FORCE
+.PHONY: all examples tests check demo bench bench-callgrind install uninstall clean FORCE
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
