@@ -142,10 +142,10 @@ static void config_read_env(const char *identifier)
         }
 }
 
+/* exit(): flush what was traced (bounded), stop the writer, close outputs. */
 static void config_atexit(void)
 {
-        if (atomic_load(&config_initialized))
-                writer_flush(config.flush_timeout_ms);
+        tj_shutdown();
 }
 
 int tj_init(const char *identifier)
