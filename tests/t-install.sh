@@ -133,3 +133,21 @@ rc=0
 $MK uninstall > "$T/uninstall.log" 2>&1 || rc=$?
 check_eq uninstall-status 0 "$rc"
 check_eq uninstall-leaves-nothing "" "$(cd "$R" && find . ! -type d | sort)"
+
+# LIBDIR and MANDIR elsewhere (a multiarch or lib64 layout): files follow, the
+# .pc file says where, and uninstall still removes everything.
+R2=$T/root2
+MK2="make -s -C $TOP B=$T/build PREFIX=/usr LIBDIR=/usr/lib64 MANDIR=/usr/man DESTDIR=$R2 SANITIZE="
+rc=0
+$MK2 install > "$T/install2.log" 2>&1 || rc=$?
+check_eq install-libdir-status 0 "$rc"
+check_eq install-libdir-files "./usr/lib64/libtracejournal.a
+./usr/lib64/libtracejournal.so
+./usr/lib64/libtracejournal.so.0
+./usr/lib64/pkgconfig/tracejournal.pc
+./usr/man/man1/tracegen.1" \
+        "$(cd "$R2" && find ./usr/lib64 ./usr/man/man1/tracegen.1 ! -type d 2>/dev/null | sort)"
+check_eq install-libdir-pc "libdir=\${prefix}/lib64" "$(grep '^libdir=' "$R2/usr/lib64/pkgconfig/tracejournal.pc")"
+rc=0
+$MK2 uninstall > "$T/uninstall2.log" 2>&1 || rc=$?
+check_eq uninstall-libdir-leaves-nothing "0|" "$rc|$(cd "$R2" && find . ! -type d | sort)"
