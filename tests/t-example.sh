@@ -76,6 +76,10 @@ check_eq example-trace-none "" "$(log_counts)"
 TJ_OUTPUT=log $RUN "$BD" --threads 2 --requests 30 --trace blk_worker_stats 2> "$T/log.err" >/dev/null
 check_eq example-guarded-stats "blk_worker_stats worker 0 request sizes 4k:8 8k:0 16k:7 32k:0
 blk_worker_stats worker 1 request sizes 4k:0 8k:8 16k:0 32k:7" "$(sort "$T/log.err")"
+# QEMU's -trace file=: the log output goes to that file instead of stderr.
+TJ_OUTPUT=log $RUN "$BD" --threads 1 --requests 2 --trace "blk_drain_all,file=$T/trace.log" \
+        > /dev/null 2> "$T/log.err"
+check_eq example-trace-file "blk_drain_all all requests done|" "$(cat "$T/trace.log")|$(cat "$T/log.err")"
 check_eq example-summary "blockdemo: 2 devices, 2 threads, 30 requests (3 failed), 3 buffers never freed" \
         "$(cat "$T/log.out")"
 
