@@ -95,6 +95,29 @@ check_eq traceql-reimport-no-dup "5" "$(q "$DB" 'select count(*) from events')"
 # A query syncs first: still the same rows.
 check_eq traceql-query-sync "5" "$($RUN "$TQ" --db "$DB" --format csv 'select count(*) from events' | tail -n +2)"
 
+# ---- other journal locations and filters ---------------------------------
+ROWS0="select time, host, boot, pid, event, message, seq, jseq, a0, a1, a2, a3 from events order by seq"
+q "$DB" "$ROWS0" > "$T/rows0"
+JF=$(ls -t /run/log/journal/*/system.journal /var/log/journal/*/system.journal 2>/dev/null | head -1)
+JD=$(dirname "$(dirname "$JF")")
+$RUN "$TQ" --db "$T/dir.db" import --directory "$JD" --identifier "$ID"
+q "$T/dir.db" "$ROWS0" > "$T/rows"
+check_file traceql-directory "$T/rows0" "$T/rows"
+set --
+for f in "$(dirname "$JF")"/*.journal; do set -- "$@" --file "$f"; done
+$RUN "$TQ" --db "$T/files.db" import "$@" --identifier "$ID"
+q "$T/files.db" "$ROWS0" > "$T/rows"
+check_file traceql-files "$T/rows0" "$T/rows"
+check_eq traceql-files-source "journal|1|$ID" "$(q "$T/files.db" "select kind || '|' ||
+        (location like 'files:%') || '|' || filter as v from sources")"
+$RUN "$TQ" --db "$T/boot.db" import --boot --identifier "$ID"
+$RUN "$TQ" --db "$T/boot0.db" import --boot=00000000000000000000000000000001 --identifier "$ID"
+check_eq traceql-boot "5|0" "$(q "$T/boot.db" 'select count(*) from events')|$(q "$T/boot0.db" 'select count(*) from events')"
+$RUN "$TQ" --db "$T/since.db" import --since "@$(($(date +%s) + 3600))" --identifier "$ID"
+$RUN "$TQ" --db "$T/until.db" import --until "@1000" --identifier "$ID"
+$RUN "$TQ" --db "$T/window.db" import --since "2000-01-01" --until now --identifier "$ID"
+check_eq traceql-since-until "0|0|5" "$(q "$T/since.db" 'select count(*) from events')|$(q "$T/until.db" 'select count(*) from events')|$(q "$T/window.db" 'select count(*) from events')"
+
 # ---- the same entries through the export format -------------------------
 journalctl -q -o export "SYSLOG_IDENTIFIER=$ID" > "$T/x.export"
 ROWS="select time, mono, host, boot, pid, tid, event, message, seq, \"group\", identifier,
