@@ -161,7 +161,7 @@ void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_val
 {
         uint64_t seq;
 
-        if (!ev || (ev->nargs > 0 && !v))
+        if (!ev || (ev->nargs > 0 && !v) || ev->nargs > TJ_MAX_ARGS)
                 return;
         seq = atomic_fetch_add_explicit(&emit_counters.seq, 1, memory_order_relaxed) + 1;
         if (emit_tls.busy) {

@@ -27,6 +27,9 @@
 #define RECORD_MAX            16384u
 #define RECORD_ALIGN          8u
 
+/* More than trace-events allows (10); events with more are ignored. */
+#define TJ_MAX_ARGS           16
+
 enum record_kind {
         RECORD_EVENT = 1,       /* one trace point firing */
         RECORD_PAD,             /* filler up to the end of a ring */

@@ -119,8 +119,8 @@ static int journald_send(const struct iovec *iov, int n)
         static const struct sockaddr_un sa = {
                 .sun_family = AF_UNIX, .sun_path = JOURNALD_SOCKET,
         };
-        struct iovec w[(JOURNALD_FIXED + 16) * 4];
-        uint64_t lens[JOURNALD_FIXED + 16];
+        struct iovec w[(JOURNALD_FIXED + TJ_MAX_ARGS) * 5];
+        uint64_t lens[JOURNALD_FIXED + TJ_MAX_ARGS];
         struct msghdr mh = {
                 .msg_name = (void *)&sa, .msg_namelen = sizeof(sa), .msg_iov = w,
         };
@@ -158,8 +158,8 @@ static int journald_send(const struct iovec *iov, int n)
 static int journald_write(const struct record *r, const tj_value *v, const char *msg)
 {
         const struct tj_event *ev = r->ev;
-        struct iovec iov[JOURNALD_FIXED + 16];
-        size_t need = strlen(msg) + 8 + (JOURNALD_FIXED + 16) * JOURNALD_NUM + strlen(ev->name) + 16, pos = 0;
+        struct iovec iov[JOURNALD_FIXED + TJ_MAX_ARGS];
+        size_t need = strlen(msg) + 8 + (JOURNALD_FIXED + TJ_MAX_ARGS) * JOURNALD_NUM + strlen(ev->name) + 16, pos = 0;
         int n = 0;
 
         if (ev->group)

@@ -234,7 +234,7 @@ static void writer_report_drops(void)
  */
 static void writer_dispatch(const struct record *r, bool all)
 {
-        tj_value v[16];
+        tj_value v[TJ_MAX_ARGS];
         char *heap;
         const char *msg;
         bool lost = r->flags & RECORD_LOG_FAILED;
@@ -276,7 +276,7 @@ void writer_write_log(const struct record *r_const)
 {
         struct record *r = (struct record *)r_const;
         char buf[WRITER_MSG_STACK], *heap;
-        tj_value v[16];
+        tj_value v[TJ_MAX_ARGS];
         const char *msg;
 
         if (!atomic_load_explicit(&w.has_log, memory_order_relaxed))
@@ -461,8 +461,13 @@ void writer_shutdown(void)
                 atomic_store(&w.stop, true);
                 atomic_store(&w.sleeping, true);
                 writer_wake();
+                /* The flush had its bound; a writer stuck in a send is left. */
                 clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_sec += config.flush_timeout_ms / 1000 + 1;
+                ts.tv_nsec += 100 * 1000000;
+                if (ts.tv_nsec >= 1000000000) {
+                        ts.tv_sec++;
+                        ts.tv_nsec -= 1000000000;
+                }
                 joined = pthread_timedjoin_np(w.thread, NULL, &ts) == 0;
                 if (!joined)
                         pthread_detach(w.thread);
