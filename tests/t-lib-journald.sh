@@ -33,3 +33,16 @@ for mode in async sync; do
               awk -v b="$before" -v a="$after" '$1 < b || $1 > a' | head -1)
         check_eq "lib-journald-$mode-time" "" "$bad"
 done
+
+# Records are at most 16384 bytes, and a quarter of the ring: a longer string
+# is cut short.  tga_all's record: 56-byte header, 6 slots, the string's NUL.
+for mode in 0 1; do
+        id="$TJ_TEST_ID-long$mode"
+        TJ_IDENTIFIER="$id" TJ_SYNC=$mode TJ_EVENTS=tga_all $RUN "$B/tests/lib-emit" init long:20000 long:100
+        "$B/tests/journal-dump" "$id" 2 TRACE_ARG_S | awk '{ print length($0) - 12 }' > "$T/len" || true
+        check_eq "lib-journald-truncate-sync$mode" "$((16384 - 56 - 48 - 1)) 100" "$(echo $(cat "$T/len"))"
+done
+id="$TJ_TEST_ID-longring"
+TJ_IDENTIFIER="$id" TJ_RING_SIZE=4096 TJ_EVENTS=tga_all $RUN "$B/tests/lib-emit" init long:20000
+"$B/tests/journal-dump" "$id" 1 TRACE_ARG_S | awk '{ print length($0) - 12 }' > "$T/len" || true
+check_eq lib-journald-truncate-ring-quarter "$((1024 - 56 - 48 - 1))" "$(cat "$T/len")"

@@ -21,6 +21,7 @@
  *   exit                exit(0) at once (atexit flush)
  *   signal:N            N times: SIGUSR1 to itself while tracing req:10; the
  *                       handler traces tga_void (trace points in a handler)
+ *   long:N              one tga_all whose string is N bytes of 'y'
  *   slow:N:US           N tgb_req events, US microseconds apart
  *   dup                 register group "dup" holding another "tgb_done" event
  *   abi                 register group "old" built for ABI 0 (must be ignored)
@@ -182,6 +183,16 @@ static void step(const char *s)
                 printf("emitted=%llu written=%llu dropped=%llu\n",
                        (unsigned long long)st.emitted, (unsigned long long)st.written,
                        (unsigned long long)st.dropped);
+        } else if (strncmp(s, "long:", 5) == 0) {
+                size_t n = (size_t)atol(arg);
+                char *y = malloc(n + 1);
+
+                if (!y)
+                        exit(2);
+                memset(y, 'y', n);
+                y[n] = '\0';
+                trace_tga_all(1, 2, NULL, y, 3, 4);
+                free(y);
         } else if (strncmp(s, "slow:", 5) == 0) {
                 for (long i = 0, n = atol(arg); i < n; i++) {
                         emit_reqs(1);
