@@ -98,7 +98,9 @@ static void te_emit_header_event(const struct te_event *ev, FILE *out)
         fputs("#define TRACE_", out); te_emit_upper(out, n);
         fputs("_BACKEND_DSTATE() __atomic_load_n(&_TRACE_", out); te_emit_upper(out, n);
         fputs("_DSTATE, __ATOMIC_RELAXED)\n", out);
-        fprintf(out, "void _tj_trace_%s(", n);
+        /* cold: gcc moves the call and its register shuffling out of line,
+         * leaving load, test and branch on the disabled path. */
+        fprintf(out, "__attribute__((cold)) void _tj_trace_%s(", n);
         te_emit_params(ev, "const struct tj_site *_tj_site", out);
         fprintf(out, ");\nstatic inline void _tj_trace_%s_inline(", n);
         te_emit_params(ev, "const struct tj_site *_tj_site", out);
