@@ -58,8 +58,15 @@ void record_encode(struct record *r, size_t size, const struct tj_event *ev,
                                 r->slot[i] = RECORD_STR_NULL;
                                 break;
                         }
+                        if (off >= size) {
+                                /* A string before filled the record: point
+                                 * at its NUL, the last byte, as "". */
+                                r->slot[i] = (uint64_t)(size - 1) << 32;
+                                r->flags |= RECORD_TRUNCATED;
+                                break;
+                        }
                         len = strlen(v[i].s);
-                        room = off < size ? size - off - 1 : 0;
+                        room = size - off - 1;
                         if (len > room) {
                                 len = room;
                                 r->flags |= RECORD_TRUNCATED;

@@ -46,3 +46,7 @@ id="$TJ_TEST_ID-longring"
 TJ_IDENTIFIER="$id" TJ_RING_SIZE=4096 TJ_EVENTS=tga_all $RUN "$B/tests/lib-emit" init long:20000
 "$B/tests/journal-dump" "$id" 1 TRACE_ARG_S | awk '{ print length($0) - 12 }' > "$T/len" || true
 check_eq lib-journald-truncate-ring-quarter "$((1024 - 56 - 48 - 1))" "$(cat "$T/len")"
+id="$TJ_TEST_ID-twolong"
+TJ_IDENTIFIER="$id" TJ_EVENTS=tgc_two $RUN "$B/tests/lib-emit" two init twolong:20000
+"$B/tests/journal-dump" "$id" 1 MESSAGE TRACE_ARG_B > "$T/got" || true
+check_eq lib-journald-truncate-second-string "MESSAGE=tgc_two a $((16384 - 56 - 16 - 1)) b 0 TRACE_ARG_B=" "$(cat "$T/got")"

@@ -22,6 +22,8 @@
  *   signal:N            N times: SIGUSR1 to itself while tracing req:10; the
  *                       handler traces tga_void (trace points in a handler)
  *   long:N              one tga_all whose string is N bytes of 'y'
+ *   two                 register group "tgc" with tgc_two(a, b), two strings
+ *   twolong:N           tgc_two with two N-byte strings: the second is cut
  *   slow:N:US           N tgb_req events, US microseconds apart
  *   dup                 register group "dup" holding another "tgb_done" event
  *   abi                 register group "old" built for ABI 0 (must be ignored)
@@ -136,6 +138,25 @@ static void run_signals(long n)
         }
 }
 
+static uint16_t two_dstate;
+static const struct tj_arg_desc two_args[] = {
+        { "a", "TRACE_ARG_A=", "const char *", TJ_ARG_STRING },
+        { "b", "TRACE_ARG_B=", "const char *", TJ_ARG_STRING },
+};
+static int two_render(char *buf, size_t size, const tj_value *v)
+{
+        return snprintf(buf, size, "a %zu b %zu", strlen(v[0].s), strlen(v[1].s));
+}
+static struct tj_event two_event = {
+        .name = "tgc_two", .fmt = "\"a %zu b %zu\"", .argsig = "TRACE_ARGS=a:s b:s",
+        .args = two_args, .nargs = 2, .dstate = &two_dstate, .compiled_in = true,
+        .render = two_render,
+};
+static struct tj_event *const two_events[] = { &two_event };
+static struct tj_group two_group = {
+        .abi = TJ_ABI_VERSION, .name = "tgc", .events = two_events, .nevents = 1,
+};
+
 static void step(const char *s)
 {
         const char *arg = strchr(s, ':') ? strchr(s, ':') + 1 : NULL;
@@ -193,6 +214,20 @@ static void step(const char *s)
                 y[n] = '\0';
                 trace_tga_all(1, 2, NULL, y, 3, 4);
                 free(y);
+        } else if (strncmp(s, "twolong:", 8) == 0) {
+                size_t n = (size_t)atol(arg);
+                char *y = malloc(n + 1);
+
+                if (!y)
+                        exit(2);
+                memset(y, 'y', n);
+                y[n] = '\0';
+                if (two_dstate) {
+                        tj_value v[2] = { { .s = y }, { .s = y } };
+
+                        tj_emit(&two_event, TJ_SITE(), v);
+                }
+                free(y);
         } else if (strncmp(s, "slow:", 5) == 0) {
                 for (long i = 0, n = atol(arg); i < n; i++) {
                         emit_reqs(1);
@@ -200,6 +235,8 @@ static void step(const char *s)
                 }
         } else if (strncmp(s, "signal:", 7) == 0)
                 run_signals(atol(arg));
+        else if (strcmp(s, "two") == 0)
+                tj_group_register(&two_group);
         else if (strcmp(s, "dup") == 0)
                 tj_group_register(&dup_group);
         else if (strcmp(s, "abi") == 0)
