@@ -275,6 +275,17 @@ out:
         return ret;
 }
 
+/* A fork child may inherit the lock held by a thread it does not have. */
+static void config_fork_child(void)
+{
+        pthread_mutex_init(&config_lock, NULL);
+}
+
+__attribute__((constructor)) static void config_init_fork(void)
+{
+        pthread_atfork(NULL, NULL, config_fork_child);
+}
+
 int tj_flush(void)
 {
         return writer_flush(config.flush_timeout_ms);

@@ -45,6 +45,17 @@ static void registry_problem(const char *fmt, ...)
         va_end(ap);
 }
 
+/* A fork child may inherit the lock held by a thread it does not have. */
+static void registry_fork_child(void)
+{
+        pthread_mutex_init(&reg.lock, NULL);
+}
+
+__attribute__((constructor)) static void registry_init_fork(void)
+{
+        pthread_atfork(NULL, NULL, registry_fork_child);
+}
+
 /* Glob match: '*' any run, '?' any one character, everything else literal. */
 bool registry_glob(const char *pattern, const char *name)
 {
