@@ -13,7 +13,7 @@
  *                                 library (TJ_ON_FULL=block), in rounds
  *                                 alternating with a bare sd_journal_sendv()
  *                                 loop sending the same fields
- *   tjbench memory THREADS        bytes per traced thread (ring + RSS)
+ *   tjbench memory THREADS        RSS a thread costs, and what tracing adds
  *
  * Each mode runs ROUNDS rounds and prints the median of each figure, as
  * "key value" lines.  Per-call times are clock_gettime() pairs around one
@@ -439,20 +439,23 @@ static long mem_round(int threads, void *(*fn)(void *))
         return after - before;
 }
 
+/*
+ * One round only, in a fresh process: freed rings are reused by malloc, so a
+ * second round would not show them.  Idle threads first, which also leaves
+ * their stacks cached for the traced ones: the second figure is what tracing
+ * adds to a thread.
+ */
 static void mode_memory(int threads)
 {
-        double traced[ROUNDS], idle[ROUNDS];
+        double traced, idle;
 
         tj_init("tjbench");
         tj_enable("tgb_req");
         if (threads > 64)
                 threads = 64;
-        for (int r = 0; r < ROUNDS; r++) {
-                idle[r] = (double)mem_round(threads, idle_thread) / threads;
-                traced[r] = (double)mem_round(threads, mem_thread) / threads;
-        }
-        printf("rss_per_traced_thread %.0f\nrss_per_idle_thread %.0f\n",
-               median_d(traced, ROUNDS), median_d(idle, ROUNDS));
+        idle = (double)mem_round(threads, idle_thread) / threads;
+        traced = (double)mem_round(threads, mem_thread) / threads;
+        printf("rss_per_traced_thread %.0f\nrss_per_idle_thread %.0f\n", traced, idle);
 }
 
 int main(int argc, char **argv)
