@@ -110,17 +110,17 @@ static __attribute__((noinline)) void emit_sync(const struct tj_event *ev,
         writer_write_sync(&buf.r);
 }
 
-/* Wait for room in block mode; NULL when the event must be dropped. */
+/* Wait for room in block mode (TJ_ON_FULL=block); NULL: drop the event. */
 static struct record *emit_reserve(struct ring *ring, size_t size)
 {
         struct record *r = ring_reserve(ring, size);
 
         while (!r && config.block && writer_running()) {
-                struct timespec ts = { 0, 20000 };
+                unsigned seen = writer_space_seen();
 
-                writer_wake();
-                nanosleep(&ts, NULL);
                 r = ring_reserve(ring, size);
+                if (!r)
+                        writer_wait_space(seen);
         }
         return r;
 }

@@ -166,6 +166,8 @@ TJ_HIDDEN bool writer_has_async_outputs(void);
 TJ_HIDDEN void writer_attach_ring(struct ring *ring);
 TJ_HIDDEN int writer_start(void);
 TJ_HIDDEN void writer_wake(void);
+TJ_HIDDEN unsigned writer_space_seen(void);
+TJ_HIDDEN void writer_wait_space(unsigned seen);
 TJ_HIDDEN void writer_write_sync(const struct record *r);
 TJ_HIDDEN void writer_write_log(const struct record *r);
 TJ_HIDDEN int writer_flush(unsigned timeout_ms);

@@ -51,6 +51,8 @@ static struct {
         atomic_uint flush_req;          /* tj_flush() requests ... */
         atomic_uint flush_done;         /* ... and the last one a pass completed */
         atomic_uint_fast64_t pending_drops; /* losses not yet given to the outputs */
+        atomic_uint space;              /* futex word: bumped when rings got room */
+        atomic_uint space_waiters;      /* producers waiting on it (TJ_ON_FULL=block) */
 
         char *msg;                      /* the writer's MESSAGE buffer */
         size_t msg_size;
@@ -72,6 +74,27 @@ void writer_wake(void)
                 return;
         atomic_fetch_add(&w.wake, 1);
         writer_futex(&w.wake, FUTEX_WAKE_PRIVATE, 1, NULL);
+}
+
+/* Block mode: the value to pass to writer_wait_space(), read before retrying. */
+unsigned writer_space_seen(void)
+{
+        return atomic_load(&w.space);
+}
+
+/*
+ * Block mode: sleep until the writer made room somewhere (or 10 ms passed),
+ * waking the writer first so that it does.
+ */
+void writer_wait_space(unsigned seen)
+{
+        struct timespec ts = { 0, 10 * 1000000 };
+
+        atomic_fetch_add(&w.space_waiters, 1);
+        atomic_fetch_add(&w.wake, 1);
+        writer_futex(&w.wake, FUTEX_WAKE_PRIVATE, 1, NULL);
+        writer_futex(&w.space, FUTEX_WAIT_PRIVATE, seen, &ts);
+        atomic_fetch_sub(&w.space_waiters, 1);
 }
 
 bool writer_running(void)
@@ -302,6 +325,16 @@ static size_t writer_drain(struct ring *ring)
                 writer_dispatch(r, false);
                 ring_consume(ring, r);
                 n++;
+                /* Let blocked producers go on as soon as there is room. */
+                if (atomic_load_explicit(&w.space_waiters, memory_order_relaxed) &&
+                    (n & 127) == 0) {
+                        atomic_fetch_add(&w.space, 1);
+                        writer_futex(&w.space, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+                }
+        }
+        if (n && atomic_load(&w.space_waiters)) {
+                atomic_fetch_add(&w.space, 1);
+                writer_futex(&w.space, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
         }
         writer_add_dropped(ring_take_drops(ring));
         return n;
