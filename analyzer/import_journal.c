@@ -58,6 +58,7 @@ struct import_journal {
         int read_error;                 /* the reader's failure, -errno */
         char read_msg[256];
         uint64_t first_us, last_us;     /* time range, for the progress bar */
+        uint64_t until_us;              /* stop after this journald time, 0 never */
         uint64_t seen;                  /* entries written */
         uint64_t kill_after;            /* $TRACEQL_TEST_KILL_AFTER: SIGKILL after so many */
         int64_t drawn_ms;               /* when the progress bar was last drawn */
@@ -354,7 +355,7 @@ static int import_journal_read_all(struct import_journal *im)
                         return r;
                 if (r < 0)
                         continue;       /* a corrupt entry: skip it, as journalctl does */
-                if (im->o->until_us && realtime > im->o->until_us)
+                if (im->until_us && realtime > im->until_us)
                         return 0;
                 if (im->o->since_us && realtime < im->o->since_us)
                         continue;
@@ -546,6 +547,16 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
         char *location = NULL, *filter = NULL, *cursor = NULL;
         int r;
 
+        /* Without --follow, stop at what was there when the import started:
+         * a journal written faster than it is read would never end. */
+        im.until_us = o->until_us;
+        if (!o->follow) {
+                struct timespec now;
+
+                clock_gettime(CLOCK_REALTIME, &now);
+                if (!im.until_us || im.until_us > (uint64_t) now.tv_sec * 1000000 + 1000000)
+                        im.until_us = (uint64_t) now.tv_sec * 1000000 + 1000000;
+        }
         if (getenv("TRACEQL_TEST_KILL_AFTER"))
                 im.kill_after = strtoull(getenv("TRACEQL_TEST_KILL_AFTER"), NULL, 10);
         r = import_journal_names(o, &location, &filter);
