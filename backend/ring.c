@@ -18,8 +18,9 @@
 
 /*
  * Each side has its own cache line, with its own copy of the read-only size
- * and buffer address, so that a side only touches the other's line when its
- * cached view of the other's position runs out.
+ * and buffer address: the producer reads the consumer's line only when its
+ * cached view of tail says the ring is full or over half full, the consumer
+ * reads the producer's head once per drain.
  */
 struct ring {
         /* producer side */
@@ -30,7 +31,6 @@ struct ring {
         unsigned char *buf;
         /* consumer side */
         _Alignas(64) atomic_uint_fast64_t tail;
-        uint64_t head_cache;            /* consumer's last view of head */
         atomic_bool dead;               /* the thread exited; free once drained */
         size_t csize;
         unsigned char *cbuf;
@@ -99,19 +99,24 @@ void ring_commit(struct ring *ring, struct record *r)
         atomic_store_explicit(&ring->head, head + r->size, memory_order_release);
 }
 
-/* The oldest unconsumed record (never a pad), or NULL when empty. */
-const struct record *ring_peek(struct ring *ring)
+/* Consumer side: the producer's position now; records before it are complete. */
+uint64_t ring_head(struct ring *ring)
+{
+        return atomic_load_explicit(&ring->head, memory_order_acquire);
+}
+
+/*
+ * The oldest unconsumed record (never a pad) that starts before position END
+ * (from ring_head()), or NULL when there is none.
+ */
+const struct record *ring_peek(struct ring *ring, uint64_t end)
 {
         for (;;) {
                 uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
                 const struct record *r;
 
-                if (tail == ring->head_cache) {
-                        ring->head_cache = atomic_load_explicit(&ring->head,
-                                                                memory_order_acquire);
-                        if (tail == ring->head_cache)
-                                return NULL;
-                }
+                if (tail >= end)
+                        return NULL;
                 r = (const struct record *)(ring->cbuf + (tail & (ring->csize - 1)));
                 if (r->kind != RECORD_PAD)
                         return r;
@@ -175,7 +180,7 @@ void ring_clear(struct ring *ring)
         uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
 
         atomic_store_explicit(&ring->tail, head, memory_order_relaxed);
-        ring->tail_cache = ring->head_cache = head;
+        ring->tail_cache = head;
         atomic_store_explicit(&ring->drops, 0, memory_order_relaxed);
 }
 

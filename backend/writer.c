@@ -314,14 +314,19 @@ void writer_write_log(const struct record *r_const)
 
 /* ---- the writer thread -------------------------------------------------- */
 
-/* Drain RING up to its current head.  Under w.lock.  Returns records done. */
+/*
+ * Drain RING up to where its producer was when we started (so a busy thread
+ * cannot keep the writer from the other rings, and a pass that started after
+ * a tj_flush() request covers every event traced before it).  Under w.lock.
+ * Returns the number of records written.
+ */
 static size_t writer_drain(struct ring *ring)
 {
+        uint64_t end = ring_head(ring);
         size_t n = 0;
         const struct record *r;
 
-        /* Bounded so that a busy thread cannot starve the others. */
-        while (n < 4096 && (r = ring_peek(ring))) {
+        while ((r = ring_peek(ring, end))) {
                 writer_dispatch(r, false);
                 ring_consume(ring, r);
                 n++;
