@@ -296,6 +296,12 @@ static void query_table_print(FILE *out, struct query_cell *cells, size_t nrows,
                 }
                 putc('\n', out);
         }
+        if (header && nrows == 1)
+                for (c = 0; c < ncols; c++) {
+                        for (k = 0; k < widths[c]; k++)
+                                putc('-', out);
+                        fputs(c == ncols - 1 ? "\n" : "  ", out);
+                }
 }
 
 static void query_cells_free(struct query_cell *cells, size_t n)

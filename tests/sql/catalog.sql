@@ -5,3 +5,6 @@ SELECT t.name, t.view, t.signature, group_concat(a.name || ':' || a.kind, ' ') A
 FROM event_types t LEFT JOIN event_args a ON a.event = t.name
 GROUP BY t.name ORDER BY t.name;
 SELECT * FROM event_sources;
+-- The arguments generically, through the args view; no row: only the header.
+SELECT id, event, pos, name, kind, value FROM args WHERE id <= 3 ORDER BY id, pos;
+SELECT * FROM args WHERE id < 0;
