@@ -606,37 +606,6 @@ out:
         return r;
 }
 
-/* Split S at SEP into a NULL-terminated array of malloc'ed strings. */
-static char **import_journal_split(const char *s, char sep)
-{
-        size_t n = 2, i = 0;
-        const char *p;
-        char **v;
-
-        for (p = s; *p; p++)
-                n += *p == sep;
-        v = calloc(n, sizeof(*v));
-        if (!v)
-                return NULL;
-        for (p = s;; i++) {
-                const char *q = strchr(p, sep);
-                size_t len = q ? (size_t) (q - p) : strlen(p);
-
-                v[i] = strndup(p, len);
-                if (!v[i])
-                        goto fail;
-                if (!q)
-                        break;
-                p = q + 1;
-        }
-        return v;
-fail:
-        for (i = 0; v[i]; i++)
-                free(v[i]);
-        free(v);
-        return NULL;
-}
-
 static void import_journal_strv_free(char **v)
 {
         size_t i;
@@ -644,6 +613,29 @@ static void import_journal_strv_free(char **v)
         for (i = 0; v && v[i]; i++)
                 free(v[i]);
         free(v);
+}
+
+/* Split S at SEP into a NULL-terminated array of malloc'ed strings; NULL
+ * when out of memory. */
+static char **import_journal_split(const char *s, char sep)
+{
+        size_t n = 2, i;
+        const char *p, *q;
+        char **v;
+
+        for (p = s; *p; p++)
+                n += *p == sep;
+        v = calloc(n, sizeof(*v));
+        for (p = s, i = 0; v && p; i++) {
+                q = strchr(p, sep);
+                v[i] = strndup(p, q ? (size_t) (q - p) : strlen(p));
+                if (!v[i]) {
+                        import_journal_strv_free(v);
+                        v = NULL;
+                }
+                p = q ? q + 1 : NULL;
+        }
+        return v;
 }
 
 /* Replay one stored journal source. */

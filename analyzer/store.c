@@ -157,23 +157,19 @@ static int store_create(sqlite3 *db, struct tq_error *err)
 
         r = store_exec(db, "BEGIN IMMEDIATE", err);
         if (r < 0)
-                goto out;
+                return r;
         r = store_exec(db, tq_sql_get("schema"), err);
+        if (r == 0) {
+                snprintf(sql, sizeof(sql),
+                         "INSERT INTO meta VALUES ('schema_version', '%d'), "
+                         "('traceql_version', '%s'), ('created', '%" PRId64 "')",
+                         TQ_SCHEMA_VERSION, TJ_VERSION_STRING, (int64_t) time(NULL) * 1000000000);
+                r = store_exec(db, sql, err);
+        }
+        if (r == 0)
+                r = store_exec(db, "COMMIT", err);
         if (r < 0)
-                goto rollback;
-        snprintf(sql, sizeof(sql),
-                 "INSERT INTO meta VALUES ('schema_version', '%d'), "
-                 "('traceql_version', '%s'), ('created', '%" PRId64 "')",
-                 TQ_SCHEMA_VERSION, TJ_VERSION_STRING, (int64_t) time(NULL) * 1000000000);
-        r = store_exec(db, sql, err);
-        if (r < 0)
-                goto rollback;
-        r = store_exec(db, "COMMIT", err);
-        if (r >= 0)
-                goto out;
-rollback:
-        (void) store_exec(db, "ROLLBACK", NULL);
-out:
+                (void) store_exec(db, "ROLLBACK", NULL);
         return r;
 }
 
