@@ -22,6 +22,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 CC          ?= cc
 PKG_CONFIG  ?= pkg-config
 INSTALL     ?= install
+OBJCOPY     ?= objcopy
 B           := build
 
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libsystemd libpcre2-8 sqlite3 2>/dev/null)
@@ -79,9 +80,14 @@ $(LIB_SO): $(LIB_PIC) backend/libtracejournal.map
 $(B)/libtracejournal.so: $(LIB_SO)
 	ln -sf libtracejournal.so.$(SOVERSION) "$@"
 
+# One relocatable object with the library's internal (hidden) symbols made
+# local, so that a program linking the static library statically cannot
+# clash with names like ring_new or config; only tj_* stay global.
 $(B)/libtracejournal.a: $(LIB_OBJS)
-	rm -f "$@"
-	$(AR) rcs "$@" $(LIB_OBJS)
+	rm -f "$@" "$(B)/libtracejournal-all.o"
+	$(LD) -r -o "$(B)/libtracejournal-all.o" $(LIB_OBJS)
+	$(OBJCOPY) --localize-hidden "$(B)/libtracejournal-all.o"
+	$(AR) rcs "$@" "$(B)/libtracejournal-all.o"
 
 $(B)/tracegen: $(TG_OBJS)
 	$(CC) $(LDFLAGS) -o "$@" $(TG_OBJS)
