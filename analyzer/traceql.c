@@ -91,7 +91,10 @@ static int traceql_parse_time(const char *s, uint64_t *ret_us)
         size_t i;
 
         if (strcmp(s, "now") == 0) {
-                *ret_us = (uint64_t) time(NULL) * 1000000;
+                struct timespec ts;
+
+                clock_gettime(CLOCK_REALTIME, &ts);
+                *ret_us = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
                 return 0;
         }
         if (s[0] == '@') {
