@@ -357,6 +357,27 @@ static bool te_format_fits(const struct te_conv *cv, const struct te_type *t)
         return false;
 }
 
+/* "; use PRIx64" and the like, for an integer argument given the wrong length. */
+static const char *te_format_hint(const struct te_conv *cv, const struct te_type *t)
+{
+        static char hint[32];
+        const char *fmt;
+
+        if (t->ptr > 0 || !strchr("diouxX", cv->conv))
+                return "";
+        switch (t->base) {
+        case TE_INT64: case TE_UINT64: fmt = "; use PRI%c64"; break;
+        case TE_UINTPTR: fmt = "; use PRI%cPTR"; break;
+        case TE_SIZE: case TE_SSIZE: fmt = "; use %%z%c"; break;
+        case TE_PTRDIFF: fmt = "; use %%t%c"; break;
+        case TE_LONG: case TE_ULONG: fmt = "; use %%l%c"; break;
+        case TE_LLONG: case TE_ULLONG: fmt = "; use %%ll%c"; break;
+        default: fmt = "; use %%%c"; break;
+        }
+        snprintf(hint, sizeof(hint), fmt, cv->conv);
+        return hint;
+}
+
 static enum te_kind te_format_int_kind(const struct te_type *t)
 {
         return te_type_is_signed(t->base) ? TE_KIND_SIGNED : TE_KIND_UNSIGNED;
@@ -387,9 +408,9 @@ static int te_format_match(struct te_parse_ctx *ctx, const char *line, const str
                 } else {
                         if (!te_format_fits(cv, &a->type))
                                 return te_parse_error(ctx, cv->off, "format '%.*s' expects an argument "
-                                                      "of type '%s', but argument '%s' has type '%s'",
+                                                      "of type '%s', but argument '%s' has type '%s'%s",
                                                       w, text, te_format_expects(cv), a->name,
-                                                      a->type.spelling);
+                                                      a->type.spelling, te_format_hint(cv, &a->type));
                         if (a->type.ptr > 0)
                                 a->kind = cv->conv == 's' ? TE_KIND_STRING : TE_KIND_POINTER;
                         else
