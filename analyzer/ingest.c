@@ -669,79 +669,85 @@ static char *ingest_view_sql(const char *event, const char *view, unsigned n,
         return sqlite3_str_finish(s);
 }
 
+/* Is EVENT in the catalog already (an earlier import)? */
+static int ingest_type_known(struct ingest *ing, const char *event, bool *ret_known,
+                             struct tq_error *err)
+{
+        sqlite3_stmt *st = NULL;
+        int rc, r;
+
+        r = ingest_prepare(ing, "SELECT 1 FROM event_types WHERE name = ?", &st, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(st, 1, event, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        *ret_known = rc == SQLITE_ROW;
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+                r = ingest_sqlerr(ing, rc, err);
+        sqlite3_finalize(st);
+        return r;
+}
+
+/* The view name of EVENT: the name itself, or event_<name> when that is
+ * taken (any case) or reserved; "" when there can be no view. */
+static int ingest_view_name(struct ingest *ing, const char *event, char *view, size_t size,
+                            struct tq_error *err)
+{
+        bool taken = false;
+        int r;
+
+        view[0] = '\0';
+        if (!ingest_is_ident(event, strlen(event)))
+                return 0;
+        if (strncasecmp(event, "sqlite_", 7) != 0) {
+                snprintf(view, size, "%s", event);
+                r = ingest_name_taken(ing, view, &taken, err);
+                if (r < 0 || !taken)
+                        return r;
+        }
+        snprintf(view, size, "event_%s", event);
+        r = ingest_name_taken(ing, view, &taken, err);
+        if (r == 0 && taken)
+                view[0] = '\0';
+        return r;
+}
+
 /* Enter EVENT in the catalog and create its view, unless already there. */
 static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, const char *event,
                            const struct ingest_sigarg *sig, unsigned n, struct tq_error *err)
 {
-        char view[200], cols[TQ_MAX_ARGS][160], *sql = NULL, *sigtext = NULL;
-        sqlite3_str *s = NULL;
-        bool taken, has_view;
+        char view[200], cols[TQ_MAX_ARGS][160], sigtext[TQ_MAX_ARGS * 164] = "", *sql = NULL;
+        bool known;
         unsigned i;
-        int r = 0;
+        int r;
 
-        has_view = ingest_is_ident(event, strlen(event));
-        for (i = 0; i < n; i++)
+        r = ingest_type_known(ing, event, &known, err);
+        if (r < 0 || known)
+                goto out;
+        r = ingest_view_name(ing, event, view, sizeof(view), err);
+        if (r < 0)
+                goto out;
+        for (i = 0; i < n; i++) {
                 ingest_arg_column(e, sig, n, i, cols[i], sizeof(cols[i]));
-        sql = sqlite3_mprintf("SELECT 1 FROM event_types WHERE name = %Q", event);
-        if (!sql) {
-                r = -ENOMEM;
-                goto out;
+                snprintf(sigtext + strlen(sigtext), sizeof(sigtext) - strlen(sigtext), "%s%s:%c",
+                         i ? " " : "", cols[i], sig[i].kind);
         }
-        {
-                sqlite3_stmt *st = NULL;
-                int rc = sqlite3_prepare_v2(ing->db, sql, -1, &st, NULL);
-
-                if (rc == SQLITE_OK)
-                        rc = sqlite3_step(st);
-                sqlite3_finalize(st);
-                if (rc == SQLITE_ROW)
-                        goto out;       /* imported before */
-                if (rc != SQLITE_DONE) {
-                        r = ingest_sqlerr(ing, rc, err);
-                        goto out;
-                }
-        }
-        if (has_view) {
-                snprintf(view, sizeof(view), "%s", event);
-                r = ingest_name_taken(ing, view, &taken, err);
-                if (r < 0)
-                        goto out;
-                if (taken || strncasecmp(event, "sqlite_", 7) == 0) {
-                        snprintf(view, sizeof(view), "event_%s", event);
-                        r = ingest_name_taken(ing, view, &taken, err);
-                        if (r < 0)
-                                goto out;
-                        has_view = !taken;
-                }
-        }
-        s = sqlite3_str_new(NULL);
-        for (i = 0; i < n; i++)
-                sqlite3_str_appendf(s, "%s%s:%c", i ? " " : "", cols[i], sig[i].kind);
-        r = sqlite3_str_errcode(s) == SQLITE_OK ? 0 : -ENOMEM;
-        sigtext = sqlite3_str_finish(s);        /* NULL when empty */
-        s = NULL;
-        sqlite3_free(sql);
         sql = sqlite3_mprintf("INSERT INTO event_types VALUES (%Q, %Q, %u, %Q)", event,
-                              has_view ? view : NULL, n, sigtext ? sigtext : "");
-        if (!sql || r < 0) {
-                r = -ENOMEM;
-                goto out;
-        }
-        r = store_exec(ing->db, sql, err);
+                              view[0] ? view : NULL, n, sigtext);
+        r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
         for (i = 0; r == 0 && i < n; i++) {
                 sqlite3_free(sql);
                 sql = sqlite3_mprintf("INSERT INTO event_args VALUES (%Q, %u, %Q, '%c')",
                                       event, i, cols[i], sig[i].kind);
                 r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
         }
-        if (r < 0 || !has_view)
+        if (r < 0 || !view[0])
                 goto out;
         sqlite3_free(sql);
         sql = ingest_view_sql(event, view, n, cols);
         r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
 out:
         sqlite3_free(sql);
-        sqlite3_free(sigtext);
         if (r == -ENOMEM)
                 tq_error_set(err, r, "out of memory");
         return r;
@@ -814,37 +820,13 @@ static int ingest_suppressed(struct ingest *ing, const struct ingest_entry *e, i
         return sqlite3_changes(ing->db) > 0;
 }
 
-int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_error *err)
+/* Bind the insert statement's parameters for entry E. */
+static void ingest_bind_row(struct ingest *ing, const struct ingest_entry *e, int64_t jid,
+                            const struct ingest_sigarg *sig, unsigned n)
 {
-        struct ingest_sigarg sig[TQ_MAX_ARGS];
         sqlite3_stmt *st = ing->insert;
-        const char *event;
-        int64_t jid;
-        unsigned n, i;
-        bool known;
-        int rc, r;
+        unsigned i;
 
-        if (!e->event.set) {
-                if (!e->message_id.set || strcmp(e->buf + e->message_id.off, INGEST_SUPPRESSED_ID))
-                        return 0;
-                r = ingest_jid(ing, e, &jid, err);
-                if (r == 0)
-                        r = ingest_suppressed(ing, e, jid, err);
-                goto out;
-        }
-        event = e->buf + e->event.off;
-        r = ingest_jid(ing, e, &jid, err);
-        if (r < 0)
-                goto out;
-        n = ingest_signature(e, sig);
-        r = ingest_types_lookup(ing, event, false, &known);
-        if (r == 0 && !known) {
-                r = ingest_new_type(ing, e, event, sig, n, err);
-                if (r == 0)
-                        r = ingest_types_lookup(ing, event, true, &known);
-        }
-        if (r < 0)
-                goto out;
         if (e->has_time)
                 sqlite3_bind_int64(st, 1, e->time);
         else
@@ -871,6 +853,40 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
                 else
                         sqlite3_bind_null(st, 18 + (int) i);
         }
+}
+
+int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_error *err)
+{
+        struct ingest_sigarg sig[TQ_MAX_ARGS];
+        sqlite3_stmt *st = ing->insert;
+        const char *event;
+        int64_t jid;
+        unsigned n;
+        bool known;
+        int rc, r;
+
+        if (!e->event.set) {
+                if (!e->message_id.set || strcmp(e->buf + e->message_id.off, INGEST_SUPPRESSED_ID))
+                        return 0;
+                r = ingest_jid(ing, e, &jid, err);
+                if (r == 0)
+                        r = ingest_suppressed(ing, e, jid, err);
+                goto out;
+        }
+        event = e->buf + e->event.off;
+        r = ingest_jid(ing, e, &jid, err);
+        if (r < 0)
+                goto out;
+        n = ingest_signature(e, sig);
+        r = ingest_types_lookup(ing, event, false, &known);
+        if (r == 0 && !known) {
+                r = ingest_new_type(ing, e, event, sig, n, err);
+                if (r == 0)
+                        r = ingest_types_lookup(ing, event, true, &known);
+        }
+        if (r < 0)
+                goto out;
+        ingest_bind_row(ing, e, jid, sig, n);
         rc = sqlite3_step(st);
         sqlite3_reset(st);
         if (rc != SQLITE_DONE) {
