@@ -40,7 +40,10 @@ struct te_conv {
         enum te_len len;
         unsigned nstars;        /* '*' width and precision, in order */
         bool star_prec[2];      /* which of the stars is the precision */
+        bool prec;              /* a precision was given */
+        char flags[8];          /* the flags, each once */
         size_t off, end;        /* source text, from '%' */
+        size_t conv_off;        /* offset of the conversion character */
 };
 
 static const struct {
@@ -192,9 +195,8 @@ static int te_format_conv(struct te_parse_ctx *ctx, const char *line, const stru
                           size_t n, size_t *i, struct te_conv *ret)
 {
         struct te_conv cv = { .off = u[*i].off, .len = TE_LEN_NONE };
-        char flags[8] = "", *p;
         size_t k = *i + 1, d;
-        bool prec = false;
+        char *p;
 
 #define TE_CH(j) ((j) < n && !u[j].macro ? u[j].c : '\0')
         for (d = k; TE_CH(d) >= '0' && TE_CH(d) <= '9'; d++)
@@ -202,9 +204,9 @@ static int te_format_conv(struct te_parse_ctx *ctx, const char *line, const stru
         if (d > k && TE_CH(d) == '$')
                 return te_parse_error(ctx, cv.off, "positional conversions ('%%N$') are not supported");
         while (TE_CH(k) && strchr("-+ #0'I", TE_CH(k))) {
-                if (strchr(flags, TE_CH(k)))
+                if (strchr(cv.flags, TE_CH(k)))
                         return te_parse_error(ctx, u[k].off, "repeated '%c' flag in format", TE_CH(k));
-                p = flags + strlen(flags);
+                p = cv.flags + strlen(cv.flags);
                 p[0] = TE_CH(k);
                 p[1] = '\0';
                 k++;
@@ -217,7 +219,7 @@ static int te_format_conv(struct te_parse_ctx *ctx, const char *line, const stru
                         k++;
         }
         if (TE_CH(k) == '.') {
-                prec = true;
+                cv.prec = true;
                 k++;
                 if (TE_CH(k) == '*') {
                         cv.star_prec[cv.nstars++] = true;
@@ -250,38 +252,47 @@ static int te_format_conv(struct te_parse_ctx *ctx, const char *line, const stru
         if (k >= n)
                 return te_parse_error(ctx, cv.off, "incomplete conversion at the end of the format");
         cv.end = u[k].end;
+        cv.conv_off = u[k].off;
         *i = k + 1;
 #undef TE_CH
-
-        if (cv.conv == 'm')
-                return te_parse_error(ctx, cv.off, "'%%m' is not allowed in a format; "
-                                      "pass the error as an explicit argument");
-        if (cv.conv == 'n')
-                return te_parse_error(ctx, cv.off, "'%%n' is not allowed in a format");
-        if (strchr("eEfFgGaA", cv.conv))
-                return te_parse_error(ctx, cv.off, "conversion '%.*s' needs a floating-point "
-                                      "argument, which trace-events cannot declare",
-                                      (int)(cv.end - cv.off), line + cv.off);
-        if (cv.conv == '%')
-                return te_parse_error(ctx, cv.off, "'%%%%' cannot take flags, a width or a precision");
-        if (!strchr("diouxXcsp", cv.conv))
-                return te_parse_error(ctx, u[k].off, "unknown conversion type character '%c' in format",
-                                      cv.conv);
-        if (cv.len != TE_LEN_NONE && strchr("csp", cv.conv))
-                return te_parse_error(ctx, cv.off, "length modifier used with '%%%c'", cv.conv);
-        for (p = flags; *p; p++)
-                if (!strchr(te_format_flags_ok(cv.conv), *p))
-                        return te_parse_error(ctx, cv.off, "'%c' flag used with '%%%c'", *p, cv.conv);
-        if (strchr(flags, '-') && strchr(flags, '0'))
-                return te_parse_error(ctx, cv.off, "'0' flag ignored with '-' flag");
-        if (strchr(flags, '+') && strchr(flags, ' '))
-                return te_parse_error(ctx, cv.off, "' ' flag ignored with '+' flag");
-        if (prec && strchr(flags, '0'))
-                return te_parse_error(ctx, cv.off, "'0' flag ignored with precision and '%%%c'",
-                                      cv.conv);
-        if (prec && strchr("cp", cv.conv))
-                return te_parse_error(ctx, cv.off, "precision used with '%%%c'", cv.conv);
         *ret = cv;
+        return 0;
+}
+
+/* Refuse a conversion gcc's or clang's format checks would warn about. */
+static int te_format_check_conv(struct te_parse_ctx *ctx, const char *line,
+                                const struct te_conv *cv)
+{
+        const char *p;
+
+        if (cv->conv == 'm')
+                return te_parse_error(ctx, cv->off, "'%%m' is not allowed in a format; "
+                                      "pass the error as an explicit argument");
+        if (cv->conv == 'n')
+                return te_parse_error(ctx, cv->off, "'%%n' is not allowed in a format");
+        if (strchr("eEfFgGaA", cv->conv))
+                return te_parse_error(ctx, cv->off, "conversion '%.*s' needs a floating-point "
+                                      "argument, which trace-events cannot declare",
+                                      (int)(cv->end - cv->off), line + cv->off);
+        if (cv->conv == '%')
+                return te_parse_error(ctx, cv->off, "'%%%%' cannot take flags, a width or a precision");
+        if (!strchr("diouxXcsp", cv->conv))
+                return te_parse_error(ctx, cv->conv_off, "unknown conversion type character '%c' in format",
+                                      cv->conv);
+        if (cv->len != TE_LEN_NONE && strchr("csp", cv->conv))
+                return te_parse_error(ctx, cv->off, "length modifier used with '%%%c'", cv->conv);
+        for (p = cv->flags; *p; p++)
+                if (!strchr(te_format_flags_ok(cv->conv), *p))
+                        return te_parse_error(ctx, cv->off, "'%c' flag used with '%%%c'", *p, cv->conv);
+        if (strchr(cv->flags, '-') && strchr(cv->flags, '0'))
+                return te_parse_error(ctx, cv->off, "'0' flag ignored with '-' flag");
+        if (strchr(cv->flags, '+') && strchr(cv->flags, ' '))
+                return te_parse_error(ctx, cv->off, "' ' flag ignored with '+' flag");
+        if (cv->prec && strchr(cv->flags, '0'))
+                return te_parse_error(ctx, cv->off, "'0' flag ignored with precision and '%%%c'",
+                                      cv->conv);
+        if (cv->prec && strchr("cp", cv->conv))
+                return te_parse_error(ctx, cv->off, "precision used with '%%%c'", cv->conv);
         return 0;
 }
 
@@ -462,6 +473,8 @@ int te_format_parse(struct te_parse_ctx *ctx, const char *line, size_t start, si
                         goto out;
                 }
                 r = te_format_conv(ctx, line, u, n, &i, &cv);
+                if (r == 0)
+                        r = te_format_check_conv(ctx, line, &cv);
                 if (r < 0)
                         goto out;
                 r = te_format_match(ctx, line, &cv, ev, &next);
