@@ -258,8 +258,6 @@ static int import_journal_read(sd_journal *j, struct ingest_entry *e, uint64_t *
 {
         const void *data;
         size_t len;
-        sd_id128_t boot;
-        uint64_t mono;
         char *cursor = NULL;
         int r;
 
@@ -269,10 +267,6 @@ static int import_journal_read(sd_journal *j, struct ingest_entry *e, uint64_t *
                 return r;
         e->realtime_us = (int64_t) *ret_realtime;
         e->has_realtime = true;
-        if (sd_journal_get_monotonic_usec(j, &mono, &boot) >= 0) {
-                e->monotonic_us = (int64_t) mono;
-                e->has_monotonic = true;
-        }
         r = sd_journal_get_cursor(j, &cursor);
         if (r < 0)
                 return r;
