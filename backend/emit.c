@@ -103,10 +103,11 @@ static __attribute__((noinline)) void emit_sync(const struct tj_event *ev,
                 struct record r;
                 unsigned char bytes[RECORD_MAX];
         } buf;
-        size_t size = record_size(ev, v);
+        size_t lens[TJ_MAX_ARGS];
+        size_t size = record_size(ev, v, lens);
 
         emit_header(&buf.r, seq);
-        record_encode(&buf.r, size, ev, site, v);
+        record_encode(&buf.r, size, ev, site, v, lens);
         writer_write_sync(&buf.r);
 }
 
@@ -130,7 +131,7 @@ static void emit_async(const struct tj_event *ev, const struct tj_site *site,
 {
         struct ring *ring = emit_tls.ring;
         struct record *r;
-        size_t size;
+        size_t size, lens[TJ_MAX_ARGS];
 
         if (TJ_UNLIKELY(atomic_load_explicit(&writer_restart, memory_order_relaxed)))
                 writer_restart_after_fork();
@@ -141,7 +142,7 @@ static void emit_async(const struct tj_event *ev, const struct tj_site *site,
                         return;
                 }
         }
-        size = record_size(ev, v);
+        size = record_size(ev, v, lens);
         if (size > config.ring_size / 4)
                 size = config.ring_size / 4;
         r = emit_reserve(ring, size);
@@ -150,7 +151,7 @@ static void emit_async(const struct tj_event *ev, const struct tj_site *site,
                 return;
         }
         emit_header(r, seq);
-        record_encode(r, size, ev, site, v);
+        record_encode(r, size, ev, site, v, lens);
         writer_write_log(r);
         ring_commit(ring, r);
         if (ring_over_half(ring))

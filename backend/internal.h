@@ -62,9 +62,11 @@ struct record {
         uint64_t slot[];
 };
 
-TJ_HIDDEN size_t record_size(const struct tj_event *ev, const tj_value *v);
+TJ_HIDDEN size_t record_size(const struct tj_event *ev, const tj_value *v,
+                             size_t *ret_lens);
 TJ_HIDDEN void record_encode(struct record *r, size_t size, const struct tj_event *ev,
-                             const struct tj_site *site, const tj_value *v);
+                             const struct tj_site *site, const tj_value *v,
+                             const size_t *lens);
 TJ_HIDDEN void record_values(const struct record *r, tj_value *ret_v);
 TJ_HIDDEN int record_message(const struct record *r, const tj_value *v,
                              char *buf, size_t size);

@@ -23,24 +23,29 @@ static size_t record_fixed(const struct tj_event *ev)
         return sizeof(struct record) + (size_t)ev->nargs * sizeof(uint64_t);
 }
 
-/* Bytes the record of EV with values V takes, at most RECORD_MAX. */
-size_t record_size(const struct tj_event *ev, const tj_value *v)
+/*
+ * Bytes the record of EV with values V takes, at most RECORD_MAX.  The
+ * length of each string argument goes to RET_LENS[i] for record_encode().
+ */
+size_t record_size(const struct tj_event *ev, const tj_value *v, size_t *ret_lens)
 {
         size_t n = record_fixed(ev);
 
         for (unsigned i = 0; i < ev->nargs; i++)
-                if (ev->args[i].kind == TJ_ARG_STRING && v[i].s)
-                        n += strlen(v[i].s) + 1;
+                if (ev->args[i].kind == TJ_ARG_STRING && v[i].s) {
+                        ret_lens[i] = strlen(v[i].s);
+                        n += ret_lens[i] + 1;
+                }
         n = record_align(n);
         return n > RECORD_MAX ? RECORD_MAX : n;
 }
 
 /*
- * Fill R (SIZE bytes, from record_size()) with EV's values.  The header's
- * seq/time/tid fields are left to the caller.
+ * Fill R (SIZE bytes, from record_size(), which gave LENS) with EV's values.
+ * The header's seq/time/tid fields are left to the caller.
  */
 void record_encode(struct record *r, size_t size, const struct tj_event *ev,
-                   const struct tj_site *site, const tj_value *v)
+                   const struct tj_site *site, const tj_value *v, const size_t *lens)
 {
         size_t off = record_fixed(ev);
 
@@ -65,7 +70,7 @@ void record_encode(struct record *r, size_t size, const struct tj_event *ev,
                                 r->flags |= RECORD_TRUNCATED;
                                 break;
                         }
-                        len = strlen(v[i].s);
+                        len = lens[i];
                         room = size - off - 1;
                         if (len > room) {
                                 len = room;
