@@ -430,13 +430,14 @@ out:
 static int ingest_jid(struct ingest *ing, const struct ingest_entry *e, int64_t *ret_jid,
                       struct tq_error *err)
 {
-        const char *sid = e->buf + e->seqnum_id.off;
+        const char *sid;
         int rc;
 
         if (!e->seqnum_id.set || !e->has_jseq) {
                 *ret_jid = 0;
                 return 0;
         }
+        sid = e->buf + e->seqnum_id.off;
         if (ing->last_jid && e->seqnum_id.len < sizeof(ing->last_sid) &&
             strcmp(sid, ing->last_sid) == 0) {
                 *ret_jid = ing->last_jid;
