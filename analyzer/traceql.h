@@ -180,7 +180,9 @@ struct import_journal_opts {
 int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *ret_added,
                    struct tq_error *err);
 
-/* The source name parts of a journal import, so sync can replay it. */
+/* Bring DB up to date: replay every journal import recorded in its sources
+ * table (same directory, files, identifiers), or, when it has no source at
+ * all, import the local journal.  *ret_any tells whether it had sources. */
 int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err);
 
 /* ---- import_export.c ---- */
