@@ -49,6 +49,7 @@ $MAKE -s -j2 all examples
 
 step "run: build/examples/blockdemo --threads $THREADS --requests $REQUESTS --trace '*'"
 mkdir -p "$DEMO_DIR"
+start=$(date +%s)
 unset TJ_IDENTIFIER TJ_EVENTS TJ_EVENTS_FILE TJ_QUIET
 TJ_OUTPUT=journald build/examples/blockdemo --threads "$THREADS" --requests "$REQUESTS" \
         --trace '*' --stats 2> "$DEMO_DIR/stderr" &
@@ -83,10 +84,10 @@ fi
 DB=$DEMO_DIR/trace.db
 TQ="build/traceql --db $DB --format table"
 rm -f "$DB"
-step "traceql --db $DB import --identifier qemu-trace"
-build/traceql --db "$DB" import --identifier qemu-trace
+step "traceql --db $DB import --identifier qemu-trace --since @$start"
+build/traceql --db "$DB" import --identifier qemu-trace --since "@$start"
 
-step "traceql events   (every qemu-trace run still in the journal)"
+step "traceql events"
 $TQ events
 
 step "how many of each event did pid $pid send?"
