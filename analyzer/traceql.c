@@ -5,6 +5,7 @@
  *   traceql [--db FILE] import [--identifier NAME]... [--since T] [--until T]
  *           [--boot[=ID]] [--directory DIR | --file FILE... | --export FILE|-] [--follow]
  *   traceql [--db FILE] [--no-sync] [--format F] events|losses
+ *   traceql [--db FILE] [--no-sync] [--write] leaks|pairs ...   (correlate.c)
  *
  * This file only parses the command line, picks the database, and maps
  * failures to the exit codes of enum tq_exit (documented in traceql.1); the
@@ -50,6 +51,10 @@ static void traceql_usage(FILE *f)
               "               [--boot[=ID]] [--directory DIR | --file FILE... | --export FILE|-]\n"
               "               [--follow]\n"
               "       traceql [--db FILE] [--no-sync] [--format F] events|losses\n"
+              "       traceql [--db FILE] [--no-sync] [--write] leaks --alloc EVENT[:FIELD][,...]\n"
+              "               --free EVENT[:FIELD][,...] [--size FIELD] [--sql SQL]\n"
+              "       traceql [--db FILE] [--no-sync] [--write] pairs --begin EVENT[:FIELD]\n"
+              "               --end EVENT[:FIELD] [--by FIELD] [--histogram] [--sql SQL]\n"
               "       traceql --help | --version\n"
               "Import trace events from journald into SQLite and query them with SQL.\n"
               "The database is $TRACEQL_DB, else $XDG_CACHE_HOME/traceql/traceql.db.\n"
@@ -358,6 +363,20 @@ int main(int argc, char **argv)
         const char *what;
         int first = -1, r, ret;
 
+        /* leaks and pairs have options of their own: hand them the rest */
+        for (int i = 1; i < argc; i++) {
+                bool valued = i > 1 && (strcmp(argv[i - 1], "--db") == 0 ||
+                                        strcmp(argv[i - 1], "--format") == 0);
+
+                if (!valued && (strcmp(argv[i], "leaks") == 0 || strcmp(argv[i], "pairs") == 0)) {
+                        bool pairs = argv[i][0] == 'p';
+
+                        memmove(argv + i, argv + i + 1, (size_t) (argc - i) * sizeof(*argv));
+                        return correlate_main(argc - 1, argv, pairs);
+                }
+                if (argv[i][0] != '-' && !valued)
+                        break;          /* the SQL or another subcommand */
+        }
         if (traceql_parse(argc, argv, &o, &first) < 0) {
                 traceql_usage(stderr);
                 ret = TQ_EXIT_USAGE;

@@ -14,6 +14,7 @@
  *   import_export.c   the journal export format reader (--export FILE|-)
  *   query.c           runs SQL and prints table, csv, json or jsonl
  *   regexp.c          the REGEXP operator, PCRE2 with JIT
+ *   correlate.c       leaks and pairs: match events by a correlator field
  *
  * Conventions: functions return 0 or a negative errno; on failure the ones
  * that take a `struct tq_error *` fill it with a message naming the thing that
@@ -204,5 +205,10 @@ int query_format_parse(const char *s, enum query_format *ret_format);
  * "DBFILE: sqlite message"; -EIO for SQL errors, -ENOMEM. */
 int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
               struct tq_error *err);
+
+/* ---- correlate.c ---- */
+/* traceql leaks / traceql pairs: ARGV without the subcommand word; returns
+ * the exit code (2 from leaks when it found unfreed allocations). */
+int correlate_main(int argc, char **argv, bool pairs);
 
 #endif /* TRACEQL_H */

@@ -1,0 +1,896 @@
+/*
+ * correlate.c - traceql leaks and traceql pairs: match events by a correlator.
+ *
+ * Both commands stream the events of interest once, per process (boot + pid)
+ * in event order (TRACE_SEQ, then monotonic time, then row id), keeping only
+ * the live set in a hash table keyed by the correlator value (an address, a
+ * request pointer).  What they find goes into TEMP tables (tq_leaks,
+ * tq_bad_frees, tq_pairs, tq_pairs_open) that the report is printed from with
+ * the same printer as any query, that --sql can join with events, and that
+ * --write copies into the database.
+ *
+ * leaks follows glibc's mtrace, made exact: a free closes the live allocation
+ * of its address, so a reused address pairs correctly; an allocation of a
+ * live address is a duplicate allocation; a free of an address that is not
+ * live is a double free (it was freed before in this process), a free before
+ * the trace (the process's trace did not begin at its first event, so the
+ * allocation may predate it), or an unknown free.  Allocations and frees of
+ * address 0 are ignored (a failed malloc, free(NULL)).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "traceql.h"
+
+/* Exit code of leaks when it found unfreed allocations, as mtrace's non-zero. */
+#define CORR_EXIT_LEAKS 2
+
+struct corr_spec {
+        char *event;            /* event name */
+        const char *field;      /* argument name, NULL: deduce */
+        int pos;                /* resolved argument position */
+        int size_pos;           /* --size argument position, -1 none */
+        int by_pos;             /* --by argument position, -1 none */
+};
+
+struct corr_list {
+        struct corr_spec *v;
+        size_t n;
+};
+
+struct corr_opts {
+        const char *db, *sql, *size, *by;
+        bool no_sync, write, histogram, have_format;
+        enum query_format format;
+        struct corr_list a, b;  /* leaks: alloc/free; pairs: begin/end */
+        bool pairs;
+};
+
+/* A hash table slot: one correlator value of the current process. */
+struct corr_slot {
+        uint64_t key;           /* 0: empty */
+        int64_t id;             /* events.id of the allocation / begin */
+        int64_t t;              /* its time (mono if known, else realtime), pairs */
+        int64_t size;
+        bool live;              /* false: freed (kept to tell double frees) */
+};
+
+struct corr_table {
+        struct corr_slot *slots;
+        size_t cap, used;
+};
+
+struct corr_totals {
+        uint64_t a, b, matched, leaks, bytes, bad, procs, lost;
+        uint64_t hist[65];
+};
+
+static void corr_table_reset(struct corr_table *t)
+{
+        if (t->slots)
+                memset(t->slots, 0, t->cap * sizeof(*t->slots));
+        t->used = 0;
+}
+
+static size_t corr_hash(uint64_t k, size_t cap)
+{
+        k ^= k >> 33;
+        k *= 0xff51afd7ed558ccdULL;
+        k ^= k >> 33;
+        return (size_t) k & (cap - 1);
+}
+
+/* The slot of KEY, inserted empty (id 0) when absent; NULL: out of memory. */
+static struct corr_slot *corr_table_get(struct corr_table *t, uint64_t key)
+{
+        size_t i;
+
+        if ((t->used + 1) * 2 > t->cap) {
+                struct corr_table n = { calloc(t->cap ? t->cap * 2 : 1024, sizeof(struct corr_slot)),
+                                        t->cap ? t->cap * 2 : 1024, 0 };
+                if (!n.slots)
+                        return NULL;
+                for (i = 0; i < t->cap; i++)
+                        if (t->slots[i].key)
+                                *corr_table_get(&n, t->slots[i].key) = t->slots[i];
+                free(t->slots);
+                *t = n;
+        }
+        for (i = corr_hash(key, t->cap); t->slots[i].key && t->slots[i].key != key;
+             i = (i + 1) & (t->cap - 1))
+                ;
+        if (!t->slots[i].key) {
+                t->slots[i].key = key;
+                t->used++;
+        }
+        return &t->slots[i];
+}
+
+/* "EV[:F],EV[:F]" into LIST; FLAG names the option for messages. */
+static int corr_parse_list(char *arg, struct corr_list *list, const char *flag)
+{
+        char *save = NULL, *tok;
+
+        for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                struct corr_spec *v = realloc(list->v, (list->n + 1) * sizeof(*v));
+                char *colon = strchr(tok, ':');
+
+                if (!v)
+                        return -ENOMEM;
+                list->v = v;
+                v[list->n] = (struct corr_spec) { tok, NULL, -1, -1, -1 };
+                if (colon) {
+                        *colon = '\0';
+                        v[list->n].field = colon + 1;
+                }
+                if (!*tok || (colon && !colon[1])) {
+                        fprintf(stderr, "traceql: %s: empty event or field name\n", flag);
+                        return -EINVAL;
+                }
+                list->n++;
+        }
+        if (list->n == 0) {
+                fprintf(stderr, "traceql: %s: no event given\n", flag);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static void corr_usage(FILE *f, bool pairs)
+{
+        if (pairs)
+                fputs("usage: traceql [--db FILE] [--no-sync] [--write] pairs --begin EVENT[:FIELD]\n"
+                      "               --end EVENT[:FIELD] [--by FIELD] [--histogram]\n"
+                      "               [--format table|csv|json] [--sql SQL]\n", f);
+        else
+                fputs("usage: traceql [--db FILE] [--no-sync] [--write] leaks --alloc EVENT[:FIELD][,...]\n"
+                      "               --free EVENT[:FIELD][,...] [--size FIELD]\n"
+                      "               [--format table|csv|json] [--sql SQL]\n", f);
+}
+
+static int corr_parse(int argc, char **argv, struct corr_opts *o)
+{
+        enum { O_DB = 256, O_NO_SYNC, O_WRITE, O_FORMAT, O_A, O_B, O_SIZE, O_BY, O_HIST,
+               O_SQL, O_HELP };
+        static const struct option lo[] = {
+                { "db", required_argument, NULL, O_DB },
+                { "no-sync", no_argument, NULL, O_NO_SYNC },
+                { "write", no_argument, NULL, O_WRITE },
+                { "format", required_argument, NULL, O_FORMAT },
+                { "alloc", required_argument, NULL, O_A },
+                { "free", required_argument, NULL, O_B },
+                { "begin", required_argument, NULL, O_A },
+                { "end", required_argument, NULL, O_B },
+                { "size", required_argument, NULL, O_SIZE },
+                { "by", required_argument, NULL, O_BY },
+                { "histogram", no_argument, NULL, O_HIST },
+                { "sql", required_argument, NULL, O_SQL },
+                { "help", no_argument, NULL, O_HELP },
+                { 0, 0, 0, 0 },
+        };
+        const char *aname = o->pairs ? "--begin" : "--alloc", *bname = o->pairs ? "--end" : "--free";
+        int c, r, idx = -1;
+
+        opterr = 0;
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "", lo, &idx)) != -1) {
+                char name[32];
+
+                snprintf(name, sizeof(name), "--%s", c >= O_DB && idx >= 0 ? lo[idx].name : "");
+                if (c < O_DB)
+                        snprintf(name, sizeof(name), "%s", argv[optind - 1]);
+                idx = -1;
+
+                switch (c) {
+                case O_DB: o->db = optarg; break;
+                case O_NO_SYNC: o->no_sync = true; break;
+                case O_WRITE: o->write = true; break;
+                case O_FORMAT:
+                        if (query_format_parse(optarg, &o->format) < 0 || o->format == QUERY_JSONL) {
+                                fprintf(stderr, "traceql: unknown format '%s' (table, csv, json)\n",
+                                        optarg);
+                                return -EINVAL;
+                        }
+                        o->have_format = true;
+                        break;
+                case O_A: case O_B:
+                        if ((strcmp(name, "--begin") == 0 || strcmp(name, "--end") == 0) != o->pairs) {
+                                fprintf(stderr, "traceql: %s: option not for this command\n", name);
+                                return -EINVAL;
+                        }
+                        r = corr_parse_list(optarg, c == O_A ? &o->a : &o->b, c == O_A ? aname : bname);
+                        if (r < 0)
+                                return r;
+                        break;
+                case O_SIZE: case O_BY: case O_HIST:
+                        if ((c == O_SIZE) == o->pairs) {
+                                fprintf(stderr, "traceql: %s: option not for this command\n", name);
+                                return -EINVAL;
+                        }
+                        if (c == O_SIZE) o->size = optarg;
+                        else if (c == O_BY) o->by = optarg;
+                        else o->histogram = true;
+                        break;
+                case O_SQL: o->sql = optarg; break;
+                case O_HELP: corr_usage(stdout, o->pairs); exit(TQ_EXIT_OK);
+                default:
+                        if (optopt)
+                                fprintf(stderr, "traceql: option '%s' needs a value\n", name);
+                        else
+                                fprintf(stderr, "traceql: unknown option '%s'\n", name);
+                        return -EINVAL;
+                }
+        }
+        if (optind < argc) {
+                fprintf(stderr, "traceql: unexpected argument '%s'\n", argv[optind]);
+                return -EINVAL;
+        }
+        if (!o->a.n || !o->b.n) {
+                fprintf(stderr, "traceql: %s and %s are required\n", aname, bname);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* Position of argument NAME of EVENT (-1 none); *ret_kind its kind letter. */
+static int corr_arg_pos(sqlite3 *db, const char *event, const char *name, char *ret_kind)
+{
+        sqlite3_stmt *st = NULL;
+        int pos = -1;
+
+        if (sqlite3_prepare_v2(db, "SELECT pos, kind FROM event_args WHERE event = ?1 AND name = ?2",
+                               -1, &st, NULL) != SQLITE_OK)
+                return -1;
+        sqlite3_bind_text(st, 1, event, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+                pos = sqlite3_column_int(st, 0);
+                if (ret_kind)
+                        *ret_kind = (char) sqlite3_column_text(st, 1)[0];
+        }
+        sqlite3_finalize(st);
+        return pos;
+}
+
+/*
+ * The correlator field every event without an explicit FIELD uses: the one
+ * pointer argument name shared by all of them.  Returns a sqlite3_malloc'ed
+ * name, or NULL with ERR filled.
+ */
+static char *corr_common_pointer(sqlite3 *db, struct corr_opts *o, struct tq_error *err)
+{
+        sqlite3_str *in = sqlite3_str_new(db);
+        sqlite3_stmt *st = NULL;
+        char *sql, *name = NULL;
+        size_t i, n = 0;
+        struct corr_list *lists[2] = { &o->a, &o->b };
+
+        for (int l = 0; l < 2; l++)
+                for (i = 0; i < lists[l]->n; i++)
+                        if (!lists[l]->v[i].field)
+                                sqlite3_str_appendf(in, "%s%Q", n++ ? "," : "", lists[l]->v[i].event);
+        sql = sqlite3_mprintf("SELECT name FROM event_args WHERE kind = 'p' AND event IN (%s) "
+                              "GROUP BY name HAVING count(DISTINCT event) = %d",
+                              sqlite3_str_value(in), (int) n);
+        sqlite3_free(sqlite3_str_finish(in));
+        if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+                goto out;
+        if (sqlite3_step(st) == SQLITE_ROW) {
+                name = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
+                if (sqlite3_step(st) == SQLITE_ROW) {
+                        tq_error_set(err, -EINVAL, "%s: the events share several pointer arguments; "
+                                     "name one as EVENT:FIELD", store_name(db));
+                        sqlite3_free(name);
+                        name = NULL;
+                        goto out;
+                }
+        } else
+                tq_error_set(err, -EINVAL, "%s: the events share no pointer argument; "
+                             "name it as EVENT:FIELD", store_name(db));
+out:
+        sqlite3_finalize(st);
+        sqlite3_free(sql);
+        return name;
+}
+
+/* Resolve every spec's positions; fails naming the event or field. */
+static int corr_resolve(sqlite3 *db, struct corr_opts *o, struct tq_error *err)
+{
+        struct corr_list *lists[2] = { &o->a, &o->b };
+        char *common = NULL;
+        bool any_extra = false;
+        int r = 0;
+
+        for (int l = 0; l < 2; l++)
+                for (size_t i = 0; i < lists[l]->n; i++) {
+                        struct corr_spec *s = &lists[l]->v[i];
+
+                        if (!s->field && !common) {
+                                common = corr_common_pointer(db, o, err);
+                                if (!common) {
+                                        r = -EINVAL;
+                                        goto out;
+                                }
+                        }
+                        s->pos = corr_arg_pos(db, s->event, s->field ? s->field : common, NULL);
+                        if (s->pos < 0) {
+                                r = tq_error_set(err, -ENOENT, "%s: event '%s' has no argument '%s'",
+                                                 store_name(db), s->event, s->field ? s->field : common);
+                                goto out;
+                        }
+                        if (l == 0 && (o->size || o->by)) {
+                                int p = corr_arg_pos(db, s->event, o->size ? o->size : o->by, NULL);
+                                if (o->size) s->size_pos = p; else s->by_pos = p;
+                                any_extra |= p >= 0;
+                        }
+                }
+        if ((o->size || o->by) && !any_extra)
+                r = tq_error_set(err, -ENOENT, "%s: no %s event has an argument '%s'", store_name(db),
+                                 o->pairs ? "--begin" : "--alloc", o->size ? o->size : o->by);
+out:
+        sqlite3_free(common);
+        return r;
+}
+
+/* "CASE event WHEN 'e1' THEN a<pos1> ... END" over LIST, with POS picking
+ * which position (the correlator, size or by argument); PFX qualifies columns. */
+static void corr_case(sqlite3_str *s, const struct corr_list *list, int which, const char *pfx)
+{
+        bool any = false;
+
+        sqlite3_str_appendf(s, "CASE %sevent", pfx);
+        for (size_t i = 0; i < list->n; i++) {
+                int pos = which == 0 ? list->v[i].pos : which == 1 ? list->v[i].size_pos
+                                                                  : list->v[i].by_pos;
+                if (pos >= 0) {
+                        sqlite3_str_appendf(s, " WHEN %Q THEN %sa%d", list->v[i].event, pfx, pos);
+                        any = true;
+                }
+        }
+        sqlite3_str_appendf(s, "%s END", any ? "" : " WHEN NULL THEN NULL");
+}
+
+static void corr_in(sqlite3_str *s, const struct corr_list *list, bool comma)
+{
+        for (size_t i = 0; i < list->n; i++)
+                sqlite3_str_appendf(s, "%s%Q", comma || i ? "," : "", list->v[i].event);
+}
+
+/* The scan: the events of both lists in per-process event order. */
+static char *corr_scan_sql(const struct corr_opts *o)
+{
+        sqlite3_str *s = sqlite3_str_new(NULL);
+
+        sqlite3_str_appendall(s, "SELECT id, boot, pid, seq, coalesce(mono, time), CASE WHEN event IN (");
+        corr_in(s, &o->a, false);
+        sqlite3_str_appendall(s, ") THEN 0 ELSE 1 END, CASE WHEN event IN (");
+        corr_in(s, &o->a, false);
+        sqlite3_str_appendall(s, ") THEN ");
+        corr_case(s, &o->a, 0, "");
+        sqlite3_str_appendall(s, " ELSE ");
+        corr_case(s, &o->b, 0, "");
+        sqlite3_str_appendall(s, " END, ");
+        corr_case(s, &o->a, 1, "");
+        sqlite3_str_appendall(s, " FROM events WHERE event IN (");
+        corr_in(s, &o->a, false);
+        corr_in(s, &o->b, true);
+        sqlite3_str_appendall(s, ") ORDER BY boot, pid, seq, mono, id");
+        return sqlite3_str_finish(s);
+}
+
+static const char corr_temp_sql[] =
+        "DROP TABLE IF EXISTS temp.tq_leaks; DROP TABLE IF EXISTS temp.tq_bad_frees;"
+        "DROP TABLE IF EXISTS temp.tq_pairs; DROP TABLE IF EXISTS temp.tq_pairs_open;"
+        "CREATE TEMP TABLE tq_leaks (id INTEGER PRIMARY KEY, time, boot, pid, tid, address, size,"
+        " event, code_file, code_line, code_func);"
+        "CREATE TEMP TABLE tq_bad_frees (id INTEGER PRIMARY KEY, time, boot, pid, tid, kind, address,"
+        " event, code_file, code_line, code_func, earlier_id);"
+        "CREATE TEMP TABLE tq_pairs (begin_id INTEGER PRIMARY KEY, end_id, boot, pid, key,"
+        " latency, bucket);"
+        "CREATE TEMP TABLE tq_pairs_open (id INTEGER PRIMARY KEY, time, boot, pid, tid, kind, key,"
+        " event, code_file, code_line, code_func, earlier_id);";
+
+/* One scan's state: the statements that record findings, the live table. */
+struct corr_scan {
+        sqlite3 *db;
+        const struct corr_opts *o;
+        sqlite3_stmt *problem, *leak, *pair, *first;
+        struct corr_table table;
+        struct corr_totals tot;
+        int64_t trace_start;
+        bool from_start;        /* this process was traced from its first event */
+};
+
+/* Record a problem row (bad free, duplicate, open pair) for event ID. */
+static int corr_problem(struct corr_scan *sc, int64_t id, const char *kind, uint64_t key,
+                        int64_t earlier)
+{
+        sqlite3_stmt *st = sc->problem;
+
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, (int64_t) key);
+        if (earlier)
+                sqlite3_bind_int64(st, 4, earlier);
+        else
+                sqlite3_bind_null(st, 4);
+        sc->tot.bad++;
+        return sqlite3_step(st) == SQLITE_DONE && sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
+}
+
+/* The current process ended: what is still live is a leak / in flight. */
+static int corr_process_end(struct corr_scan *sc)
+{
+        for (size_t i = 0; i < sc->table.cap; i++) {
+                struct corr_slot *sl = &sc->table.slots[i];
+
+                if (!sl->key || !sl->live)
+                        continue;
+                if (sc->o->pairs) {
+                        if (corr_problem(sc, sl->id, "in-flight", sl->key, 0) < 0)
+                                return -EIO;
+                        continue;
+                }
+                sc->tot.leaks++;
+                sc->tot.bytes += (uint64_t) sl->size;
+                sqlite3_bind_int64(sc->leak, 1, sl->id);
+                sqlite3_bind_int64(sc->leak, 2, (int64_t) sl->key);
+                if (sl->size >= 0)
+                        sqlite3_bind_int64(sc->leak, 3, sl->size);
+                else
+                        sqlite3_bind_null(sc->leak, 3);
+                if (sqlite3_step(sc->leak) != SQLITE_DONE || sqlite3_reset(sc->leak) != SQLITE_OK)
+                        return -EIO;
+        }
+        corr_table_reset(&sc->table);
+        return 0;
+}
+
+/* A new process starts: was it traced from its first event?  With TRACE_SEQ,
+ * yes when its lowest seq is 1; without, when its first event comes after
+ * the first event of the whole trace (it started while tracing ran). */
+static int corr_process_begin(struct corr_scan *sc, sqlite3_stmt *row)
+{
+        sqlite3_stmt *st = sc->first;
+
+        sqlite3_bind_value(st, 1, sqlite3_column_value(row, 1));
+        sqlite3_bind_value(st, 2, sqlite3_column_value(row, 2));
+        if (sqlite3_step(st) != SQLITE_ROW)
+                return -EIO;
+        if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+                sc->from_start = sqlite3_column_int64(st, 0) == 1;
+        else
+                sc->from_start = sqlite3_column_int64(st, 1) > sc->trace_start;
+        sc->tot.procs++;
+        return sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
+}
+
+static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64_t key, int64_t size)
+{
+        struct corr_slot *sl;
+
+        if (alloc)
+                sc->tot.a++;
+        else
+                sc->tot.b++;
+        if (key == 0)
+                return 0;
+        sl = corr_table_get(&sc->table, key);
+        if (!sl)
+                return -ENOMEM;
+        if (alloc) {
+                if (sl->id && sl->live && corr_problem(sc, id, "duplicate-alloc", key, sl->id) < 0)
+                        return -EIO;
+                *sl = (struct corr_slot) { key, id, 0, size, true };
+                return 0;
+        }
+        if (sl->id && sl->live) {
+                sl->live = false;
+                sl->id = id;
+                sc->tot.matched++;
+                return 0;
+        }
+        if (sl->id)
+                return corr_problem(sc, id, "double-free", key, sl->id);
+        sl->key = key;          /* remember it, so a second free is a double free */
+        sl->id = id;
+        return corr_problem(sc, id, sc->from_start ? "unknown-free" : "free-before-trace", key, 0);
+}
+
+static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64_t key, int64_t t,
+                            sqlite3_stmt *row)
+{
+        struct corr_slot *sl;
+        int64_t lat;
+        int b;
+
+        if (begin)
+                sc->tot.a++;
+        else
+                sc->tot.b++;
+        sl = corr_table_get(&sc->table, key ? key : UINT64_MAX);
+        if (!sl)
+                return -ENOMEM;
+        if (begin) {
+                if (sl->id && sl->live && corr_problem(sc, sl->id, "duplicate-begin", key, id) < 0)
+                        return -EIO;
+                *sl = (struct corr_slot) { key ? key : UINT64_MAX, id, t, 0, true };
+                return 0;
+        }
+        if (!sl->id || !sl->live) {
+                if (!sl->id)
+                        sl->key = key ? key : UINT64_MAX;
+                return corr_problem(sc, id, "end-without-begin", key, 0);
+        }
+        sl->live = false;
+        lat = t - sl->t;
+        for (b = 0; b < 64 && (lat >> b) > 1; b++)
+                ;
+        sc->tot.matched++;
+        sc->tot.hist[lat > 0 ? b : 64]++;
+        sqlite3_bind_int64(sc->pair, 1, sl->id);
+        sqlite3_bind_int64(sc->pair, 2, id);
+        sqlite3_bind_value(sc->pair, 3, sqlite3_column_value(row, 1));
+        sqlite3_bind_value(sc->pair, 4, sqlite3_column_value(row, 2));
+        sqlite3_bind_int64(sc->pair, 5, (int64_t) key);
+        sqlite3_bind_int64(sc->pair, 6, lat);
+        sqlite3_bind_int(sc->pair, 7, lat > 0 ? b : -1);
+        return sqlite3_step(sc->pair) == SQLITE_DONE && sqlite3_reset(sc->pair) == SQLITE_OK ? 0 : -EIO;
+}
+
+static int corr_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret, struct tq_error *err)
+{
+        if (sqlite3_prepare_v2(db, sql, -1, ret, NULL) != SQLITE_OK)
+                return tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+        return 0;
+}
+
+/* Stream the events once and fill the temp tables. */
+static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals *ret_tot,
+                     struct tq_error *err)
+{
+        struct corr_scan sc = { .db = db, .o = o };
+        sqlite3_stmt *row = NULL, *start = NULL;
+        char *sql = corr_scan_sql(o);
+        int64_t boot_pid_seen = 0;
+        sqlite3_value *pboot = NULL, *ppid = NULL;
+        int r, rc;
+
+        if (!sql)
+                return -ENOMEM;
+        r = store_exec(db, corr_temp_sql, err);
+        if (r < 0)
+                goto out;
+        if ((r = corr_prepare(db, sql, &row, err)) < 0 ||
+            (r = corr_prepare(db, "INSERT INTO temp.tq_leaks SELECT id, time, boot, pid, tid, ?2, ?3,"
+                              " event, code_file, code_line, code_func FROM events WHERE id = ?1",
+                              &sc.leak, err)) < 0 ||
+            (r = corr_prepare(db, o->pairs
+                              ? "INSERT INTO temp.tq_pairs_open SELECT id, time, boot, pid, tid, ?2, ?3,"
+                                " event, code_file, code_line, code_func, ?4 FROM events WHERE id = ?1"
+                              : "INSERT INTO temp.tq_bad_frees SELECT id, time, boot, pid, tid, ?2, ?3,"
+                                " event, code_file, code_line, code_func, ?4 FROM events WHERE id = ?1",
+                              &sc.problem, err)) < 0 ||
+            (r = corr_prepare(db, "INSERT INTO temp.tq_pairs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                              &sc.pair, err)) < 0 ||
+            (r = corr_prepare(db, "SELECT min(seq), min(time) FROM events WHERE boot IS ?1 AND pid IS ?2",
+                              &sc.first, err)) < 0 ||
+            (r = corr_prepare(db, "SELECT min(time) FROM events", &start, err)) < 0)
+                goto out;
+        if (sqlite3_step(start) == SQLITE_ROW)
+                sc.trace_start = sqlite3_column_int64(start, 0);
+        while ((rc = sqlite3_step(row)) == SQLITE_ROW) {
+                int64_t id = sqlite3_column_int64(row, 0);
+                bool a = sqlite3_column_int(row, 5) == 0;
+                int64_t size = sqlite3_column_type(row, 7) == SQLITE_INTEGER ? sqlite3_column_int64(row, 7) : -1;
+
+                if (!boot_pid_seen || sqlite3_value_int64(ppid) != sqlite3_column_int64(row, 2) ||
+                    sqlite3_stricmp((const char *) sqlite3_value_text(pboot) ?: "",
+                                    (const char *) sqlite3_column_text(row, 1) ?: "") != 0) {
+                        if (boot_pid_seen && (r = corr_process_end(&sc)) < 0)
+                                goto sqlerr;
+                        sqlite3_value_free(pboot);
+                        sqlite3_value_free(ppid);
+                        pboot = sqlite3_value_dup(sqlite3_column_value(row, 1));
+                        ppid = sqlite3_value_dup(sqlite3_column_value(row, 2));
+                        boot_pid_seen = 1;
+                        if ((r = corr_process_begin(&sc, row)) < 0)
+                                goto sqlerr;
+                }
+                if (sqlite3_column_type(row, 6) != SQLITE_INTEGER) {
+                        r = tq_error_set(err, -EINVAL, "%s: event %" PRId64 ": the correlator is not "
+                                         "an integer (a pointer or number argument is needed)",
+                                         store_name(db), id);
+                        goto out;
+                }
+                if (o->pairs)
+                        r = corr_pairs_event(&sc, id, a, (uint64_t) sqlite3_column_int64(row, 6),
+                                             sqlite3_column_int64(row, 4), row);
+                else
+                        r = corr_leaks_event(&sc, id, a, (uint64_t) sqlite3_column_int64(row, 6), size);
+                if (r == -ENOMEM)
+                        goto out;
+                if (r < 0)
+                        goto sqlerr;
+        }
+        if (rc != SQLITE_DONE) {
+                r = -EIO;
+                goto sqlerr;
+        }
+        if (boot_pid_seen && (r = corr_process_end(&sc)) < 0)
+                goto sqlerr;
+        *ret_tot = sc.tot;
+        r = 0;
+        goto out;
+sqlerr:
+        r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+out:
+        sqlite3_value_free(pboot);
+        sqlite3_value_free(ppid);
+        sqlite3_finalize(row);
+        sqlite3_finalize(start);
+        sqlite3_finalize(sc.leak);
+        sqlite3_finalize(sc.problem);
+        sqlite3_finalize(sc.pair);
+        sqlite3_finalize(sc.first);
+        free(sc.table.slots);
+        sqlite3_free(sql);
+        return r;
+}
+
+static const char corr_leaks_sections[][400] = {
+        "SELECT ns_time(time) AS time, pid, tid, ptr(address) AS address, size, event,"
+        " code_file || ':' || code_line AS site, code_func AS func"
+        " FROM temp.tq_leaks ORDER BY boot, pid, id",
+        "SELECT code_file || ':' || code_line AS site, code_func AS func, count(*) AS count,"
+        " sum(size) AS bytes FROM temp.tq_leaks GROUP BY code_file, code_line, code_func"
+        " ORDER BY bytes DESC, count DESC, site",
+        "SELECT ns_time(time) AS time, pid, tid, kind, ptr(address) AS address, event,"
+        " code_file || ':' || code_line AS site, code_func AS func, earlier_id"
+        " FROM temp.tq_bad_frees ORDER BY boot, pid, id",
+};
+static const char *const corr_leaks_titles[] = { "Unfreed allocations", "Leaks by call site",
+                                                 "Bad frees and duplicate allocations" };
+
+/* Print the sections, then the totals; JSON as one object of arrays whose
+ * keys are KEYS, with EXTRA_JSON (the histogram) appended when given. */
+static int corr_print(sqlite3 *db, const struct corr_opts *o, const char *const *sections,
+                      const char *const *titles, const char *const *keys, size_t n,
+                      const char *totals, const char *extra_json, struct tq_error *err)
+{
+        int r = 0;
+
+        if (o->format == QUERY_JSON)
+                putchar('{');
+        for (size_t i = 0; i <= n && r == 0; i++) {
+                const char *sql = i < n ? sections[i] : totals;
+
+                if (o->format == QUERY_JSON)
+                        printf("%s\"%s\": ", i ? ", " : "", i < n ? keys[i] : "totals");
+                else if (o->format == QUERY_TABLE)
+                        printf("%s%s:\n", i ? "\n" : "", i < n ? titles[i] : "Totals");
+                else if (i)
+                        putchar('\n');
+                r = query_run(db, sql, o->format, stdout, err);
+        }
+        if (o->format == QUERY_JSON && r == 0)
+                printf("%s%s}\n", extra_json ? ", \"histogram\": " : "", extra_json ? extra_json : "");
+        return r;
+}
+
+static const char *const corr_leaks_keys[] = { "leaks", "sites", "bad_frees" };
+
+static int corr_leaks_report(sqlite3 *db, const struct corr_opts *o, const struct corr_totals *t,
+                             struct tq_error *err)
+{
+        const char *sections[] = { corr_leaks_sections[0], corr_leaks_sections[1],
+                                   corr_leaks_sections[2] };
+        char *totals = sqlite3_mprintf(
+                "SELECT %llu AS allocs, %llu AS frees, %llu AS leaks, %llu AS leaked_bytes,"
+                " %llu AS bad_frees, %llu AS processes",
+                (unsigned long long) t->a, (unsigned long long) t->b, (unsigned long long) t->leaks,
+                (unsigned long long) t->bytes, (unsigned long long) t->bad,
+                (unsigned long long) t->procs);
+        int r;
+
+        if (!totals)
+                return -ENOMEM;
+        r = corr_print(db, o, sections, corr_leaks_titles, corr_leaks_keys, 3, totals, NULL, err);
+        sqlite3_free(totals);
+        return r;
+}
+
+/* "1.5 us" style label of a bucket bound in ns. */
+static void corr_ns_label(char *buf, size_t size, uint64_t ns)
+{
+        static const char *const units[] = { "ns", "us", "ms", "s" };
+        double v = (double) ns;
+        int u = 0;
+
+        while (v >= 1000 && u < 3) {
+                v /= 1000;
+                u++;
+        }
+        snprintf(buf, size, "%g %s", v, units[u]);
+}
+
+static void corr_histogram_print(const struct corr_totals *t)
+{
+        uint64_t max = 1;
+        int lo = 64, hi = -1;
+
+        for (int b = 0; b < 64; b++)
+                if (t->hist[b]) {
+                        lo = b < lo ? b : lo;
+                        hi = b;
+                        max = t->hist[b] > max ? t->hist[b] : max;
+                }
+        printf("\nLatency histogram (log2 buckets):\n");
+        if (t->hist[64])
+                printf("%22s %10llu\n", "<= 0 ns", (unsigned long long) t->hist[64]);
+        for (int b = lo; b <= hi; b++) {
+                char a[32], z[32], range[80];
+                int bar = (int) ((t->hist[b] * 40 + max - 1) / max);
+
+                corr_ns_label(a, sizeof(a), (uint64_t) 1 << b);
+                corr_ns_label(z, sizeof(z), (uint64_t) 1 << (b + 1));
+                snprintf(range, sizeof(range), "[%s, %s)", a, z);
+                printf("%22s %10llu %.*s\n", range, (unsigned long long) t->hist[b],
+                       t->hist[b] ? bar : 0, "########################################");
+        }
+}
+
+static char *corr_histogram_json(const struct corr_totals *t)
+{
+        sqlite3_str *s = sqlite3_str_new(NULL);
+        bool first = true;
+
+        sqlite3_str_appendall(s, "[");
+        for (int b = 0; b < 64; b++)
+                if (t->hist[b]) {
+                        sqlite3_str_appendf(s, "%s{\"lo_ns\": %llu, \"hi_ns\": %llu, \"count\": %llu}",
+                                            first ? "" : ", ", 1ULL << b,
+                                            b < 63 ? 1ULL << (b + 1) : 0, (unsigned long long) t->hist[b]);
+                        first = false;
+                }
+        sqlite3_str_appendall(s, "]");
+        return sqlite3_str_finish(s);
+}
+
+static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struct corr_totals *t,
+                             struct tq_error *err)
+{
+        static const char *const titles[] = { "Latency", "Open" };
+        static const char *const keys[] = { "latency", "open" };
+        sqlite3_str *s = sqlite3_str_new(db);
+        char *stats, *totals = NULL, *hist = NULL;
+        const char *sections[2];
+        int r;
+
+        sqlite3_str_appendall(s, "WITH p AS (SELECT ");
+        if (o->by)
+                corr_case(s, &o->a, 2, "b.");
+        else
+                sqlite3_str_appendall(s, "NULL");
+        sqlite3_str_appendall(s, " AS grp, latency FROM temp.tq_pairs JOIN events b ON b.id = begin_id),"
+                " r AS (SELECT grp, latency, row_number() OVER (PARTITION BY grp ORDER BY latency) AS rn,"
+                " count(*) OVER (PARTITION BY grp) AS n FROM p) SELECT ");
+        if (o->by)
+                sqlite3_str_appendf(s, "grp AS %w, ", o->by);
+        sqlite3_str_appendall(s, "count(*) AS count, min(latency) AS min_ns,"
+                " min(CASE WHEN rn * 100 >= 50 * n THEN latency END) AS p50_ns,"
+                " min(CASE WHEN rn * 100 >= 90 * n THEN latency END) AS p90_ns,"
+                " min(CASE WHEN rn * 100 >= 99 * n THEN latency END) AS p99_ns,"
+                " max(latency) AS max_ns, CAST(round(avg(latency)) AS INTEGER) AS mean_ns"
+                " FROM r GROUP BY grp ORDER BY grp");
+        stats = sqlite3_str_finish(s);
+        totals = sqlite3_mprintf(
+                "SELECT %llu AS begins, %llu AS ends, %llu AS matched,"
+                " (SELECT count(*) FROM temp.tq_pairs_open WHERE kind = 'in-flight') AS in_flight,"
+                " (SELECT count(*) FROM temp.tq_pairs_open WHERE kind = 'end-without-begin') AS unmatched_ends,"
+                " (SELECT count(*) FROM temp.tq_pairs_open WHERE kind = 'duplicate-begin') AS duplicate_begins,"
+                " %llu AS processes",
+                (unsigned long long) t->a, (unsigned long long) t->b,
+                (unsigned long long) t->matched, (unsigned long long) t->procs);
+        if (o->histogram && o->format == QUERY_JSON)
+                hist = corr_histogram_json(t);
+        if (!stats || !totals || (o->histogram && o->format == QUERY_JSON && !hist)) {
+                r = -ENOMEM;
+                goto out;
+        }
+        sections[0] = stats;
+        sections[1] = "SELECT ns_time(time) AS time, pid, tid, kind, ptr(key) AS key, event,"
+                      " code_file || ':' || code_line AS site, code_func AS func"
+                      " FROM temp.tq_pairs_open ORDER BY boot, pid, id";
+        r = corr_print(db, o, sections, titles, keys, 2, totals, hist, err);
+        if (r == 0 && o->histogram && o->format == QUERY_TABLE)
+                corr_histogram_print(t);
+out:
+        sqlite3_free(stats);
+        sqlite3_free(totals);
+        sqlite3_free(hist);
+        return r;
+}
+
+/* --write: keep the results as main tables for later queries. */
+static const char corr_save_sql[] =
+        "DROP TABLE IF EXISTS main.tq_leaks; DROP TABLE IF EXISTS main.tq_bad_frees;"
+        "DROP TABLE IF EXISTS main.tq_pairs; DROP TABLE IF EXISTS main.tq_pairs_open;"
+        "CREATE TABLE main.tq_leaks AS SELECT * FROM temp.tq_leaks;"
+        "CREATE TABLE main.tq_bad_frees AS SELECT * FROM temp.tq_bad_frees;"
+        "CREATE TABLE main.tq_pairs AS SELECT * FROM temp.tq_pairs;"
+        "CREATE TABLE main.tq_pairs_open AS SELECT * FROM temp.tq_pairs_open;";
+
+int correlate_main(int argc, char **argv, bool pairs)
+{
+        struct corr_opts o = { .pairs = pairs };
+        struct tq_error err = { "" };
+        struct corr_totals tot = { 0 };
+        sqlite3 *db = NULL;
+        char *path = NULL;
+        bool any;
+        int r, ret = TQ_EXIT_OK;
+
+        if (corr_parse(argc, argv, &o) < 0) {
+                corr_usage(stderr, pairs);
+                ret = TQ_EXIT_USAGE;
+                goto out;
+        }
+        if (!o.have_format)
+                o.format = isatty(STDOUT_FILENO) ? QUERY_TABLE : QUERY_CSV;
+        r = o.db ? ((path = strdup(o.db)) ? 0 : -ENOMEM) : store_default_path(&path, &err);
+        if (r == 0 && !o.no_sync) {
+                r = store_open(path, STORE_WRITE, &db, &err);
+                if (r == 0)
+                        r = import_journal_sync(db, &any, &err);
+                sqlite3_close_v2(db);
+                db = NULL;
+                if (r < 0) {
+                        ret = TQ_EXIT_INPUT;
+                        goto fail;
+                }
+        }
+        if (r == 0)
+                r = store_open(path, o.write ? STORE_WRITE : STORE_READONLY, &db, &err);
+        if (r < 0) {
+                ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_DB;
+                goto fail;
+        }
+        r = corr_resolve(db, &o, &err);
+        if (r < 0) {
+                ret = TQ_EXIT_USAGE;
+                goto fail;
+        }
+        r = corr_scan(db, &o, &tot, &err);
+        if (r == 0)
+                r = pairs ? corr_pairs_report(db, &o, &tot, &err) : corr_leaks_report(db, &o, &tot, &err);
+        if (r == 0 && o.write)
+                r = store_exec(db, corr_save_sql, &err);
+        if (r == 0 && o.sql) {
+                if (o.format == QUERY_TABLE)
+                        putchar('\n');
+                r = query_run(db, o.sql, o.format, stdout, &err);
+        }
+        if (r < 0) {
+                ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_SQL;
+                goto fail;
+        }
+        if (!pairs && tot.leaks > 0)
+                ret = CORR_EXIT_LEAKS;
+        goto out;
+fail:
+        if (r == -ENOMEM && !err.msg[0])
+                snprintf(err.msg, sizeof(err.msg), "out of memory");
+        fprintf(stderr, "traceql: %s\n", err.msg);
+out:
+        sqlite3_close_v2(db);
+        free(path);
+        free(o.a.v);
+        free(o.b.v);
+        return ret;
+}

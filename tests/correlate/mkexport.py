@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""mkexport.py - turn a compact crafted trace into a journal export stream.
+
+Each non-comment line: PID TID SEQ EVENT FILE:LINE [NAME:KIND=VALUE ...]
+KIND is i, u, p or s.  The monotonic time is SEQ * 1000 ns (+ PID, so two
+processes never tie), the realtime 1700000000 s after that.  Used by
+tests/t-correlate.sh to build exact inputs for traceql leaks / pairs.
+"""
+import sys
+
+BOOT = "0123456789abcdef0123456789abcdef"
+for n, line in enumerate(open(sys.argv[1]), 1):
+    line = line.split("#", 1)[0].split()
+    if not line:
+        continue
+    pid, tid, seq, event, site = line[:5]
+    args = [a.split("=", 1) for a in line[5:]]
+    mono = int(seq) * 1000 + int(pid)
+    f, ln = site.split(":")
+    out = [
+        "__CURSOR=s=fedcba9876543210fedcba9876543210;i=%x;b=%s;m=%x;t=1;x=1" % (n, BOOT, mono),
+        "__REALTIME_TIMESTAMP=%d" % (1700000000000000 + mono // 1000),
+        "__MONOTONIC_TIMESTAMP=%d" % (mono // 1000),
+        "_BOOT_ID=" + BOOT, "_HOSTNAME=crafted", "_PID=" + pid, "TID=" + tid,
+        "SYSLOG_IDENTIFIER=crafted", "TRACE_GROUP=test", "TRACE_EVENT=" + event,
+        "TRACE_SEQ=" + seq, "TRACE_TIME_NS=%d" % (1700000000000000000 + mono),
+        "TRACE_MONO_NS=%d" % mono, "CODE_FILE=" + f, "CODE_LINE=" + ln, "CODE_FUNC=fn_" + ln,
+        "TRACE_ARGS=" + " ".join(a[0] for a in args),
+    ]
+    out += ["TRACE_ARG_%s=%s" % (a[0].split(":")[0].upper(), a[1]) for a in args]
+    out.append("MESSAGE=%s %s" % (event, " ".join(a[1] for a in args)))
+    print("\n".join(out) + "\n")
