@@ -437,7 +437,8 @@ static int corr_process_end(struct corr_scan *sc)
                         continue;
                 }
                 sc->tot.leaks++;
-                sc->tot.bytes += (uint64_t) sl->size;
+                if (sl->size > 0)
+                        sc->tot.bytes += (uint64_t) sl->size;
                 sqlite3_bind_int64(sc->leak, 1, sl->id);
                 sqlite3_bind_int64(sc->leak, 2, (int64_t) sl->key);
                 if (sl->size >= 0)
@@ -690,14 +691,18 @@ static int corr_leaks_report(sqlite3 *db, const struct corr_opts *o, const struc
 {
         const char *sections[] = { corr_leaks_sections[0], corr_leaks_sections[1],
                                    corr_leaks_sections[2] };
-        char *totals = sqlite3_mprintf(
-                "SELECT %llu AS allocs, %llu AS frees, %llu AS leaks, %llu AS leaked_bytes,"
-                " %llu AS bad_frees, %llu AS processes",
-                (unsigned long long) t->a, (unsigned long long) t->b, (unsigned long long) t->leaks,
-                (unsigned long long) t->bytes, (unsigned long long) t->bad,
-                (unsigned long long) t->procs);
+        char bytes[32];
+        char *totals;
         int r;
 
+        /* leaked bytes only mean something with --size */
+        snprintf(bytes, sizeof(bytes), o->size ? "%llu" : "NULL", (unsigned long long) t->bytes);
+        totals = sqlite3_mprintf(
+                "SELECT %llu AS allocs, %llu AS frees, %llu AS leaks, %s AS leaked_bytes,"
+                " %llu AS bad_frees, %llu AS processes",
+                (unsigned long long) t->a, (unsigned long long) t->b, (unsigned long long) t->leaks,
+                bytes, (unsigned long long) t->bad,
+                (unsigned long long) t->procs);
         if (!totals)
                 return -ENOMEM;
         r = corr_print(db, o, sections, corr_leaks_titles, corr_leaks_keys, 3, totals, NULL, err);
@@ -863,7 +868,7 @@ int correlate_main(int argc, char **argv, bool pairs)
         }
         r = corr_resolve(db, &o, &err);
         if (r < 0) {
-                ret = TQ_EXIT_USAGE;
+                ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_INPUT;
                 goto fail;
         }
         r = corr_scan(db, &o, &tot, &err);

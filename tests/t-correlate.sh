@@ -1,0 +1,65 @@
+#!/bin/sh
+# t-correlate.sh - traceql leaks and pairs on crafted traces, exact output.
+#
+# tests/correlate/*.trace are compact traces (mkexport.py turns them into
+# journal export streams, so the input is exact and journald timing plays no
+# part); tests/correlate/cases lists NAME | TRACE | ARGS, and NAME.out holds
+# stdout, stderr and the exit status.  Then the example program's deliberate
+# leaks and its request latency through the real journald.
+# TRACEQL_UPDATE_GOLDEN=1 rewrites the .out files instead of comparing.
+. "$(dirname "$0")/lib/common.sh"
+
+TQ=$B/traceql
+D=$TOP/tests/correlate
+for tr in leaks pairs; do
+        python3 "$D/mkexport.py" "$D/$tr.trace" > "$T/$tr.export"
+        $TQ --db "$T/$tr.db" import --export "$T/$tr.export"
+done
+
+grep -v '^#' "$D/cases" | while IFS='|' read -r name trace args; do
+        name=$(echo $name) trace=$(echo $trace)
+        rc=0
+        eval "\$RUN \"\$TQ\" --db \"\$T/$trace.db\" --no-sync $args" > "$T/out" 2> "$T/err" || rc=$?
+        { cat "$T/out" "$T/err"; echo "exit $rc"; } | sed "s|$T/||g" > "$T/got"
+        [ "${TRACEQL_UPDATE_GOLDEN:-}" = 1 ] && cp "$T/got" "$D/$name.out"
+        check_file "correlate-$name" "$D/$name.out" "$T/got"
+done
+
+# --write keeps the results as tables; a later query sees them.
+rc=0
+$TQ --db "$T/leaks.db" --no-sync --write leaks --alloc qemu_malloc,qemu_valloc --free qemu_free \
+        > /dev/null || rc=$?
+check_eq correlate-write-exit 2 "$rc"
+check_eq correlate-write-kept "3|5" "$($TQ --db "$T/leaks.db" --no-sync --format csv \
+        "select (select count(*) from tq_leaks) || '|' || (select count(*) from tq_bad_frees)" | tail -n 1)"
+
+# No leaks: exit 0.
+rc=0
+$TQ --db "$T/pairs.db" --no-sync leaks --alloc req_submit --free req_complete > /dev/null || rc=$?
+check_eq correlate-no-leak-exit-is-not-2 2 "$rc"   # 0xc0... in flight reqs count as unfreed
+printf '100 100 1 m a.c:1 p:p=0x10\n100 100 2 f b.c:1 p:p=0x10\n' > "$T/ok.trace"
+python3 "$D/mkexport.py" "$T/ok.trace" > "$T/ok.export"
+$TQ --db "$T/ok.db" import --export "$T/ok.export"
+rc=0
+$TQ --db "$T/ok.db" --no-sync leaks --alloc m --free f > "$T/ok.out" || rc=$?
+check_eq correlate-clean-exit 0 "$rc"
+
+# The example through the real journald: its 3 deliberate leaks with their
+# call sites, and every request paired.
+if ! have_journald; then skip correlate-example "no journald"; exit 0; fi
+TJ_IDENTIFIER=$TJ_TEST_ID TJ_EVENTS='*' "$B/examples/blockdemo" --threads 3 --requests 60 > /dev/null
+$TQ --db "$T/ex.db" import --identifier "$TJ_TEST_ID"
+rc=0
+$TQ --db "$T/ex.db" --no-sync --format csv leaks --alloc qemu_vmalloc --free qemu_vfree --size size \
+        --sql "select count(*) from tq_leaks" > "$T/ex.out" || rc=$?
+check_eq correlate-example-leaks-exit 2 "$rc"
+check_eq correlate-example-leak-count 3 "$(tail -n 1 "$T/ex.out")"
+check_eq correlate-example-leak-funcs "bd_dev_open bd_dev_open bd_zero_page_init" \
+        "$($TQ --db "$T/ex.db" --no-sync --format csv leaks --alloc qemu_vmalloc --free qemu_vfree \
+           --sql "select group_concat(code_func, ' ') from (select code_func from tq_leaks order by code_func)" |
+           tail -n 1)"
+$TQ --db "$T/ex.db" --no-sync --format csv pairs --begin blk_req_submit --end blk_req_complete \
+        --by is_write > "$T/pairs.out"
+check_eq correlate-example-pairs \
+        "begins,ends,matched,in_flight,unmatched_ends,duplicate_begins,processes|60,60,60,0,0,0,1" \
+        "$(tail -n 2 "$T/pairs.out" | paste -sd '|')"
