@@ -379,7 +379,8 @@ static char *corr_scan_sql(const struct corr_opts *o)
         sqlite3_str_appendall(s, " FROM events WHERE event IN (");
         corr_in(s, &o->a, false);
         corr_in(s, &o->b, true);
-        sqlite3_str_appendall(s, ") ORDER BY boot, pid, seq, mono, id");
+        /* pid before boot: an integer compare settles most comparisons of the sort */
+        sqlite3_str_appendall(s, ") ORDER BY pid, boot, seq, mono, id");
         return sqlite3_str_finish(s);
 }
 
@@ -453,20 +454,21 @@ static int corr_process_end(struct corr_scan *sc)
 }
 
 /* A new process starts: was it traced from its first event?  With TRACE_SEQ,
- * yes when its lowest seq is 1; without, when its first event comes after
- * the first event of the whole trace (it started while tracing ran). */
+ * yes when it has an event of seq 1; without, when its first event comes
+ * after the first event of the whole trace (it started while tracing ran). */
 static int corr_process_begin(struct corr_scan *sc, sqlite3_stmt *row)
 {
         sqlite3_stmt *st = sc->first;
 
         sqlite3_bind_value(st, 1, sqlite3_column_value(row, 1));
         sqlite3_bind_value(st, 2, sqlite3_column_value(row, 2));
+        sqlite3_bind_int(st, 3, sqlite3_column_type(row, 3) != SQLITE_NULL);
         if (sqlite3_step(st) != SQLITE_ROW)
                 return -EIO;
-        if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+        if (sqlite3_column_type(row, 3) != SQLITE_NULL)
                 sc->from_start = sqlite3_column_int64(st, 0) == 1;
         else
-                sc->from_start = sqlite3_column_int64(st, 1) > sc->trace_start;
+                sc->from_start = sqlite3_column_int64(st, 0) > sc->trace_start;
         sc->tot.procs++;
         return sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
 }
@@ -567,6 +569,12 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         r = store_exec(db, corr_temp_sql, err);
         if (r < 0)
                 goto out;
+        /* the per-process ordering is one big sort: let SQLite's sorter use
+         * a second thread (it spills to temp files, memory stays bounded) */
+        sqlite3_limit(db, SQLITE_LIMIT_WORKER_THREADS, 4);
+        r = store_exec(db, "PRAGMA threads = 2", err);
+        if (r < 0)
+                goto out;
         if ((r = corr_prepare(db, sql, &row, err)) < 0 ||
             (r = corr_prepare(db, "INSERT INTO temp.tq_leaks SELECT id, time, boot, pid, tid, ?2, ?3,"
                               " event, code_file, code_line, code_func FROM events WHERE id = ?1",
@@ -579,7 +587,11 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                               &sc.problem, err)) < 0 ||
             (r = corr_prepare(db, "INSERT INTO temp.tq_pairs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                               &sc.pair, err)) < 0 ||
-            (r = corr_prepare(db, "SELECT min(seq), min(time) FROM events WHERE boot IS ?1 AND pid IS ?2",
+            (r = corr_prepare(db, /* with seq: is there a seq 1 (found early in
+                               * rowid order); without: the first time */
+                              "SELECT CASE WHEN ?3 THEN (SELECT seq FROM events WHERE boot IS ?1"
+                              " AND pid IS ?2 AND seq = 1 LIMIT 1) ELSE (SELECT min(time) FROM events"
+                              " WHERE boot IS ?1 AND pid IS ?2) END",
                               &sc.first, err)) < 0 ||
             (r = corr_prepare(db, "SELECT min(time) FROM events", &start, err)) < 0)
                 goto out;
