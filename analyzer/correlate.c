@@ -56,7 +56,7 @@ struct corr_slot {
         uint64_t key;           /* 0: empty */
         int64_t id;             /* events.id of the allocation / begin */
         int64_t t;              /* its time (mono if known, else realtime), pairs */
-        int64_t size;
+        int64_t size;           /* leaks: the size; pairs: the --by value */
         bool live;              /* false: freed (kept to tell double frees) */
 };
 
@@ -324,7 +324,16 @@ static int corr_resolve(sqlite3 *db, struct corr_opts *o, struct tq_error *err)
                                 goto out;
                         }
                         if (l == 0 && (o->size || o->by)) {
-                                int p = corr_arg_pos(db, s->event, o->size ? o->size : o->by, NULL);
+                                char kind = 0;
+                                int p = corr_arg_pos(db, s->event, o->size ? o->size : o->by, &kind);
+
+                                if (p >= 0 && kind == 's') {
+                                        r = tq_error_set(err, -EINVAL, "%s: argument '%s' of '%s' is a "
+                                                         "string; %s needs an integer", store_name(db),
+                                                         o->size ? o->size : o->by, s->event,
+                                                         o->size ? "--size" : "--by");
+                                        goto out;
+                                }
                                 if (o->size) s->size_pos = p; else s->by_pos = p;
                                 any_extra |= p >= 0;
                         }
@@ -375,7 +384,7 @@ static char *corr_scan_sql(const struct corr_opts *o)
         sqlite3_str_appendall(s, " ELSE ");
         corr_case(s, &o->b, 0, "");
         sqlite3_str_appendall(s, " END, ");
-        corr_case(s, &o->a, 1, "");
+        corr_case(s, &o->a, o->pairs ? 2 : 1, "");
         sqlite3_str_appendall(s, " FROM events WHERE event IN (");
         corr_in(s, &o->a, false);
         corr_in(s, &o->b, true);
@@ -391,8 +400,10 @@ static const char corr_temp_sql[] =
         " event, code_file, code_line, code_func);"
         "CREATE TEMP TABLE tq_bad_frees (id INTEGER PRIMARY KEY, time, boot, pid, tid, kind, address,"
         " event, code_file, code_line, code_func, earlier_id);"
-        "CREATE TEMP TABLE tq_pairs (begin_id INTEGER PRIMARY KEY, end_id, boot, pid, key,"
+        "CREATE TEMP TABLE tq_pairs (begin_id INTEGER, end_id, boot, pid, key, grp,"
         " latency, bucket);"
+        "DROP TABLE IF EXISTS temp.tq_pairs_stats;"
+        "CREATE TEMP TABLE tq_pairs_stats (grp, count, min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns);"
         "CREATE TEMP TABLE tq_pairs_open (id INTEGER PRIMARY KEY, time, boot, pid, tid, kind, key,"
         " event, code_file, code_line, code_func, earlier_id);";
 
@@ -506,7 +517,7 @@ static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64
 }
 
 static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64_t key, int64_t t,
-                            sqlite3_stmt *row)
+                            int64_t by, sqlite3_stmt *row)
 {
         struct corr_slot *sl;
         int64_t lat;
@@ -522,7 +533,7 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         if (begin) {
                 if (sl->id && sl->live && corr_problem(sc, sl->id, "duplicate-begin", key, id) < 0)
                         return -EIO;
-                *sl = (struct corr_slot) { key ? key : UINT64_MAX, id, t, 0, true };
+                *sl = (struct corr_slot) { key ? key : UINT64_MAX, id, t, by, true };
                 return 0;
         }
         if (!sl->id || !sl->live) {
@@ -543,6 +554,10 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         sqlite3_bind_int64(sc->pair, 5, (int64_t) key);
         sqlite3_bind_int64(sc->pair, 6, lat);
         sqlite3_bind_int(sc->pair, 7, lat > 0 ? b : -1);
+        if (sc->o->by && sl->size != INT64_MIN)
+                sqlite3_bind_int64(sc->pair, 8, sl->size);
+        else
+                sqlite3_bind_null(sc->pair, 8);
         return sqlite3_step(sc->pair) == SQLITE_DONE && sqlite3_reset(sc->pair) == SQLITE_OK ? 0 : -EIO;
 }
 
@@ -575,6 +590,10 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         r = store_exec(db, "PRAGMA threads = 2", err);
         if (r < 0)
                 goto out;
+        /* one transaction: the temp tables are not synced row by row */
+        r = store_exec(db, "BEGIN", err);
+        if (r < 0)
+                goto out;
         if ((r = corr_prepare(db, sql, &row, err)) < 0 ||
             (r = corr_prepare(db, "INSERT INTO temp.tq_leaks SELECT id, time, boot, pid, tid, ?2, ?3,"
                               " event, code_file, code_line, code_func FROM events WHERE id = ?1",
@@ -585,7 +604,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                               : "INSERT INTO temp.tq_bad_frees SELECT id, time, boot, pid, tid, ?2, ?3,"
                                 " event, code_file, code_line, code_func, ?4 FROM events WHERE id = ?1",
                               &sc.problem, err)) < 0 ||
-            (r = corr_prepare(db, "INSERT INTO temp.tq_pairs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            (r = corr_prepare(db, "INSERT INTO temp.tq_pairs VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7)",
                               &sc.pair, err)) < 0 ||
             (r = corr_prepare(db, /* with seq: is there a seq 1 (found early in
                                * rowid order); without: the first time */
@@ -623,7 +642,9 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                 }
                 if (o->pairs)
                         r = corr_pairs_event(&sc, id, a, (uint64_t) sqlite3_column_int64(row, 6),
-                                             sqlite3_column_int64(row, 4), row);
+                                             sqlite3_column_int64(row, 4),
+                                             sqlite3_column_type(row, 7) == SQLITE_INTEGER
+                                             ? sqlite3_column_int64(row, 7) : INT64_MIN, row);
                 else
                         r = corr_leaks_event(&sc, id, a, (uint64_t) sqlite3_column_int64(row, 6), size);
                 if (r == -ENOMEM)
@@ -637,8 +658,12 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         }
         if (boot_pid_seen && (r = corr_process_end(&sc)) < 0)
                 goto sqlerr;
+        sqlite3_finalize(row);
+        row = NULL;
+        r = store_exec(db, "COMMIT", err);
+        if (r < 0)
+                goto out;
         *ret_tot = sc.tot;
-        r = 0;
         goto out;
 sqlerr:
         r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
@@ -779,6 +804,58 @@ static char *corr_histogram_json(const struct corr_totals *t)
         return sqlite3_str_finish(s);
 }
 
+/*
+ * Fill temp.tq_pairs_stats, one row per --by group: count, min, exact
+ * nearest-rank p50/p90/p99 (the k-th latency, k = ceil(p * n / 100), read
+ * through an index), max and mean.
+ */
+static int corr_pairs_stats(sqlite3 *db, struct tq_error *err)
+{
+        static const int pct[3] = { 50, 90, 99 };
+        sqlite3_stmt *g = NULL, *k = NULL, *ins = NULL;
+        int r, rc;
+
+        r = store_exec(db, "CREATE INDEX IF NOT EXISTS temp.tq_pairs_latency ON tq_pairs (grp, latency)", err);
+        if (r < 0)
+                return r;
+        if ((r = corr_prepare(db, "SELECT grp, count(*), min(latency), max(latency),"
+                              " CAST(round(avg(latency)) AS INTEGER) FROM temp.tq_pairs GROUP BY grp",
+                              &g, err)) < 0 ||
+            (r = corr_prepare(db, "SELECT latency FROM temp.tq_pairs WHERE grp IS ?1"
+                              " ORDER BY latency LIMIT 1 OFFSET ?2", &k, err)) < 0 ||
+            (r = corr_prepare(db, "INSERT INTO temp.tq_pairs_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                              &ins, err)) < 0)
+                goto out;
+        while ((rc = sqlite3_step(g)) == SQLITE_ROW) {
+                int64_t n = sqlite3_column_int64(g, 1);
+
+                sqlite3_bind_value(ins, 1, sqlite3_column_value(g, 0));
+                sqlite3_bind_int64(ins, 2, n);
+                sqlite3_bind_value(ins, 3, sqlite3_column_value(g, 2));
+                sqlite3_bind_value(ins, 7, sqlite3_column_value(g, 3));
+                sqlite3_bind_value(ins, 8, sqlite3_column_value(g, 4));
+                for (int i = 0; i < 3; i++) {
+                        sqlite3_bind_value(k, 1, sqlite3_column_value(g, 0));
+                        sqlite3_bind_int64(k, 2, (n * pct[i] + 99) / 100 - 1);
+                        if (sqlite3_step(k) != SQLITE_ROW)
+                                goto sqlerr;
+                        sqlite3_bind_int64(ins, 4 + i, sqlite3_column_int64(k, 0));
+                        sqlite3_reset(k);
+                }
+                if (sqlite3_step(ins) != SQLITE_DONE || sqlite3_reset(ins) != SQLITE_OK)
+                        goto sqlerr;
+        }
+        if (rc == SQLITE_DONE)
+                goto out;
+sqlerr:
+        r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+out:
+        sqlite3_finalize(g);
+        sqlite3_finalize(k);
+        sqlite3_finalize(ins);
+        return r;
+}
+
 static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struct corr_totals *t,
                              struct tq_error *err)
 {
@@ -789,22 +866,12 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
         const char *sections[2];
         int r;
 
-        sqlite3_str_appendall(s, "WITH p AS (SELECT ");
         if (o->by)
-                corr_case(s, &o->a, 2, "b.");
+                sqlite3_str_appendf(s, "SELECT grp AS %w, ", o->by);
         else
-                sqlite3_str_appendall(s, "NULL");
-        sqlite3_str_appendall(s, " AS grp, latency FROM temp.tq_pairs JOIN events b ON b.id = begin_id),"
-                " r AS (SELECT grp, latency, row_number() OVER (PARTITION BY grp ORDER BY latency) AS rn,"
-                " count(*) OVER (PARTITION BY grp) AS n FROM p) SELECT ");
-        if (o->by)
-                sqlite3_str_appendf(s, "grp AS %w, ", o->by);
-        sqlite3_str_appendall(s, "count(*) AS count, min(latency) AS min_ns,"
-                " min(CASE WHEN rn * 100 >= 50 * n THEN latency END) AS p50_ns,"
-                " min(CASE WHEN rn * 100 >= 90 * n THEN latency END) AS p90_ns,"
-                " min(CASE WHEN rn * 100 >= 99 * n THEN latency END) AS p99_ns,"
-                " max(latency) AS max_ns, CAST(round(avg(latency)) AS INTEGER) AS mean_ns"
-                " FROM r GROUP BY grp ORDER BY grp");
+                sqlite3_str_appendall(s, "SELECT ");
+        sqlite3_str_appendall(s, "count, min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns"
+                              " FROM temp.tq_pairs_stats ORDER BY grp");
         stats = sqlite3_str_finish(s);
         totals = sqlite3_mprintf(
                 "SELECT %llu AS begins, %llu AS ends, %llu AS matched,"
@@ -820,6 +887,9 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
                 r = -ENOMEM;
                 goto out;
         }
+        r = corr_pairs_stats(db, err);
+        if (r < 0)
+                goto out;
         sections[0] = stats;
         sections[1] = "SELECT ns_time(time) AS time, pid, tid, kind, ptr(key) AS key, event,"
                       " code_file || ':' || code_line AS site, code_func AS func"
@@ -838,10 +908,12 @@ out:
 static const char corr_save_sql[] =
         "DROP TABLE IF EXISTS main.tq_leaks; DROP TABLE IF EXISTS main.tq_bad_frees;"
         "DROP TABLE IF EXISTS main.tq_pairs; DROP TABLE IF EXISTS main.tq_pairs_open;"
+        "DROP TABLE IF EXISTS main.tq_pairs_stats;"
         "CREATE TABLE main.tq_leaks AS SELECT * FROM temp.tq_leaks;"
         "CREATE TABLE main.tq_bad_frees AS SELECT * FROM temp.tq_bad_frees;"
         "CREATE TABLE main.tq_pairs AS SELECT * FROM temp.tq_pairs;"
-        "CREATE TABLE main.tq_pairs_open AS SELECT * FROM temp.tq_pairs_open;";
+        "CREATE TABLE main.tq_pairs_open AS SELECT * FROM temp.tq_pairs_open;"
+        "CREATE TABLE main.tq_pairs_stats AS SELECT * FROM temp.tq_pairs_stats;";
 
 int correlate_main(int argc, char **argv, bool pairs)
 {
