@@ -1,7 +1,7 @@
 /*
  * emit.c - tj_emit(), the one entry point every enabled trace point calls.
  *
- * It takes the two clocks, the next TRACE_SEQ and the cached thread id, and
+ * It takes the clock(s), the next TRACE_SEQ and the cached thread id, and
  * encodes the event into a record.  Normally the record goes into the calling
  * thread's ring, for the writer thread; after a thread's first event that
  * costs no system call, no shared lock and no allocation.  With TJ_SYNC=1, or
@@ -87,10 +87,20 @@ static int64_t emit_clock(clockid_t id)
         return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Both clocks, for records written by the caller (TJ_SYNC=1). */
 static void emit_header(struct record *r, uint64_t seq)
 {
         r->seq = seq;
         r->realtime_ns = emit_clock(CLOCK_REALTIME);
+        r->mono_ns = emit_clock(CLOCK_MONOTONIC);
+        r->tid = emit_gettid();
+}
+
+/* The ring path reads one clock: the writer derives CLOCK_REALTIME. */
+static void emit_header_async(struct record *r, uint64_t seq)
+{
+        r->seq = seq;
+        r->realtime_ns = RECORD_TIME_DERIVED;
         r->mono_ns = emit_clock(CLOCK_MONOTONIC);
         r->tid = emit_gettid();
 }
@@ -150,7 +160,7 @@ static void emit_async(const struct tj_event *ev, const struct tj_site *site,
                 ring_count_drop(ring);
                 return;
         }
-        emit_header(r, seq);
+        emit_header_async(r, seq);
         record_encode(r, size, ev, site, v, lens);
         writer_write_log(r);
         ring_commit(ring, r);

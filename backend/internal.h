@@ -55,7 +55,8 @@ struct record {
         const struct tj_event *ev;
         const struct tj_site *site;     /* may be NULL */
         uint64_t seq;                   /* TRACE_SEQ */
-        int64_t realtime_ns;            /* CLOCK_REALTIME at the call */
+        int64_t realtime_ns;            /* CLOCK_REALTIME at the call; RECORD_TIME_DERIVED
+                                         * until the writer derives it from mono_ns */
         int64_t mono_ns;                /* CLOCK_MONOTONIC at the call */
         int32_t tid;
         uint32_t flags;                 /* RECORD_TRUNCATED, RECORD_LOGGED... */
@@ -173,6 +174,11 @@ TJ_HIDDEN unsigned writer_space_seen(void);
 TJ_HIDDEN void writer_wait_space(unsigned seen);
 TJ_HIDDEN void writer_write_sync(const struct record *r);
 TJ_HIDDEN void writer_write_log(const struct record *r);
+/* Asynchronous records carry only CLOCK_MONOTONIC from the caller (one clock
+ * read instead of two); CLOCK_REALTIME is mono_ns plus the offset between the
+ * clocks that the writer samples before each pass. */
+#define RECORD_TIME_DERIVED INT64_MIN
+TJ_HIDDEN void writer_fix_realtime(struct record *r);
 TJ_HIDDEN int writer_flush(unsigned timeout_ms);
 TJ_HIDDEN void writer_shutdown(void);
 TJ_HIDDEN void writer_add_dropped(uint64_t n);

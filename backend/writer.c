@@ -284,6 +284,43 @@ static void writer_dispatch(const struct record *r, bool all)
                 atomic_fetch_add(&emit_counters.written, 1);
 }
 
+/*
+ * The offset CLOCK_REALTIME - CLOCK_MONOTONIC, sampled by the writer before
+ * each pass (the realtime reads bracket the monotonic one; their midpoint is
+ * used).  A record's CLOCK_REALTIME is its mono_ns plus the offset sampled
+ * after it was traced, which is exact unless the wall clock was stepped or
+ * slewed in between (then it is off by that step, at most one pass).
+ */
+static _Atomic int64_t writer_rt_offset;
+static atomic_bool writer_rt_sampled;
+
+static int64_t writer_clock(clockid_t id)
+{
+        struct timespec ts;
+
+        clock_gettime(id, &ts);
+        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void writer_sample_offset(void)
+{
+        int64_t a = writer_clock(CLOCK_REALTIME);
+        int64_t m = writer_clock(CLOCK_MONOTONIC);
+        int64_t b = writer_clock(CLOCK_REALTIME);
+
+        atomic_store_explicit(&writer_rt_offset, a + (b - a) / 2 - m, memory_order_relaxed);
+        atomic_store_explicit(&writer_rt_sampled, true, memory_order_release);
+}
+
+void writer_fix_realtime(struct record *r)
+{
+        if (r->realtime_ns != RECORD_TIME_DERIVED)
+                return;
+        if (!atomic_load_explicit(&writer_rt_sampled, memory_order_acquire))
+                writer_sample_offset();
+        r->realtime_ns = r->mono_ns + atomic_load_explicit(&writer_rt_offset, memory_order_relaxed);
+}
+
 /* TJ_SYNC=1: the caller writes R to every output. */
 void writer_write_sync(const struct record *r)
 {
@@ -304,6 +341,7 @@ void writer_write_log(const struct record *r_const)
 
         if (!atomic_load_explicit(&w.has_log, memory_order_relaxed))
                 return;
+        writer_fix_realtime(r);
         record_values(r, v);
         msg = writer_render(r, v, buf, sizeof(buf), &heap);
         r->flags |= RECORD_LOGGED;
@@ -327,6 +365,7 @@ static size_t writer_drain(struct ring *ring)
         const struct record *r;
 
         while ((r = ring_peek(ring, end))) {
+                writer_fix_realtime((struct record *)r);
                 writer_dispatch(r, false);
                 ring_consume(ring, r);
                 n++;
@@ -372,6 +411,7 @@ static size_t writer_pass(void)
         pthread_mutex_lock(&w.list_lock);
         ring = w.rings;
         pthread_mutex_unlock(&w.list_lock);
+        writer_sample_offset();
         pthread_mutex_lock(&w.lock);
         /* Only the writer removes rings, and new ones go in front: safe. */
         for (; ring; ring = *ring_next(ring)) {
