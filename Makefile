@@ -161,6 +161,7 @@ $(B)/bench/tjbench: bench/bench.c tests/c/tgroup.h $(B)/libtracejournal.a
 bench: all $(B)/bench/tjbench
 	sh bench/run
 	sh bench/import.sh
+	sh bench/correlate.sh
 
 bench-callgrind: $(B)/bench/tjbench
 	sh bench/run callgrind
