@@ -98,6 +98,7 @@ extern TJ_HIDDEN const struct tj_output out_syslog;
 extern TJ_HIDDEN const struct tj_output out_log;
 extern TJ_HIDDEN const struct tj_output out_nop;
 extern TJ_HIDDEN const struct tj_output out_ftrace;
+extern TJ_HIDDEN const struct tj_output out_simple;
 
 TJ_HIDDEN void out_log_reopen(void);
 

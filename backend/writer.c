@@ -29,7 +29,7 @@
 #define WRITER_MSG_STACK      1024
 
 static const struct tj_output *const writer_known[] = {
-        &out_journald, &out_syslog, &out_log, &out_nop, &out_ftrace,
+        &out_journald, &out_syslog, &out_log, &out_nop, &out_ftrace, &out_simple,
 };
 
 static struct {

@@ -1,0 +1,36 @@
+#!/bin/sh
+# t-lib-simple.sh - the simple output: a simpletrace v4 file (header, event
+# mappings, event records with string arguments), decoded here by a small
+# reader written from QEMU's scripts/simpletrace.py layout; mode 0600.
+. "$(dirname "$0")/lib/common.sh"
+E="$B/tests/lib-emit"
+
+TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/trace" TJ_EVENTS=tgb_req,tga_void \
+        $RUN "$E" init req:2 void flush > /dev/null 2> "$T/err"
+check_eq lib-simple-no-warning "" "$(cat "$T/err")"
+check_eq lib-simple-mode 600 "$(stat -c %a "$T/trace")"
+python3 - "$T/trace" > "$T/got" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+hid, magic, ver = struct.unpack_from('=QQQ', d, 0)
+print('header %x %x %d' % (hid, magic, ver))
+o, names = 24, {}
+while o < len(d):
+    (t,) = struct.unpack_from('=Q', d, o); o += 8
+    if t == 0:
+        eid, n = struct.unpack_from('=QI', d, o); o += 12
+        names[eid] = d[o:o + n].decode(); o += n
+        print('mapping', names[eid])
+    else:
+        eid, ts, ln, pid = struct.unpack_from('=QQII', d, o)
+        body = d[o + 24:o + ln]; o += ln
+        print('event', names.get(eid, eid), ln, body.hex())
+PY
+cat > "$T/exp" <<OUT
+header ffffffffffffffff f2b177cb0aa429b4 4
+mapping tgb_req
+event tgb_req 46 00100000000000000000000000000000020000007230
+OUT
+head -3 "$T/got" > "$T/got3"
+check_file lib-simple-records "$T/exp" "$T/got3"
+check_eq lib-simple-count 6 "$(wc -l < "$T/got")"
