@@ -158,86 +158,98 @@ static bool ingest_parse_hex(const char *p, size_t n, int64_t *ret)
         return true;
 }
 
-#define NAME_IS(lit) (nlen == sizeof(lit) - 1 && memcmp(data, lit, sizeof(lit) - 1) == 0)
+#define NAME_IS(lit) (memcmp(data, lit, sizeof(lit) - 1) == 0)
 
-/* The integer fields: parsed now, nothing copied. */
-static void ingest_entry_int(struct ingest_entry *e, const char *data, size_t nlen,
-                             const char *v, size_t vlen)
+/*
+ * Field names are dispatched on their length first: an entry has some thirty
+ * fields, most of which (journald's trusted fields) traceql does not keep,
+ * and a length rarely matches, so most fields cost one switch.
+ */
+
+/* The integer field NAME (NLEN bytes) is parsed into: its value and flag;
+ * false when traceql does not keep it. */
+static bool ingest_entry_int(struct ingest_entry *e, const char *data, size_t nlen,
+                             int64_t **ret_v, bool **ret_has)
 {
-        int64_t x;
-
-        if (!ingest_parse_i64(v, vlen, &x))
-                return;
-        if (NAME_IS("_PID")) {
-                e->pid = x;
-                e->has_pid = true;
-        } else if (NAME_IS("TID")) {
-                e->tid = x;
-                e->has_tid = true;
-        } else if (NAME_IS("TRACE_SEQ")) {
-                e->seq = x;
-                e->has_seq = true;
-        } else if (NAME_IS("TRACE_TIME_NS")) {
-                e->time = x;
-                e->has_time = true;
-        } else if (NAME_IS("TRACE_MONO_NS")) {
-                e->mono = x;
-                e->has_mono = true;
-        } else if (NAME_IS("CODE_LINE")) {
-                e->code_line = x;
-                e->has_code_line = true;
-        } else if (NAME_IS("__REALTIME_TIMESTAMP")) {
-                e->realtime_us = x;
-                e->has_realtime = true;
-        } else if (NAME_IS("__MONOTONIC_TIMESTAMP")) {
-                e->monotonic_us = x;
-                e->has_monotonic = true;
-        } else if (NAME_IS("__SEQNUM")) {
-                e->jseq = x;
-                e->has_jseq = true;
+#define INT_FIELD(lit, field) \
+        if (NAME_IS(lit)) { \
+                *ret_v = &e->field; \
+                *ret_has = &e->has_##field; \
+                return true; \
         }
+        switch (nlen) {
+        case 3:
+                INT_FIELD("TID", tid);
+                break;
+        case 4:
+                INT_FIELD("_PID", pid);
+                break;
+        case 8:
+                INT_FIELD("__SEQNUM", jseq);
+                break;
+        case 9:
+                INT_FIELD("TRACE_SEQ", seq);
+                INT_FIELD("CODE_LINE", code_line);
+                break;
+        case 13:
+                INT_FIELD("TRACE_TIME_NS", time);
+                INT_FIELD("TRACE_MONO_NS", mono);
+                break;
+        case 20:
+                if (NAME_IS("__REALTIME_TIMESTAMP")) {
+                        *ret_v = &e->realtime_us;
+                        *ret_has = &e->has_realtime;
+                        return true;
+                }
+                break;
+        case 21:
+                if (NAME_IS("__MONOTONIC_TIMESTAMP")) {
+                        *ret_v = &e->monotonic_us;
+                        *ret_has = &e->has_monotonic;
+                        return true;
+                }
+                break;
+        }
+        return false;
+#undef INT_FIELD
 }
 
 /* Which string slot a field name goes to, NULL when traceql does not keep it. */
 static struct ingest_str *ingest_entry_slot(struct ingest_entry *e, const char *data, size_t nlen)
 {
-        switch (data[0]) {
-        case 'M':
-                if (NAME_IS("MESSAGE"))
-                        return &e->message;
-                if (NAME_IS("MESSAGE_ID"))
-                        return &e->message_id;
+#define STR_FIELD(lit, field) \
+        if (NAME_IS(lit)) \
+                return &e->field
+        switch (nlen) {
+        case 7:
+                STR_FIELD("MESSAGE", message);
                 break;
-        case 'T':
-                if (NAME_IS("TRACE_EVENT"))
-                        return &e->event;
-                if (NAME_IS("TRACE_GROUP"))
-                        return &e->group;
-                if (NAME_IS("TRACE_ARGS"))
-                        return &e->argsig;
-                if (NAME_IS("TRACE_DROPPED"))
-                        return &e->dropped;
+        case 8:
+                STR_FIELD("_BOOT_ID", boot);
                 break;
-        case 'S':
-                if (NAME_IS("SYSLOG_IDENTIFIER"))
-                        return &e->identifier;
+        case 9:
+                STR_FIELD("CODE_FILE", code_file);
+                STR_FIELD("CODE_FUNC", code_func);
+                STR_FIELD("_HOSTNAME", host);
                 break;
-        case 'C':
-                if (NAME_IS("CODE_FILE"))
-                        return &e->code_file;
-                if (NAME_IS("CODE_FUNC"))
-                        return &e->code_func;
+        case 10:
+                STR_FIELD("MESSAGE_ID", message_id);
+                STR_FIELD("TRACE_ARGS", argsig);
                 break;
-        case '_':
-                if (NAME_IS("_HOSTNAME"))
-                        return &e->host;
-                if (NAME_IS("_BOOT_ID"))
-                        return &e->boot;
-                if (NAME_IS("__SEQNUM_ID"))
-                        return &e->seqnum_id;
+        case 11:
+                STR_FIELD("TRACE_EVENT", event);
+                STR_FIELD("TRACE_GROUP", group);
+                STR_FIELD("__SEQNUM_ID", seqnum_id);
+                break;
+        case 13:
+                STR_FIELD("TRACE_DROPPED", dropped);
+                break;
+        case 17:
+                STR_FIELD("SYSLOG_IDENTIFIER", identifier);
                 break;
         }
         return NULL;
+#undef STR_FIELD
 }
 
 int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len)
@@ -246,6 +258,8 @@ int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len)
         const char *v;
         struct ingest_str *slot;
         size_t nlen, vlen;
+        int64_t *x;
+        bool *has;
         int r;
 
         if (!eq || eq == data)
@@ -266,13 +280,16 @@ int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len)
                         e->nargs++;
                 return r;
         }
-        if (NAME_IS("__CURSOR"))
-                return ingest_entry_set_cursor(e, v, vlen);
         slot = ingest_entry_slot(e, data, nlen);
         if (slot)
                 return ingest_copy(e, v, vlen, slot);
-        if (data[0] == '_' || data[0] == 'T' || data[0] == 'C')
-                ingest_entry_int(e, data, nlen, v, vlen);
+        if (ingest_entry_int(e, data, nlen, &x, &has)) {
+                if (ingest_parse_i64(v, vlen, x))
+                        *has = true;
+                return 0;
+        }
+        if (nlen == 8 && NAME_IS("__CURSOR"))
+                return ingest_entry_set_cursor(e, v, vlen);
         return 0;
 }
 
