@@ -4,7 +4,7 @@
 #   make check          run the whole test suite (tests/run); needs a journald (started if root)
 #   make demo           set up, build and run the example end to end (examples/demo.sh)
 #   make bench          performance figures (bench/), no thresholds
-#   make install        PREFIX, DESTDIR, LIBDIR, MANDIR, BINDIR, INCLUDEDIR
+#   make install        PREFIX, DESTDIR, LIBDIR, MANDIR, BINDIR, INCLUDEDIR, BASHCOMPDIR
 #   make uninstall      mirrors install
 #   make SANITIZE=address,undefined check
 
@@ -169,7 +169,7 @@ bench-callgrind: $(B)/bench/tjbench
 install: all
 	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(INCLUDEDIR)" \
 		"$(DESTDIR)$(PKGCONFIGDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man3" \
-		"$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(MANDIR)/man7"
+		"$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(BASHCOMPDIR)"
 	$(INSTALL) -m 755 $(PROGS) "$(DESTDIR)$(BINDIR)"
 	$(INSTALL) -m 755 "$(LIB_SO)" "$(DESTDIR)$(LIBDIR)/libtracejournal.so.$(SOVERSION)"
 	ln -sf "libtracejournal.so.$(SOVERSION)" "$(DESTDIR)$(LIBDIR)/libtracejournal.so"
@@ -178,6 +178,8 @@ install: all
 	$(INSTALL) -m 644 $(B)/tracejournal.pc "$(DESTDIR)$(PKGCONFIGDIR)"
 	for m in man/*.[1-9]; do \
 		s=$${m##*.}; $(INSTALL) -m 644 "$$m" "$(DESTDIR)$(MANDIR)/man$$s"; done
+	for p in $(notdir $(PROGS)); do \
+		$(INSTALL) -m 644 "packaging/completion/$$p" "$(DESTDIR)$(BASHCOMPDIR)/$$p"; done
 
 uninstall:
 	for p in $(notdir $(PROGS)); do rm -f "$(DESTDIR)$(BINDIR)/$$p"; done
@@ -186,6 +188,7 @@ uninstall:
 		"$(DESTDIR)$(INCLUDEDIR)/tracejournal.h" "$(DESTDIR)$(PKGCONFIGDIR)/tracejournal.pc"
 	for m in man/*.[1-9]; do \
 		s=$${m##*.}; rm -f "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; done
+	for p in $(notdir $(PROGS)); do rm -f "$(DESTDIR)$(BASHCOMPDIR)/$$p"; done
 
 clean:
 	rm -rf $(B)

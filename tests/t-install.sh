@@ -29,6 +29,8 @@ cat > "$T/files.expected" <<'LIST'
 l ./usr/lib/libtracejournal.so -> libtracejournal.so.0
 755 ./usr/lib/libtracejournal.so.0
 644 ./usr/lib/pkgconfig/tracejournal.pc
+644 ./usr/share/bash-completion/completions/tracegen
+644 ./usr/share/bash-completion/completions/traceql
 644 ./usr/share/man/man1/tracegen.1
 644 ./usr/share/man/man1/traceql.1
 644 ./usr/share/man/man3/tracejournal.3

@@ -1,0 +1,105 @@
+#!/bin/sh
+# t-completion.sh - the bash completion of traceql and tracegen
+# (packaging/completion/), called non-interactively: source the file, set
+# COMP_WORDS / COMP_CWORD, call the function, compare COMPREPLY.  Event and
+# argument names come from a database built from a crafted export stream.
+. "$(dirname "$0")/lib/common.sh"
+
+if ! command -v bash > /dev/null; then skip completion "bash missing"; exit 0; fi
+C=$TOP/packaging/completion
+export PATH="$B:$PATH"
+
+# comp FILE FUNCTION WORD... : complete the last WORD; prints COMPREPLY sorted,
+# space-separated (the status of the function after a '|').
+comp() {
+        f=$1 fn=$2
+        shift 2
+        bash -c '
+                . "$1" || exit 9
+                fn=$2; shift 2
+                COMP_WORDS=("$@")
+                COMP_CWORD=$(($# - 1))
+                COMP_LINE="$*"
+                COMP_POINT=${#COMP_LINE}
+                $fn; rc=$?
+                printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " " | sed "s/ \$//"
+                echo "|$rc"' sh "$f" "$fn" "$@"
+}
+
+# The database: two allocation events and a request event.
+cat > "$T/c.trace" <<'TR'
+10 10 1 qemu_malloc a.c:1 size:u=16 ptr:p=0x1000
+10 10 2 qemu_free a.c:2 ptr:p=0x1000
+10 10 3 blk_req_submit b.c:3 req:p=0x2000 sector:u=8
+TR
+python3 "$TOP/tests/correlate/mkexport.py" "$T/c.trace" > "$T/c.export"
+"$B/traceql" --db "$T/db" import --export "$T/c.export"
+mkdir -p "$T/dir/sub" && : > "$T/dir/file.events"
+
+check_eq comp-traceql-registered "complete -F _traceql traceql" \
+        "$(bash -c '. "$1"; complete -p traceql' sh "$C/traceql")"
+check_eq comp-tracegen-registered "complete -F _tracegen tracegen" \
+        "$(bash -c '. "$1"; complete -p tracegen' sh "$C/tracegen")"
+
+# First word: the subcommands (from --help) and the per-event views.
+check_eq comp-traceql-subcommands "blk_req_submit events import leaks losses pairs qemu_free qemu_malloc|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/db" '')"
+check_eq comp-traceql-subcommand-prefix "leaks losses|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/db" l)"
+# Options: whatever --help lists (other subcommands may add some).
+want=$("$B/traceql" --help | grep -oE -- '--f[a-z0-9-]*' | sort -u | tr '\n' ' ' | sed 's/ $//')
+check_eq comp-traceql-options "$want|0" "$(comp "$C/traceql" _traceql traceql --f)"
+case " $want " in *" --format "*) pass comp-traceql-options-format ;;
+        *) fail comp-traceql-options-format "--format not in [$want]" ;; esac
+# After a subcommand, that subcommand's options: leaks has --alloc, not --begin.
+got=$(comp "$C/traceql" _traceql traceql leaks --)
+want=$("$B/traceql" leaks --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u | tr '\n' ' ' | sed 's/ $//')
+check_eq comp-traceql-leaks-options "$want|0" "$got"
+case " ${got%|*} " in *" --alloc "*" --begin "*|*" --begin "*) fail comp-traceql-leaks-only "$got" ;;
+        *" --alloc "*) pass comp-traceql-leaks-only ;; *) fail comp-traceql-leaks-only "$got" ;; esac
+check_eq comp-traceql-format "json jsonl|0" "$(comp "$C/traceql" _traceql traceql --format j)"
+check_eq comp-traceql-format-eq "csv|0" "$(comp "$C/traceql" _traceql traceql --format=c)"
+
+# Event names from the database, for --alloc/--free/--begin/--end.
+check_eq comp-traceql-events "qemu_free qemu_malloc|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/db" leaks --alloc q)"
+check_eq comp-traceql-events-split-eq "qemu_free qemu_malloc|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/db" leaks --free = q)"
+check_eq comp-traceql-events-list "qemu_malloc,qemu_free|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/db" leaks --alloc qemu_malloc,qemu_f)"
+check_eq comp-traceql-event-field "qemu_malloc:ptr qemu_malloc:size|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/db" leaks --alloc qemu_malloc:)"
+check_eq comp-traceql-begin "blk_req_submit|0" \
+        "$(comp "$C/traceql" _traceql traceql --db="$T/db" pairs --begin b)"
+check_eq comp-traceql-by "sector size|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/db" pairs --by s)"
+check_eq comp-traceql-identifier "crafted|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/db" import --identifier c)"
+# $TRACEQL_DB when there is no --db.
+check_eq comp-traceql-env-db "blk_req_submit|0" \
+        "$(TRACEQL_DB=$T/db comp "$C/traceql" _traceql traceql pairs --end b)"
+# No database: no names, and none is created.
+check_eq comp-traceql-no-db "|0|absent" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/none.db" leaks --alloc '')|$(
+           [ -e "$T/none.db" ] && echo created || echo absent)"
+check_eq comp-traceql-directory "$T/dir/sub|0" \
+        "$(comp "$C/traceql" _traceql traceql import --directory "$T/dir/")"
+check_eq comp-traceql-export "$T/dir/file.events $T/dir/sub|0" \
+        "$(comp "$C/traceql" _traceql traceql import --export "$T/dir/")"
+
+# tracegen
+want=$("$B/tracegen" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u | tr '\n' ' ' | sed 's/ $//')
+check_eq comp-tracegen-options "$want|0" "$(comp "$C/tracegen" _tracegen tracegen --)"
+check_eq comp-tracegen-options-prefix "--header --header-include --help|0" \
+        "$(comp "$C/tracegen" _tracegen tracegen --he)"
+check_eq comp-tracegen-backend "nop tracejournal|0" \
+        "$(comp "$C/tracegen" _tracegen tracegen --backend '')"
+check_eq comp-tracegen-backend-eq "tracejournal|0" \
+        "$(comp "$C/tracegen" _tracegen tracegen --backend=t)"
+check_eq comp-tracegen-backend-split "nop|0" \
+        "$(comp "$C/tracegen" _tracegen tracegen -b = n)"
+check_eq comp-tracegen-output-dir "$T/dir/sub|0" \
+        "$(comp "$C/tracegen" _tracegen tracegen --output-dir "$T/dir/")"
+check_eq comp-tracegen-group "|0" "$(comp "$C/tracegen" _tracegen tracegen --group '')"
+check_eq comp-tracegen-operand "$T/dir/file.events $T/dir/sub|0" \
+        "$(comp "$C/tracegen" _tracegen tracegen --group=g -c "$T/dir/")"
