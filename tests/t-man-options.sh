@@ -1,0 +1,88 @@
+#!/bin/sh
+# t-man-options.sh - the man pages and --help agree: every option that
+# `tracegen --help`, `traceql --help` and `traceql SUBCOMMAND --help` print is
+# documented in tracegen(1) / traceql(1) (SYNOPSIS or an .It entry), and every
+# option those pages document is in the help; traceql's subcommands are the
+# same in both.  Nothing is listed here: both sides are parsed, so an option
+# added to a tool without its page (or the other way round) fails.  Also every
+# page in man/ is clean under mandoc -Tlint (warnings and worse).
+. "$(dirname "$0")/lib/common.sh"
+
+# helpopts: the options in a --help text on stdin, one per line
+helpopts() {
+        grep -oE -- '(^|[][ ,|(])--?[A-Za-z][A-Za-z0-9-]*' | sed 's/^[][ ,|(]*//' | sort -u
+}
+manopts() { awk -f "$TOP/tests/lib/manopts.awk" "$1" | sort -u; }
+
+# compare NAME HELP-FILE MAN-FILE
+compare() {
+        check_eq "$1-help-in-man" "" "$(comm -23 "$2" "$3" | tr '\n' ' ' | sed 's/ $//')"
+        check_eq "$1-man-in-help" "" "$(comm -13 "$2" "$3" | tr '\n' ' ' | sed 's/ $//')"
+}
+
+"$B/tracegen" --help | helpopts > "$T/tg.help"
+manopts "$TOP/man/tracegen.1" > "$T/tg.man"
+# Both sides found something (a parser that finds nothing would agree).
+check_eq man-tracegen-parsed "yes yes" "$(grep -qx -- --group "$T/tg.help" && echo yes) $(
+        grep -qx -- -g "$T/tg.man" && echo yes)"
+compare man-tracegen "$T/tg.help" "$T/tg.man"
+
+# traceql's subcommands: the bare words of its usage lines, and the .Cm words
+# right after the options of each SYNOPSIS block of traceql(1).
+"$B/traceql" --help | awk '
+        /^(usage:)? *traceql / {
+                while (gsub(/\[[^][]*\]/, "")) ;
+                for (i = 1; i <= NF; i++) {
+                        n = split($i, w, "|")
+                        for (j = 1; j <= n; j++)
+                                if (w[j] ~ /^[a-z][a-z0-9-]*$/ && w[j] != "traceql") print w[j]
+                }
+        }' | sort -u > "$T/subs.help"
+awk '/^\.Sh / { syn = ($2 == "SYNOPSIS") }
+     syn && /^\.Cm / { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]/) print $i }' \
+        "$TOP/man/traceql.1" | sort -u > "$T/subs.man"
+check_eq man-traceql-subcommands-parsed "yes" "$(grep -qx import "$T/subs.help" && echo yes)"
+compare man-traceql-subcommands "$T/subs.help" "$T/subs.man"
+
+"$B/traceql" --help > "$T/tq.txt"
+bad=
+for s in $(sort -u "$T/subs.help" "$T/subs.man"); do
+        rc=0
+        "$B/traceql" "$s" --help > "$T/sub.txt" 2>&1 || rc=$?
+        [ $rc -eq 0 ] && [ -s "$T/sub.txt" ] || bad="$bad $s:$rc"
+        cat "$T/sub.txt" >> "$T/tq.txt"
+done
+check_eq man-traceql-subcommand-help "" "$bad"
+helpopts < "$T/tq.txt" > "$T/tq.help"
+manopts "$TOP/man/traceql.1" > "$T/tq.man"
+check_eq man-traceql-parsed "yes yes" "$(grep -qx -- --db "$T/tq.help" && echo yes) $(
+        grep -qx -- --db "$T/tq.man" && echo yes)"
+compare man-traceql "$T/tq.help" "$T/tq.man"
+
+# The parser itself, on a made-up page: it must see -x, --long, both names of
+# a pair, the synopsis, and nothing from running text.
+cat > "$T/x.1" <<'MAN'
+.Sh SYNOPSIS
+.Nm
+.Op Fl \-alpha Ar n | Fl \-beta Ns = Ns Ar m
+.Fl -help | -version
+.Sh DESCRIPTION
+Link with
+.Fl lfoo .
+.Bl -tag -width Ds
+.It Fl g , Fl \-gamma Ns = Ns Ar x
+.It Fl \-since Ar t , Fl \-until Ar t
+.El
+MAN
+check_eq man-parser "--alpha --beta --gamma --help --since --until --version -g" \
+        "$(manopts "$T/x.1" | tr '\n' ' ' | sed 's/ $//')"
+check_eq help-parser "--beta --gamma -a" \
+        "$(printf '  -a, --gamma=X  non-option and --beta[=Y]\n  TRACE-EVENTS\n' | helpopts | tr '\n' ' ' | sed 's/ $//')"
+
+if command -v mandoc > /dev/null; then
+        for m in "$TOP"/man/*.[1-9]; do
+                check_eq "man-lint-${m##*/}" "" "$(mandoc -Tlint -W warning "$m" 2>&1)"
+        done
+else
+        skip man-lint "mandoc missing (packaging/install-deps.sh)"
+fi
