@@ -1,8 +1,8 @@
 #!/bin/sh
 # t-man-options.sh - the man pages and --help agree: every option that
 # `tracegen --help`, `traceql --help` and `traceql SUBCOMMAND --help` print is
-# documented in tracegen(1) / traceql(1) (SYNOPSIS or an .It entry), and every
-# option those pages document is in the help; traceql's subcommands are the
+# described in tracegen(1) / traceql(1) (an .It entry of a list), and every
+# option those pages show (SYNOPSIS or .It) is in the help; traceql's subcommands are the
 # same in both.  Nothing is listed here: both sides are parsed, so an option
 # added to a tool without its page (or the other way round) fails.  Also every
 # page in man/ is clean under mandoc -Tlint (warnings and worse).
@@ -12,20 +12,23 @@
 helpopts() {
         grep -oE -- '(^|[][ ,|(])--?[A-Za-z][A-Za-z0-9-]*' | sed 's/^[][ ,|(]*//' | sort -u
 }
-manopts() { awk -f "$TOP/tests/lib/manopts.awk" "$1" | sort -u; }
+# manopts PAGE [1]: the options PAGE shows (with 1: describes in an .It entry)
+manopts() { awk -v described="${2:-0}" -f "$TOP/tests/lib/manopts.awk" "$1" | sort -u; }
 
-# compare NAME HELP-FILE MAN-FILE
+# compare NAME HELP-FILE MAN-FILE [DESCRIBED-FILE]: help options missing from
+# DESCRIBED-FILE (default MAN-FILE), man options missing from the help
 compare() {
-        check_eq "$1-help-in-man" "" "$(comm -23 "$2" "$3" | tr '\n' ' ' | sed 's/ $//')"
+        check_eq "$1-help-in-man" "" "$(comm -23 "$2" "${4:-$3}" | tr '\n' ' ' | sed 's/ $//')"
         check_eq "$1-man-in-help" "" "$(comm -13 "$2" "$3" | tr '\n' ' ' | sed 's/ $//')"
 }
 
 "$B/tracegen" --help | helpopts > "$T/tg.help"
 manopts "$TOP/man/tracegen.1" > "$T/tg.man"
+manopts "$TOP/man/tracegen.1" 1 > "$T/tg.desc"
 # Both sides found something (a parser that finds nothing would agree).
 check_eq man-tracegen-parsed "yes yes" "$(grep -qx -- --group "$T/tg.help" && echo yes) $(
         grep -qx -- -g "$T/tg.man" && echo yes)"
-compare man-tracegen "$T/tg.help" "$T/tg.man"
+compare man-tracegen "$T/tg.help" "$T/tg.man" "$T/tg.desc"
 
 # traceql's subcommands: the bare words of its usage lines, and the .Cm words
 # right after the options of each SYNOPSIS block of traceql(1).
@@ -55,9 +58,10 @@ done
 check_eq man-traceql-subcommand-help "" "$bad"
 helpopts < "$T/tq.txt" > "$T/tq.help"
 manopts "$TOP/man/traceql.1" > "$T/tq.man"
+manopts "$TOP/man/traceql.1" 1 > "$T/tq.desc"
 check_eq man-traceql-parsed "yes yes" "$(grep -qx -- --db "$T/tq.help" && echo yes) $(
         grep -qx -- --db "$T/tq.man" && echo yes)"
-compare man-traceql "$T/tq.help" "$T/tq.man"
+compare man-traceql "$T/tq.help" "$T/tq.man" "$T/tq.desc"
 
 # The parser itself, on a made-up page: it must see -x, --long, both names of
 # a pair, the synopsis, and nothing from running text.
@@ -76,6 +80,8 @@ Link with
 MAN
 check_eq man-parser "--alpha --beta --gamma --help --since --until --version -g" \
         "$(manopts "$T/x.1" | tr '\n' ' ' | sed 's/ $//')"
+check_eq man-parser-described "--gamma --since --until -g" \
+        "$(manopts "$T/x.1" 1 | tr '\n' ' ' | sed 's/ $//')"
 check_eq help-parser "--beta --gamma -a" \
         "$(printf '  -a, --gamma=X  non-option and --beta[=Y]\n  TRACE-EVENTS\n' | helpopts | tr '\n' ' ' | sed 's/ $//')"
 

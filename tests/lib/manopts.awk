@@ -2,8 +2,9 @@
 # types them (-g, --group): every Fl argument in the SYNOPSIS and on the .It
 # lines of the pages' lists.  Fl prefixes each of its arguments with '-'
 # ("Fl -group" is --group, "Fl g , Fl \-db" are -g and --db) until the next
-# macro; delimiters (| , ...) are skipped.  Used by tests/t-man-options.sh.
-/^\.Sh / { syn = ($2 == "SYNOPSIS") }
+# macro; delimiters (| , ...) are skipped.  With -v described=1, only the
+# .It lines (options that have a description).  Used by tests/t-man-options.sh.
+/^\.Sh / { syn = ($2 == "SYNOPSIS") && !described }
 /^\./ && (syn || /^\.It /) {
         gsub(/\\&/, ""); gsub(/\\-/, "-")
         infl = 0
