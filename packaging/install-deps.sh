@@ -21,7 +21,7 @@ libsystemd-dev libpcre2-dev libsqlite3-dev
 systemd procps
 mandoc rsyslog valgrind python3 sqlite3
 meson ninja-build cmake
-debhelper dpkg-dev lintian fakeroot rpm
+build-essential debhelper dpkg-dev lintian fakeroot rpm
 git ca-certificates
 "
 
