@@ -47,6 +47,9 @@ check_eq install-exports-tj-only "" \
            grep -v '^tj_' | grep -v '^TJ_' || true)"
 check_eq install-tracegen-runs "tracegen $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")" \
         "$("$R/usr/bin/tracegen" --version 2>&1 | head -1)"
+# Both tools print the one VERSION of the Makefile.
+check_eq install-traceql-version "traceql $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")" \
+        "$("$R/usr/bin/traceql" --version 2>&1)"
 
 # pkg-config, relocated into the DESTDIR.
 export PKG_CONFIG_PATH="$R/usr/lib/pkgconfig"
