@@ -7,6 +7,7 @@
 #   make install        PREFIX, DESTDIR, LIBDIR, MANDIR, BINDIR, INCLUDEDIR, BASHCOMPDIR
 #   make uninstall      mirrors install
 #   make SANITIZE=address,undefined check
+#   make fuzz FUZZ_SECONDS=N   run every libFuzzer target (tests/fuzz/) N seconds (clang)
 
 VERSION      = 0.1.0
 SOVERSION    = 0
@@ -147,8 +148,58 @@ $(B)/tests/%: tests/c/%.c $(B)/libtracejournal.a
 	@mkdir -p "$(@D)"
 	$(CC) $(ALL_CFLAGS) -Itests/c $(LDFLAGS) -o "$@" "$<" $(B)/libtracejournal.a $(LIB_LIBS)
 
-check: all examples tests
+check: all examples tests fuzz-replay
 	sh tests/run
+
+# Fuzz targets: tests/fuzz/fuzz_NAME.c (LLVMFuzzerTestOneInput), seeds in
+# tests/fuzz/seeds/NAME/, crash reproducers in tests/fuzz/regress/NAME/.  Each
+# links against the analyzer (without traceql.c), tracegen's parts (without
+# tracegen.c) and the runtime library.  `make fuzz` builds them with clang and
+# libFuzzer and runs each for FUZZ_SECONDS (tests/fuzz/run.sh, summary in
+# build/fuzz/summary); `make fuzz-replay` builds them with $(CC) and a plain
+# main (tests/fuzz/replay.c) that tests/t-fuzz.sh runs on the seeds and the
+# reproducers.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_CODE    := $(filter-out analyzer/traceql.c,$(TQ_SRCS)) \
+                $(filter-out backend/tracegen/tracegen.c,$(TG_SRCS)) $(LIB_SRCS)
+FUZZ_CFLAGS  := -std=gnu11 $(WARN) -D_GNU_SOURCE -DTJ_VERSION_STRING='"$(VERSION)"' \
+                -Iinclude -Ibackend -Ibackend/tracegen -Ianalyzer $(DEPS_CFLAGS) \
+                -O1 -g -fno-omit-frame-pointer -MMD -MP
+FUZZ_SAN     := address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIBS    := $(SQLITE_LIBS) $(PCRE2_LIBS) $(SYSTEMD_LIBS) -lpthread -lm
+
+$(B)/fuzz/obj/%.o: %.c
+	@mkdir -p "$(@D)"
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c -o "$@" "$<"
+
+$(B)/fuzz/code.a: $(FUZZ_CODE:%.c=$(B)/fuzz/obj/%.o) $(B)/fuzz/obj/$(B)/sql_embed.o
+	rm -f "$@"
+	$(AR) rcs "$@" $^
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/fuzz/code.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -o "$@" "$<" \
+		$(B)/fuzz/code.a $(FUZZ_LIBS)
+
+FUZZ_REPLAY_OBJS := $(filter-out $(B)/analyzer/traceql.o,$(TQ_OBJS)) \
+                $(filter-out $(B)/backend/tracegen/tracegen.o,$(TG_OBJS)) $(LIB_OBJS)
+
+$(B)/fuzz/replay.a: $(FUZZ_REPLAY_OBJS)
+	@mkdir -p "$(@D)"
+	rm -f "$@"
+	$(AR) rcs "$@" $^
+
+$(B)/fuzz/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(B)/fuzz/replay.a
+	$(CC) $(ALL_CFLAGS) -Ibackend/tracegen $(LDFLAGS) -o "$@" tests/fuzz/replay.c "$<" \
+		$(B)/fuzz/replay.a $(FUZZ_LIBS)
+
+fuzz-build: $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
+
+fuzz-replay: $(FUZZ_NAMES:%=$(B)/fuzz/replay-%)
+
+fuzz: fuzz-build
+	sh tests/fuzz/run.sh "$(FUZZ_SECONDS)" $(FUZZ_NAMES)
 
 demo:
 	sh examples/demo.sh
@@ -193,6 +244,7 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all examples tests check demo bench bench-callgrind install uninstall clean FORCE
+.PHONY: all examples tests check demo bench bench-callgrind install uninstall clean FORCE \
+	fuzz fuzz-build fuzz-replay
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

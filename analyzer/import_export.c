@@ -153,48 +153,59 @@ static int import_export_open(struct import_export *x, const char *path, char *r
         return 0;
 }
 
+/* Can the stream be resumed by offset: a regular file, not stdin? */
+static bool import_export_seekable(FILE *f)
+{
+        struct stat st;
+        int fd;
+
+        if (f == stdin)
+                return false;
+        fd = fileno(f);
+        return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* Resume a regular file at its stored offset when the file still reaches it. */
 static void import_export_resume(struct import_export *x, int64_t offset)
 {
         struct stat st;
 
-        if (x->f == stdin || offset <= 0 || fstat(fileno(x->f), &st) < 0 ||
-            !S_ISREG(st.st_mode) || st.st_size < offset)
+        if (offset <= 0 || !import_export_seekable(x->f) || fstat(fileno(x->f), &st) < 0 ||
+            st.st_size < offset)
                 return;
         if (fseeko(x->f, offset, SEEK_SET) == 0)
                 x->offset = offset;
 }
 
-int import_export(sqlite3 *db, const char *path, uint64_t *ret_added, struct tq_error *err)
+/* The reader proper, on an open stream: X->f and X->name are set. */
+static int import_export_run(sqlite3 *db, struct import_export *x, const char *location,
+                             uint64_t *ret_added, struct tq_error *err)
 {
-        struct import_export x = { 0 };
         struct ingest *ing = NULL;
-        char real[PATH_MAX];
         int64_t offset = -1;
+        bool seekable;
         int r;
 
-        r = import_export_open(&x, path, real, err);
+        seekable = import_export_seekable(x->f);
+        r = ingest_begin(db, "export", location, "", &ing, NULL, &offset, err);
         if (r < 0)
                 goto out;
-        r = ingest_begin(db, "export", real, "", &ing, NULL, &offset, err);
-        if (r < 0)
-                goto out;
-        import_export_resume(&x, offset);
+        import_export_resume(x, offset);
         for (;;) {
-                r = import_export_line(&x, err);
+                r = import_export_line(x, err);
                 if (r < 0)
                         goto out;
                 if (r == 2)
                         break;
                 if (r == 0)
                         continue;
-                r = ingest_entry(ing, &x.e, err);
+                r = ingest_entry(ing, &x->e, err);
                 if (r < 0)
                         goto out;
-                ingest_entry_reset(&x.e);
-                x.nfields = 0;
+                ingest_entry_reset(&x->e);
+                x->nfields = 0;
         }
-        r = ingest_set_position(ing, NULL, x.f == stdin ? -1 : x.offset);
+        r = ingest_set_position(ing, NULL, seekable ? x->offset : -1);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
                 goto out;
@@ -205,10 +216,33 @@ int import_export(sqlite3 *db, const char *path, uint64_t *ret_added, struct tq_
         ing = NULL;
 out:
         (void) ingest_end(ing, false, NULL);
-        if (x.f && x.f != stdin)
+        ingest_entry_free(&x->e);
+        free(x->line);
+        free(x->bin);
+        return r;
+}
+
+int import_export_stream(sqlite3 *db, FILE *f, const char *name, const char *location,
+                         uint64_t *ret_added, struct tq_error *err)
+{
+        struct import_export x = { .f = f, .name = name };
+
+        if (!db || !f || !name || !location)
+                return -EINVAL;
+        return import_export_run(db, &x, location, ret_added, err);
+}
+
+int import_export(sqlite3 *db, const char *path, uint64_t *ret_added, struct tq_error *err)
+{
+        struct import_export x = { 0 };
+        char real[PATH_MAX];
+        int r;
+
+        r = import_export_open(&x, path, real, err);
+        if (r < 0)
+                return r;
+        r = import_export_run(db, &x, real, ret_added, err);
+        if (x.f != stdin)
                 fclose(x.f);
-        ingest_entry_free(&x.e);
-        free(x.line);
-        free(x.bin);
         return r;
 }

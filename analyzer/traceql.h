@@ -190,6 +190,11 @@ int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err);
 /* Import an export stream from PATH ("-" for stdin), all in one transaction:
  * a malformed stream imports nothing and fails with ERR "PATH:LINE: why". */
 int import_export(sqlite3 *db, const char *path, uint64_t *ret_added, struct tq_error *err);
+/* The same on an open stream F (borrowed, not closed): NAME for messages,
+ * LOCATION the source's identity in the database.  Resumes by offset only
+ * when F is a regular file.  The fuzz target feeds it an fmemopen() buffer. */
+int import_export_stream(sqlite3 *db, FILE *f, const char *name, const char *location,
+                         uint64_t *ret_added, struct tq_error *err);
 
 /* ---- query.c ---- */
 enum query_format {

@@ -24,7 +24,7 @@ int main(void)
 }
 SRC
 if ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -I"$TOP/include" -o "$T/clash" "$T/clash.c" \
-        "$B/libtracejournal.a" -lsystemd -lpthread 2> "$T/err"; then
+        "$B/libtracejournal.a" $SAN_FLAGS -lsystemd -lpthread 2> "$T/err"; then
         check_eq lib-symbols-no-clash "42 7 8 -2" "$("$T/clash")"
 else
         fail lib-symbols-no-clash "$(head -3 "$T/err")"

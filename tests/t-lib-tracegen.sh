@@ -10,7 +10,7 @@ for g in ga gb; do
         "$B/tracegen" --group=$g --header="$T/$g.h" --source="$T/$g.c" "$G/$g.trace-events"
 done
 if ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$TOP/include" -I"$T" -o "$T/gen-main" \
-        "$G/gen-main.c" "$T/ga.c" "$T/gb.c" "$B/libtracejournal.a" -lsystemd -lpthread 2> "$T/cc"; then
+        "$G/gen-main.c" "$T/ga.c" "$T/gb.c" "$B/libtracejournal.a" $SAN_FLAGS -lsystemd -lpthread 2> "$T/cc"; then
         pass lib-tracegen-build
 else
         fail lib-tracegen-build "$(head -5 "$T/cc")"; exit 0

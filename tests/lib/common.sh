@@ -19,6 +19,10 @@ if [ "${VALGRIND:-}" = 1 ]; then
         RUN="valgrind -q --error-exitcode=99 --leak-check=full"
 fi
 
+# A sanitized build (make SANITIZE=... check passes SANITIZE down): programs a
+# test links against build/libtracejournal.a need the same runtime.
+SAN_FLAGS=${SANITIZE:+-fsanitize=$SANITIZE}
+
 pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1${2:+ ($2)}"; }
 skip() { echo "SKIP: $1${2:+ ($2)}"; }

@@ -1,0 +1,58 @@
+#!/bin/sh
+# t-fuzz.sh - the fuzz targets (tests/fuzz/fuzz_*.c) in the test suite.
+#
+# 1. Replay: build/fuzz/replay-NAME (the target built with $(CC) and a plain
+#    main, `make fuzz-replay`, a prerequisite of `make check`) runs every seed
+#    and every crash reproducer under tests/fuzz/regress/NAME/, under $RUN
+#    (VALGRIND=1) and whatever SANITIZE the build used.
+# 2. Fuzz: with clang and libclang-rt's libFuzzer, `make fuzz-build` builds the
+#    libFuzzer binaries and each runs for FUZZ_CHECK_SECONDS (default 3) from
+#    its seeds (tests/fuzz/run.sh), in a scratch corpus; any crash fails.
+#    Without clang or libFuzzer: one SKIP line saying which is missing.
+. "$(dirname "$0")/lib/common.sh"
+
+names=$(cd "$TOP/tests/fuzz" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')
+
+for n in $names; do
+        bin="$B/fuzz/replay-$n"
+        if [ ! -x "$bin" ]; then
+                fail "fuzz-replay-$n" "$bin not built (make fuzz-replay)"
+                continue
+        fi
+        set -- "$TOP/tests/fuzz/seeds/$n"
+        [ -d "$TOP/tests/fuzz/regress/$n" ] && set -- "$@" "$TOP/tests/fuzz/regress/$n"
+        if $RUN "$bin" "$@" > "$T/replay.out" 2> "$T/replay.err"; then
+                pass "fuzz-replay-$n"
+        else
+                fail "fuzz-replay-$n" "exit $?: $(head -c 300 "$T/replay.err")"
+        fi
+done
+
+# libFuzzer needs clang and libclang_rt.fuzzer (libclang-rt-14-dev on Debian 12).
+why=
+if ! command -v "${FUZZ_CC:-clang}" > /dev/null 2>&1; then
+        why="${FUZZ_CC:-clang} not installed"
+elif ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void) d; (void) n; return 0; }\n' |
+     "${FUZZ_CC:-clang}" -fsanitize=fuzzer -x c -o "$T/probe" - > /dev/null 2>&1; then
+        why="${FUZZ_CC:-clang} cannot link -fsanitize=fuzzer (libclang-rt-14-dev missing?)"
+fi
+if [ -n "$why" ]; then
+        skip fuzz-libfuzzer "$why"
+        exit 0
+fi
+if ! make -s -C "$TOP" fuzz-build > "$T/build.log" 2>&1; then
+        fail fuzz-build "make fuzz-build failed: $(tail -5 "$T/build.log")"
+        exit 0
+fi
+pass fuzz-build
+for n in $names; do
+        if FUZZ_DIR="$T/fuzz" sh "$TOP/tests/fuzz/run.sh" "${FUZZ_CHECK_SECONDS:-3}" "$n" > "$T/run.out"; then
+                pass "fuzz-$n"
+        else
+                mkdir -p "$B/fuzz/crash"
+                cp "$T/fuzz/crash/"* "$B/fuzz/crash/" 2> /dev/null || true
+                fail "fuzz-$n" "$(cat "$T/run.out"); reproducers kept in $B/fuzz/crash"
+                sed 's/^/    /' "$T/fuzz/$n.log" | grep -A30 'ERROR\|==ERROR\|runtime error' | head -40
+        fi
+        sed 's/^/    /' "$T/run.out"
+done
