@@ -238,21 +238,32 @@ static int import_text_open(struct import_text_file *x, const char *path, char *
 
 /* Resume a regular file at its stored offset, when the file still reaches
  * it and the offset is a line start; else start over (the file was
- * truncated or replaced). */
+ * truncated or replaced).  The lines before are counted, for messages. */
 static void import_text_resume(struct import_text_file *x, int64_t offset)
 {
+        char buf[65536];
+        int64_t left = offset;
+        uint64_t lines = 0;
         struct stat st;
-        int c;
+        size_t n;
 
         if (x->f == stdin || offset <= 0 || fstat(fileno(x->f), &st) < 0 ||
             !S_ISREG(st.st_mode) || st.st_size < offset)
                 return;
-        if (fseeko(x->f, offset - 1, SEEK_SET) != 0)
-                return;
-        c = getc(x->f);
-        if (c == '\n') {
-                x->offset = offset;
-                return;
+        while (left > 0 && (n = fread(buf, 1, left < (int64_t) sizeof(buf) ? (size_t) left :
+                                      sizeof(buf), x->f)) > 0) {
+                const char *p = buf, *end = buf + n;
+
+                while ((p = memchr(p, '\n', (size_t) (end - p)))) {
+                        lines++;
+                        p++;
+                }
+                left -= (int64_t) n;
+                if (left == 0 && buf[n - 1] == '\n') {
+                        x->offset = offset;
+                        x->lineno = lines;
+                        return;
+                }
         }
         (void) fseeko(x->f, 0, SEEK_SET);
 }
