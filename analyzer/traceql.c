@@ -4,6 +4,7 @@
  *   traceql [--db FILE] [--no-sync] [--write] [--format F] SQL|-
  *   traceql [--db FILE] import [--identifier NAME]... [--since T] [--until T]
  *           [--boot[=ID]] [--directory DIR | --file FILE... | --export FILE|-] [--follow]
+ *   traceql [--db FILE] import --syslog FILE|- | --log FILE|- [--events TRACE-EVENTS]...
  *   traceql [--db FILE] [--no-sync] [--format F] events|losses
  *   traceql [--db FILE] [--no-sync] [--write] leaks|pairs ...   (correlate.c)
  *
@@ -32,6 +33,9 @@ struct traceql_opts {
         char **files;
         size_t nfiles;
         const char *directory, *export_path;
+        const char *syslog_path, *log_path;     /* --syslog, --log */
+        char **events;                  /* --events, NULL-terminated */
+        size_t nevents;
         const char *since, *until;
         const char *boot;               /* "" for the current boot */
 };
@@ -50,6 +54,8 @@ static void traceql_usage(FILE *f)
               "       traceql [--db FILE] import [--identifier NAME]... [--since TIME] [--until TIME]\n"
               "               [--boot[=ID]] [--directory DIR | --file FILE... | --export FILE|-]\n"
               "               [--follow]\n"
+              "       traceql [--db FILE] import --syslog FILE|- | --log FILE|-\n"
+              "               [--events TRACE-EVENTS]...\n"
               "       traceql [--db FILE] [--no-sync] [--format F] events|losses\n"
               "       traceql [--db FILE] [--no-sync] [--write] leaks --alloc EVENT[:FIELD][,...]\n"
               "               --free EVENT[:FIELD][,...] [--size FIELD] [--sql SQL]\n"
@@ -137,7 +143,7 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
         enum {
                 OPT_DB = 256, OPT_NO_SYNC, OPT_WRITE, OPT_FORMAT, OPT_IDENTIFIER, OPT_SINCE,
                 OPT_UNTIL, OPT_BOOT, OPT_DIRECTORY, OPT_FILE, OPT_EXPORT, OPT_FOLLOW,
-                OPT_HELP, OPT_VERSION,
+                OPT_HELP, OPT_VERSION, OPT_SYSLOG, OPT_LOG, OPT_EVENTS,
         };
         static const struct option longopts[] = {
                 { "db", required_argument, NULL, OPT_DB },
@@ -152,6 +158,9 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
                 { "file", required_argument, NULL, OPT_FILE },
                 { "export", required_argument, NULL, OPT_EXPORT },
                 { "follow", no_argument, NULL, OPT_FOLLOW },
+                { "syslog", required_argument, NULL, OPT_SYSLOG },
+                { "log", required_argument, NULL, OPT_LOG },
+                { "events", required_argument, NULL, OPT_EVENTS },
                 { "help", no_argument, NULL, OPT_HELP },
                 { "version", no_argument, NULL, OPT_VERSION },
                 { 0, 0, 0, 0 },
@@ -182,6 +191,9 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
                 case OPT_FILE: o->files = traceql_push(o->files, &o->nfiles, optarg); break;
                 case OPT_EXPORT: o->export_path = optarg; break;
                 case OPT_FOLLOW: o->follow = true; break;
+                case OPT_SYSLOG: o->syslog_path = optarg; break;
+                case OPT_LOG: o->log_path = optarg; break;
+                case OPT_EVENTS: o->events = traceql_push(o->events, &o->nevents, optarg); break;
                 case OPT_HELP:
                         traceql_usage(stdout);
                         exit(TQ_EXIT_OK);
@@ -247,6 +259,43 @@ static int traceql_boot(const char *arg, char *buf)
         return 0;
 }
 
+/* import --syslog / --log: a text file, with a summary line on stderr that
+ * counts the lines whose event was not recognised. */
+static int traceql_import_text(const char *path, struct traceql_opts *o)
+{
+        bool is_syslog = o->syslog_path != NULL;
+        const char *file = is_syslog ? o->syslog_path : o->log_path;
+        struct import_text_stats st = { 0 };
+        struct tq_error err = { "" };
+        sqlite3 *db = NULL;
+        int r, ret = TQ_EXIT_OK;
+
+        if (o->identifiers || o->since || o->until || o->boot || o->follow || o->files ||
+            o->directory || o->export_path || (o->syslog_path && o->log_path)) {
+                fprintf(stderr, "traceql: --%s takes no other source, filter or --follow\n",
+                        is_syslog ? "syslog" : "log");
+                return TQ_EXIT_USAGE;
+        }
+        r = store_open(path, STORE_WRITE, &db, &err);
+        if (r < 0) {
+                ret = traceql_fail(TQ_EXIT_DB, r, &err);
+                goto out;
+        }
+        r = import_text_file(db, is_syslog ? "syslog" : "log", file, o->events,
+                             is_syslog ? import_syslog_line : import_log_line, &st, &err);
+        if (r < 0) {
+                ret = traceql_fail(TQ_EXIT_INPUT, r, &err);
+                goto out;
+        }
+        fprintf(stderr, "traceql: %s: %llu lines, %llu new events, %llu of them without a "
+                "known event%s\n", file, (unsigned long long) st.lines,
+                (unsigned long long) st.added, (unsigned long long) st.unmatched,
+                st.incomplete ? "; an unfinished last line is left for the next import" : "");
+out:
+        sqlite3_close_v2(db);
+        return ret;
+}
+
 static int traceql_import(const char *path, struct traceql_opts *o)
 {
         struct import_journal_opts jo = { 0 };
@@ -256,6 +305,12 @@ static int traceql_import(const char *path, struct traceql_opts *o)
         uint64_t added = 0;
         int r, ret = TQ_EXIT_OK;
 
+        if (o->syslog_path || o->log_path)
+                return traceql_import_text(path, o);
+        if (o->events) {
+                fputs("traceql: --events goes with --syslog or --log\n", stderr);
+                return TQ_EXIT_USAGE;
+        }
         if ((o->export_path != NULL) + (o->directory != NULL) + (o->files != NULL) > 1) {
                 fputs("traceql: --export, --directory and --file exclude each other\n", stderr);
                 return TQ_EXIT_USAGE;
@@ -390,7 +445,7 @@ int main(int argc, char **argv)
         what = argv[first];
         if (strcmp(what, "import") != 0 &&
             (o.identifiers || o.files || o.directory || o.export_path || o.since || o.until ||
-             o.boot || o.follow)) {
+             o.boot || o.follow || o.syslog_path || o.log_path || o.events)) {
                 fputs("traceql: import options given without 'import'\n", stderr);
                 ret = TQ_EXIT_USAGE;
                 goto out;
@@ -418,6 +473,7 @@ int main(int argc, char **argv)
 out:
         free(o.identifiers);
         free(o.files);
+        free(o.events);
         free(path);
         free(sql);
         return ret;

@@ -12,6 +12,11 @@
  *                     batched transactions with the source position
  *   import_journal.c  the sd-journal reader (local journal, --directory, --file)
  *   import_export.c   the journal export format reader (--export FILE|-)
+ *   import_text.c     the line-file driver of the text importers below
+ *   import_syslog.c   RFC 3164 / RFC 5424 syslog files (--syslog FILE|-)
+ *   import_log.c      log backend text, ours and QEMU's (--log FILE|-)
+ *   te_pattern.c      trace-events formats as PCRE2 patterns: typed
+ *                     arguments back from rendered messages
  *   query.c           runs SQL and prints table, csv, json or jsonl
  *   regexp.c          the REGEXP operator, PCRE2 with JIT
  *   correlate.c       leaks and pairs: match events by a correlator field
@@ -195,6 +200,86 @@ int import_export(sqlite3 *db, const char *path, uint64_t *ret_added, struct tq_
  * when F is a regular file.  The fuzz target feeds it an fmemopen() buffer. */
 int import_export_stream(sqlite3 *db, FILE *f, const char *name, const char *location,
                          uint64_t *ret_added, struct tq_error *err);
+
+/* ---- te_pattern.c ---- */
+struct te_patterns;
+
+/* An empty set of event patterns; -ENOMEM.  Free with te_patterns_free(),
+ * which accepts NULL. */
+int te_patterns_new(struct te_patterns **ret);
+void te_patterns_free(struct te_patterns *p);
+/* Read the trace-events file PATH from F (tracegen's parser); a bad file
+ * fails with -EINVAL and ERR "PATH:LINE:COL: why". */
+int te_patterns_add(struct te_patterns *p, const char *path, FILE *f, struct tq_error *err);
+/* te_patterns_add() for each of the NULL-terminated FILES. */
+int te_patterns_load(struct te_patterns *p, char *const *files, struct tq_error *err);
+size_t te_patterns_count(const struct te_patterns *p);
+/* The "name:k ..." signature of EVENT (LEN bytes), NULL when not declared. */
+const char *te_patterns_signature(const struct te_patterns *p, const char *event, size_t len);
+/*
+ * MSG is "<event> <rendered format>": when the event is declared and the rest
+ * matches its format, add TRACE_EVENT, TRACE_ARGS and the TRACE_ARG_ fields to
+ * E and return 1; 0 when not (E untouched); -ENOMEM.  P may be NULL.
+ */
+int te_patterns_match(struct te_patterns *p, const char *msg, size_t len, struct ingest_entry *e);
+
+/* ---- import_text.c, import_syslog.c, import_log.c ---- */
+
+/* What a line parser shares with the driver. */
+struct import_text {
+        struct te_patterns *patterns;   /* --events, NULL when none were given */
+        int64_t ref_time;               /* unix seconds the file was last written: year inference */
+        char *field;                    /* scratch for "NAME=value" fields */
+        size_t field_size;
+        char *value;                    /* scratch for unescaped values */
+        size_t value_size;
+        int year_mon, year_mday, year_hour;     /* cache of import_syslog's local time: */
+        int64_t year_base;                      /* the hour last converted, and its time */
+        uint64_t recovered;             /* lines whose event was recognised */
+        uint64_t unmatched;             /* lines kept with event '' */
+};
+
+/* Parse one line (LEN bytes, no newline) into E.  Returns 0 for an entry,
+ * 1 for a line that holds none (empty), -EBADMSG with ERR "why" (the driver
+ * adds PATH:LINE), -ENOMEM. */
+typedef int (*import_text_line_fn)(struct import_text *t, const char *line, size_t len,
+                                   struct ingest_entry *e, struct tq_error *err);
+
+struct import_text_stats {
+        uint64_t lines;                 /* lines read (this run) */
+        uint64_t added;                 /* rows added */
+        uint64_t recovered;             /* of which with a recognised event */
+        uint64_t unmatched;             /* of which with event '' */
+        bool incomplete;                /* a last line without newline was left for later */
+};
+
+/* Add "NAME=" + S[0..N) to E; UNESCAPE decodes rsyslog's #ooo control
+ * character escapes.  0 or -ENOMEM. */
+int import_text_field(struct import_text *t, struct ingest_entry *e, const char *name,
+                      const char *s, size_t n, bool unescape);
+/* import_text_field() of the decimal V. */
+int import_text_field_int(struct import_text *t, struct ingest_entry *e, const char *name,
+                          int64_t v);
+/* Recognise the message already in E (its MESSAGE) with T's patterns, or
+ * mark it as event ''.  0 or -ENOMEM. */
+int import_text_recognise(struct import_text *t, struct ingest_entry *e);
+/* Parse an RFC 3339 / ISO 8601 time at S (LEN bytes): *RET_NS, *RET_USED the
+ * bytes read.  -EINVAL when it is not one. */
+int import_text_iso8601(const char *s, size_t len, bool need_zone, int64_t *ret_ns,
+                        size_t *ret_used);
+
+/* Import the text file PATH ("-" for stdin) line by line with FN, recording
+ * it as a source of KIND; EVENTS the trace-events files (NULL-terminated, or
+ * NULL).  One transaction: a bad line fails with ERR "PATH:LINE: why" and
+ * imports nothing.  A regular file resumes at the offset stored last time. */
+int import_text_file(sqlite3 *db, const char *kind, const char *path, char *const *events,
+                     import_text_line_fn fn, struct import_text_stats *ret_stats,
+                     struct tq_error *err);
+
+int import_syslog_line(struct import_text *t, const char *line, size_t len,
+                       struct ingest_entry *e, struct tq_error *err);
+int import_log_line(struct import_text *t, const char *line, size_t len,
+                    struct ingest_entry *e, struct tq_error *err);
 
 /* ---- query.c ---- */
 enum query_format {

@@ -19,7 +19,7 @@ PACKAGES="
 gcc clang make pkg-config binutils
 libsystemd-dev libpcre2-dev libsqlite3-dev
 systemd procps
-mandoc rsyslog valgrind python3 sqlite3
+mandoc rsyslog valgrind python3 sqlite3 lnav
 meson ninja-build cmake
 build-essential debhelper dpkg-dev lintian fakeroot rpm
 git ca-certificates

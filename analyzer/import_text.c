@@ -1,0 +1,376 @@
+/*
+ * import_text.c - the driver of the line-oriented text importers.
+ *
+ * Syslog files (import_syslog.c) and log backend output (import_log.c) are
+ * both one event per line.  This file reads the lines, hands each to the
+ * format's line parser, which fills a journal-style `struct ingest_entry`,
+ * and gives the entries to ingest.c.  The parsers share the helpers here:
+ * fields with rsyslog's #ooo escapes decoded, ISO 8601 times, and the
+ * recognition of "<event> <rendered format>" messages through te_pattern.c.
+ *
+ * A whole run is one transaction: a bad line fails with "PATH:LINE: why" and
+ * nothing is imported.  For a regular file the byte offset after the last
+ * complete line is stored, and the next import of the same file starts there,
+ * so appended lines are imported once; a last line without its newline is
+ * left for the next import (a writer may be in the middle of it).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "traceql.h"
+
+/* ---- helpers for the line parsers ------------------------------------ */
+
+static int import_text_reserve(struct import_text *t, size_t need)
+{
+        char *f;
+
+        if (need <= t->field_size)
+                return 0;
+        f = realloc(t->field, need * 2);
+        if (!f)
+                return -ENOMEM;
+        t->field = f;
+        t->field_size = need * 2;
+        return 0;
+}
+
+/* rsyslog writes a control character C as '#' and three octal digits. */
+static bool import_text_escape(const char *s, size_t n, char *ret_c)
+{
+        unsigned v;
+
+        if (n < 4 || s[0] != '#' || s[1] < '0' || s[1] > '1' || s[2] < '0' || s[2] > '7' ||
+            s[3] < '0' || s[3] > '7')
+                return false;
+        v = (unsigned) (s[1] - '0') * 64 + (unsigned) (s[2] - '0') * 8 + (unsigned) (s[3] - '0');
+        if (v >= 0x20 && v != 0x7f)
+                return false;
+        if (v == 0)
+                return false;   /* a NUL cannot be in a field */
+        *ret_c = (char) v;
+        return true;
+}
+
+int import_text_field(struct import_text *t, struct ingest_entry *e, const char *name,
+                      const char *s, size_t n, bool unescape)
+{
+        size_t nl = strlen(name), i, k;
+        const char *hash;
+        char c;
+        int r;
+
+        r = import_text_reserve(t, nl + 1 + n);
+        if (r < 0)
+                return r;
+        memcpy(t->field, name, nl);
+        t->field[nl] = '=';
+        k = nl + 1;
+        if (!unescape || !(hash = memchr(s, '#', n))) {
+                memcpy(t->field + k, s, n);
+                return ingest_entry_add(e, t->field, k + n);
+        }
+        for (i = 0; i < n;) {
+                if (s[i] == '#' && import_text_escape(s + i, n - i, &c)) {
+                        t->field[k++] = c;
+                        i += 4;
+                } else
+                        t->field[k++] = s[i++];
+        }
+        return ingest_entry_add(e, t->field, k);
+}
+
+int import_text_field_int(struct import_text *t, struct ingest_entry *e, const char *name,
+                          int64_t v)
+{
+        char num[24];
+        int n = snprintf(num, sizeof(num), "%" PRId64, v);
+
+        return import_text_field(t, e, name, num, (size_t) n, false);
+}
+
+int import_text_recognise(struct import_text *t, struct ingest_entry *e)
+{
+        int r = 0;
+
+        if (e->event.set && e->event.len > 0) {
+                /* from STRUCTURED-DATA: type it by the declaration, if any */
+                const char *sig = te_patterns_signature(t->patterns, e->buf + e->event.off,
+                                                        e->event.len);
+
+                t->recovered++;
+                if (!sig || e->argsig.set)
+                        return 0;
+                return import_text_field(t, e, "TRACE_ARGS", sig, strlen(sig), false);
+        }
+        if (e->message.set)
+                r = te_patterns_match(t->patterns, e->buf + e->message.off, e->message.len, e);
+        if (r < 0)
+                return r;
+        if (r == 1) {
+                t->recovered++;
+                return 0;
+        }
+        t->unmatched++;
+        return ingest_entry_add(e, "TRACE_EVENT=", 12);
+}
+
+/* Days from 1970-01-01 to Y-M-D in the proleptic Gregorian calendar. */
+static int64_t import_text_days(int64_t y, unsigned m, unsigned d)
+{
+        int64_t era, yoe, doy, doe;
+
+        y -= m <= 2;
+        era = (y >= 0 ? y : y - 399) / 400;
+        yoe = y - era * 400;
+        doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+        doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        return era * 146097 + doe - 719468;
+}
+
+/* N decimal digits at S as a number, or -1. */
+static int import_text_digits(const char *s, size_t n)
+{
+        int v = 0;
+        size_t i;
+
+        for (i = 0; i < n; i++) {
+                if (s[i] < '0' || s[i] > '9')
+                        return -1;
+                v = v * 10 + (s[i] - '0');
+        }
+        return v;
+}
+
+int import_text_iso8601(const char *s, size_t len, bool need_zone, int64_t *ret_ns,
+                        size_t *ret_used)
+{
+        static const unsigned mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+        int y, mo, d, h, mi, sec, oh = 0, om = 0;
+        int64_t ns = 0, scale = 100000000, off = 0;
+        size_t i = 19;
+
+        if (len < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') ||
+            s[13] != ':' || s[16] != ':')
+                return -EINVAL;
+        y = import_text_digits(s, 4);
+        mo = import_text_digits(s + 5, 2);
+        d = import_text_digits(s + 8, 2);
+        h = import_text_digits(s + 11, 2);
+        mi = import_text_digits(s + 14, 2);
+        sec = import_text_digits(s + 17, 2);
+        if (y < 0 || mo < 1 || mo > 12 || d < 1 || (unsigned) d > mdays[mo - 1] || h < 0 ||
+            h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60)
+                return -EINVAL;
+        if (i < len && (s[i] == '.' || s[i] == ',')) {
+                if (++i >= len || s[i] < '0' || s[i] > '9')
+                        return -EINVAL;
+                for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+                        ns += (s[i] - '0') * scale;
+                        scale /= 10;
+                }
+        }
+        if (i < len && s[i] == 'Z')
+                i++;
+        else if (i < len && (s[i] == '+' || s[i] == '-')) {
+                int sign = s[i] == '-' ? -1 : 1;
+
+                oh = len - i >= 3 ? import_text_digits(s + i + 1, 2) : -1;
+                if (oh < 0 || oh > 23)
+                        return -EINVAL;
+                i += 3;
+                if (i < len && s[i] == ':') {
+                        om = len - i >= 3 ? import_text_digits(s + i + 1, 2) : -1;
+                        i += 3;
+                } else if (len - i >= 2 && s[i] >= '0' && s[i] <= '9') {
+                        om = import_text_digits(s + i, 2);
+                        i += 2;
+                }
+                if (om < 0 || om > 59)
+                        return -EINVAL;
+                off = sign * (oh * 3600 + om * 60);
+        } else if (need_zone)
+                return -EINVAL;
+        *ret_ns = ((import_text_days(y, (unsigned) mo, (unsigned) d) * 86400 + h * 3600 +
+                    mi * 60 + sec - off) * 1000000000) + ns;
+        *ret_used = i;
+        return 0;
+}
+
+/* ---- the driver ------------------------------------------------------ */
+
+struct import_text_file {
+        FILE *f;
+        const char *name;               /* for messages: the path, or "<stdin>" */
+        char *line;
+        size_t line_size;
+        int64_t offset;                 /* bytes consumed from the start of the file */
+        uint64_t lineno;
+};
+
+static int import_text_open(struct import_text_file *x, const char *path, char *real,
+                            int64_t *ret_mtime, struct tq_error *err)
+{
+        struct stat st;
+
+        *ret_mtime = time(NULL);
+        if (strcmp(path, "-") == 0) {
+                x->f = stdin;
+                x->name = "<stdin>";
+                strcpy(real, "-");
+                return 0;
+        }
+        x->name = path;
+        x->f = fopen(path, "re");
+        if (!x->f)
+                return tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
+        if (fstat(fileno(x->f), &st) == 0 && S_ISREG(st.st_mode))
+                *ret_mtime = st.st_mtime;
+        if (!realpath(path, real))
+                snprintf(real, PATH_MAX, "%s", path);
+        return 0;
+}
+
+/* Resume a regular file at its stored offset, when the file still reaches
+ * it and the offset is a line start; else start over (the file was
+ * truncated or replaced).  The lines before are counted, for messages. */
+static void import_text_resume(struct import_text_file *x, int64_t offset)
+{
+        char buf[65536];
+        int64_t left = offset;
+        uint64_t lines = 0;
+        struct stat st;
+        size_t n;
+
+        if (x->f == stdin || offset <= 0 || fstat(fileno(x->f), &st) < 0 ||
+            !S_ISREG(st.st_mode) || st.st_size < offset)
+                return;
+        while (left > 0 && (n = fread(buf, 1, left < (int64_t) sizeof(buf) ? (size_t) left :
+                                      sizeof(buf), x->f)) > 0) {
+                const char *p = buf, *end = buf + n;
+
+                while ((p = memchr(p, '\n', (size_t) (end - p)))) {
+                        lines++;
+                        p++;
+                }
+                left -= (int64_t) n;
+                if (left == 0 && buf[n - 1] == '\n') {
+                        x->offset = offset;
+                        x->lineno = lines;
+                        return;
+                }
+        }
+        (void) fseeko(x->f, 0, SEEK_SET);
+}
+
+/* Read and import every complete line. */
+static int import_text_lines(struct import_text_file *x, struct import_text *t,
+                             struct ingest *ing, import_text_line_fn fn,
+                             struct import_text_stats *st, struct tq_error *err)
+{
+        struct ingest_entry e = { 0 };
+        ssize_t n;
+        int r = 0;
+
+        while ((n = getline(&x->line, &x->line_size, x->f)) > 0) {
+                int64_t raw = n;
+
+                if (x->line[n - 1] != '\n') {
+                        st->incomplete = true;
+                        break;
+                }
+                x->lineno++;
+                st->lines++;
+                n--;
+                if (n > 0 && x->line[n - 1] == '\r')
+                        n--;
+                x->line[n] = '\0';
+                ingest_entry_reset(&e);
+                if (memchr(x->line, '\0', (size_t) n))
+                        r = tq_error_set(err, -EBADMSG, "NUL byte in the line");
+                else
+                        r = fn(t, x->line, (size_t) n, &e, err);
+                if (r == -ENOMEM)
+                        tq_error_set(err, r, "out of memory");
+                if (r < 0) {
+                        char why[sizeof(err->msg)];
+
+                        if (r == -ENOMEM)
+                                goto out;
+                        snprintf(why, sizeof(why), "%s", err->msg);
+                        tq_error_set(err, r, "%s:%" PRIu64 ": %s", x->name, x->lineno, why);
+                        goto out;
+                }
+                x->offset += raw;
+                if (r == 1)
+                        continue;
+                r = ingest_entry(ing, &e, err);
+                if (r < 0)
+                        goto out;
+        }
+        if (n < 0 && ferror(x->f))
+                r = tq_error_set(err, -EIO, "%s: %s", x->name, strerror(errno));
+        else
+                r = 0;
+out:
+        ingest_entry_free(&e);
+        return r;
+}
+
+int import_text_file(sqlite3 *db, const char *kind, const char *path, char *const *events,
+                     import_text_line_fn fn, struct import_text_stats *ret_stats,
+                     struct tq_error *err)
+{
+        struct import_text_file x = { 0 };
+        struct import_text_stats st = { 0 };
+        struct import_text t = { 0 };
+        struct ingest *ing = NULL;
+        char real[PATH_MAX];
+        int64_t offset = -1;
+        int r;
+
+        r = te_patterns_new(&t.patterns);
+        if (r < 0) {
+                tq_error_set(err, r, "out of memory");
+                goto out;
+        }
+        r = te_patterns_load(t.patterns, events, err);
+        if (r < 0)
+                goto out;
+        r = import_text_open(&x, path, real, &t.ref_time, err);
+        if (r < 0)
+                goto out;
+        r = ingest_begin(db, kind, real, "", &ing, NULL, &offset, err);
+        if (r < 0)
+                goto out;
+        import_text_resume(&x, offset);
+        r = import_text_lines(&x, &t, ing, fn, &st, err);
+        if (r < 0)
+                goto out;
+        r = ingest_set_position(ing, NULL, x.f == stdin ? -1 : x.offset);
+        if (r < 0) {
+                tq_error_set(err, r, "out of memory");
+                goto out;
+        }
+        st.added = ingest_added(ing);
+        st.recovered = t.recovered;
+        st.unmatched = t.unmatched;
+        r = ingest_end(ing, true, err);
+        ing = NULL;
+        if (r == 0 && ret_stats)
+                *ret_stats = st;
+out:
+        (void) ingest_end(ing, false, NULL);
+        if (x.f && x.f != stdin)
+                fclose(x.f);
+        free(x.line);
+        free(t.field);
+        free(t.value);
+        te_patterns_free(t.patterns);
+        return r;
+}

@@ -1,0 +1,526 @@
+/*
+ * te_pattern.c - typed arguments back from text: trace-events formats as
+ * PCRE2 patterns.
+ *
+ * A text log (syslog, QEMU's log backend, our log output) holds each event as
+ * "<event> <rendered format>".  Given the trace-events files that declared the
+ * events (read with tracegen's own parser, backend/tracegen/te_parse.c), the
+ * first word names the event and its format, turned into an anchored PCRE2
+ * pattern with one capture per argument, gives the arguments back:
+ *
+ *     "req %p sector %" PRIu64 " ret %d"  ->  ^req (0x[0-9a-f]+|\(nil\)) sector
+ *                                             ([-+]?[0-9]+) ret ([-+]?[0-9]+)\z
+ *
+ * Literal text matches itself; %s matches lazily (so the literal after it
+ * decides where it ends); a width allows spaces around the number.  Captured
+ * numbers are written back in the form ingest.c types (decimal; 0x-hex for
+ * pointers), "(nil)" becomes 0x0 and a "(null)" string no value at all.
+ * Patterns are compiled (with JIT) the first time their event is seen, so
+ * loading QEMU's thousands of events costs only the parse.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <errno.h>
+#include <inttypes.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traceql.h"
+#include "tracegen/te.h"
+
+struct te_pattern_event {
+        const struct te_event *ev;      /* borrowed from the te_list */
+        pcre2_code *code;               /* NULL until first used */
+        bool failed;                    /* the pattern did not compile: never matches */
+        char sig[TQ_MAX_ARGS * 64];     /* "name:k name:k", for TRACE_ARGS */
+        char conv[TQ_MAX_ARGS];         /* printf conversion of each argument, 0 for none */
+        unsigned group[TQ_MAX_ARGS];    /* capture group of each argument, 0 for none */
+};
+
+struct te_patterns {
+        struct te_list *list;
+        struct te_pattern_event *events;        /* open addressing on the name, */
+        size_t size;                            /* a power of two, or 0 */
+        size_t n;
+        pcre2_match_data *md;
+        char *field;                            /* "TRACE_ARG_name=value" scratch */
+        size_t field_size;
+        char *msg;                              /* the message being matched, copied: */
+        size_t msg_size;                        /* adding fields may move the entry's buffer */
+};
+
+static uint64_t te_pattern_hash(const char *s, size_t n)
+{
+        uint64_t h = 1469598103934665603ULL;
+        size_t i;
+
+        for (i = 0; i < n; i++)
+                h = (h ^ (unsigned char) s[i]) * 1099511628211ULL;
+        return h;
+}
+
+int te_patterns_new(struct te_patterns **ret)
+{
+        struct te_patterns *p = calloc(1, sizeof(*p));
+
+        if (!p)
+                return -ENOMEM;
+        p->list = te_list_new();
+        p->md = pcre2_match_data_create(TQ_MAX_ARGS + 2, NULL);
+        if (!p->list || !p->md) {
+                te_patterns_free(p);
+                return -ENOMEM;
+        }
+        *ret = p;
+        return 0;
+}
+
+void te_patterns_free(struct te_patterns *p)
+{
+        size_t i;
+
+        if (!p)
+                return;
+        for (i = 0; i < p->size; i++)
+                pcre2_code_free(p->events[i].code);
+        free(p->events);
+        te_list_free(p->list);
+        pcre2_match_data_free(p->md);
+        free(p->field);
+        free(p->msg);
+        free(p);
+}
+
+static char te_pattern_kind(enum te_kind k)
+{
+        switch (k) {
+        case TE_KIND_SIGNED: return 'i';
+        case TE_KIND_UNSIGNED: return 'u';
+        case TE_KIND_POINTER: return 'p';
+        default: return 's';
+        }
+}
+
+/* Rebuild the hash table over every event of the list (a later file's event
+ * of the same name wins). */
+static int te_patterns_index(struct te_patterns *p)
+{
+        size_t size = 64, i, j, mask;
+        struct te_pattern_event *t;
+
+        while (size < p->list->n * 2)
+                size *= 2;
+        t = calloc(size, sizeof(*t));
+        if (!t)
+                return -ENOMEM;
+        mask = size - 1;
+        p->n = 0;
+        for (i = 0; i < p->list->n; i++) {
+                const struct te_event *ev = &p->list->events[i];
+                size_t len = strlen(ev->name);
+                struct te_pattern_event *pe;
+
+                for (j = te_pattern_hash(ev->name, len) & mask; t[j].ev; j = (j + 1) & mask)
+                        if (strcmp(t[j].ev->name, ev->name) == 0)
+                                break;
+                pe = &t[j];
+                if (!pe->ev)
+                        p->n++;
+                memset(pe, 0, sizeof(*pe));
+                pe->ev = ev;
+                for (unsigned a = 0; a < ev->nargs; a++)
+                        snprintf(pe->sig + strlen(pe->sig), sizeof(pe->sig) - strlen(pe->sig),
+                                 "%s%s:%c", a ? " " : "", ev->args[a].name,
+                                 te_pattern_kind(ev->args[a].kind));
+        }
+        for (i = 0; i < p->size; i++)
+                pcre2_code_free(p->events[i].code);
+        free(p->events);
+        p->events = t;
+        p->size = size;
+        return 0;
+}
+
+int te_patterns_add(struct te_patterns *p, const char *path, FILE *f, struct tq_error *err)
+{
+        char *msg = NULL, *nl;
+        size_t msglen = 0;
+        FILE *errf;
+        int r;
+
+        errf = open_memstream(&msg, &msglen);
+        if (!errf)
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        r = te_parse_file(p->list, path, f, errf);
+        fclose(errf);
+        if (r < 0 && r != -ENOMEM) {
+                const char *m = msg && *msg ? msg : "cannot read";
+
+                if (strncmp(m, "tracegen: ", 10) == 0)
+                        m += 10;
+                nl = strchr(m, '\n');
+                if (nl)
+                        *nl = '\0';
+                if (r == -EINVAL)
+                        tq_error_set(err, r, "%s", m);
+                else
+                        tq_error_set(err, r, "%s: %s", path, strerror(-r));
+        } else if (r == 0)
+                r = te_patterns_index(p);
+        free(msg);
+        if (r == -ENOMEM)
+                tq_error_set(err, r, "out of memory");
+        return r;
+}
+
+int te_patterns_load(struct te_patterns *p, char *const *files, struct tq_error *err)
+{
+        int r = 0;
+
+        for (; files && *files && r == 0; files++) {
+                FILE *f = fopen(*files, "re");
+
+                if (!f)
+                        return tq_error_set(err, -errno, "%s: %s", *files, strerror(errno));
+                r = te_patterns_add(p, *files, f, err);
+                fclose(f);
+        }
+        return r;
+}
+
+size_t te_patterns_count(const struct te_patterns *p)
+{
+        return p ? p->n : 0;
+}
+
+/* ---- format -> pattern ------------------------------------------------ */
+
+/* Decode the format as written (C literals and PRI macros) into the string
+ * printf sees, a PRI macro becoming "ll" and its conversion.  The format was
+ * checked by te_format.c, so this only has to be right on valid input. */
+static void te_pattern_decode(const char *fmt, sqlite3_str *out)
+{
+        const char *p = fmt;
+
+        while (*p) {
+                if (*p == '"') {
+                        for (p++; *p && *p != '"'; p++) {
+                                unsigned v = 0, k;
+
+                                if (*p != '\\') {
+                                        sqlite3_str_appendchar(out, 1, *p);
+                                        continue;
+                                }
+                                p++;
+                                switch (*p) {
+                                case 'a': v = '\a'; break;
+                                case 'b': v = '\b'; break;
+                                case 'f': v = '\f'; break;
+                                case 'n': v = '\n'; break;
+                                case 'r': v = '\r'; break;
+                                case 't': v = '\t'; break;
+                                case 'v': v = '\v'; break;
+                                case 'x':
+                                        for (k = 0; p[1] && strchr("0123456789abcdefABCDEF", p[1]); k++, p++)
+                                                v = v * 16 + (unsigned) (p[1] <= '9' ? p[1] - '0' : (p[1] | 0x20) - 'a' + 10);
+                                        break;
+                                default:
+                                        if (*p >= '0' && *p <= '7') {
+                                                for (k = 0; k < 3 && *p >= '0' && *p <= '7'; k++, p++)
+                                                        v = v * 8 + (unsigned) (*p - '0');
+                                                p--;
+                                        } else
+                                                v = (unsigned char) *p;
+                                }
+                                if (!*p)
+                                        return;
+                                sqlite3_str_appendchar(out, 1, (char) v);
+                        }
+                        if (*p)
+                                p++;
+                } else if (*p == 'P' && strncmp(p, "PRI", 3) == 0 && p[3]) {
+                        sqlite3_str_appendf(out, "ll%c", p[3]);
+                        while ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                               (*p >= 'a' && *p <= 'z') || *p == '_')
+                                p++;
+                } else
+                        p++;
+        }
+}
+
+/* Append byte C to the pattern, matching itself. */
+static void te_pattern_literal(sqlite3_str *re, unsigned char c)
+{
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c >= 0x80)
+                sqlite3_str_appendchar(re, 1, (char) c);
+        else if (c < 0x20 || c == 0x7f || c == ' ')
+                sqlite3_str_appendf(re, "\\x%02x", c);
+        else {
+                sqlite3_str_appendchar(re, 1, '\\');
+                sqlite3_str_appendchar(re, 1, (char) c);
+        }
+}
+
+/* The subpattern of one conversion. */
+static const char *te_pattern_conv(char conv, bool hash)
+{
+        switch (conv) {
+        case 'd': case 'i': case 'u':
+                return "([-+]?[0-9]+)";
+        case 'x': case 'X':
+                return hash ? "((?:0[xX])?[0-9a-fA-F]+)" : "([0-9a-fA-F]+)";
+        case 'o':
+                return "([0-7]+)";
+        case 'p':
+                return "(0x[0-9a-fA-F]+|\\(nil\\))";
+        case 'c':
+                return "(.)";
+        case 's':
+                return "(.*?)";
+        default:
+                return "(\\S+?)";
+        }
+}
+
+/*
+ * Turn the printf format S into a pattern in RE; record in PE which group
+ * holds which argument.  A '*' width or precision takes an argument that the
+ * output does not show: that argument gets no group.
+ */
+static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3_str *re)
+{
+        unsigned arg = 0, group = 0;
+
+        sqlite3_str_appendall(re, "^");
+        while (*s) {
+                bool hash = false, width = false;
+
+                if (*s != '%' || s[1] == '%') {
+                        te_pattern_literal(re, (unsigned char) *s);
+                        s += *s == '%' ? 2 : 1;
+                        continue;
+                }
+                for (s++; *s && strchr("-+ #0'", *s); s++)
+                        hash |= *s == '#';
+                if (*s == '*') {
+                        arg++;
+                        s++;
+                        width = true;
+                }
+                for (; *s >= '0' && *s <= '9'; s++)
+                        width = true;
+                if (*s == '.') {
+                        for (s++; *s >= '0' && *s <= '9'; s++)
+                                ;
+                        if (*s == '*') {
+                                arg++;
+                                s++;
+                        }
+                }
+                while (*s && strchr("hljztLq", *s))
+                        s++;
+                if (!*s)
+                        break;
+                if (width)
+                        sqlite3_str_appendall(re, " *");
+                sqlite3_str_appendall(re, te_pattern_conv(*s, hash));
+                if (width)
+                        sqlite3_str_appendall(re, " *");
+                group++;
+                if (arg < TQ_MAX_ARGS) {
+                        pe->conv[arg] = *s;
+                        pe->group[arg] = group;
+                }
+                arg++;
+                s++;
+        }
+        sqlite3_str_appendall(re, "\\z");
+}
+
+/* Compile PE's pattern on first use; false when it has none. */
+static bool te_pattern_compile(struct te_pattern_event *pe)
+{
+        sqlite3_str *fmt, *re;
+        char *f, *pat;
+        PCRE2_SIZE erroff;
+        int errcode;
+
+        if (pe->code || pe->failed)
+                return pe->code != NULL;
+        pe->failed = true;
+        fmt = sqlite3_str_new(NULL);
+        te_pattern_decode(pe->ev->fmt ? pe->ev->fmt : "", fmt);
+        f = sqlite3_str_finish(fmt);
+        if (!f)
+                return false;
+        re = sqlite3_str_new(NULL);
+        te_pattern_build(pe, f, re);
+        sqlite3_free(f);
+        pat = sqlite3_str_finish(re);
+        if (!pat)
+                return false;
+        pe->code = pcre2_compile((PCRE2_SPTR) pat, PCRE2_ZERO_TERMINATED, PCRE2_DOTALL,
+                                 &errcode, &erroff, NULL);
+        sqlite3_free(pat);
+        if (!pe->code)
+                return false;
+        (void) pcre2_jit_compile(pe->code, PCRE2_JIT_COMPLETE);
+        pe->failed = false;
+        return true;
+}
+
+/* ---- matching --------------------------------------------------------- */
+
+static struct te_pattern_event *te_patterns_find(const struct te_patterns *p, const char *name,
+                                                 size_t n)
+{
+        size_t i, mask;
+
+        if (!p || p->size == 0)
+                return NULL;
+        mask = p->size - 1;
+        for (i = te_pattern_hash(name, n) & mask; p->events[i].ev; i = (i + 1) & mask) {
+                const char *en = p->events[i].ev->name;
+
+                if (strncmp(en, name, n) == 0 && en[n] == '\0')
+                        return &p->events[i];
+        }
+        return NULL;
+}
+
+const char *te_patterns_signature(const struct te_patterns *p, const char *event, size_t len)
+{
+        const struct te_pattern_event *pe = te_patterns_find(p, event, len);
+
+        return pe ? pe->sig : NULL;
+}
+
+/* Parse S[0..N) in BASE (optional sign, optional 0x for 16); false when it
+ * is not a whole number. */
+static bool te_pattern_number(const char *s, size_t n, unsigned base, bool *ret_neg,
+                              uint64_t *ret_v)
+{
+        uint64_t v = 0;
+        size_t i = 0;
+
+        *ret_neg = false;
+        if (i < n && (s[i] == '-' || s[i] == '+'))
+                *ret_neg = s[i++] == '-';
+        if (base == 16 && n - i > 2 && s[i] == '0' && (s[i + 1] | 0x20) == 'x')
+                i += 2;
+        if (i == n)
+                return false;
+        for (; i < n; i++) {
+                unsigned c = (unsigned char) s[i], d;
+
+                if (c >= '0' && c <= '9')
+                        d = c - '0';
+                else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+                        d = (c | 0x20) - 'a' + 10;
+                else
+                        return false;
+                if (d >= base || v > (UINT64_MAX - d) / base)
+                        return false;
+                v = v * base + d;
+        }
+        *ret_v = v;
+        return true;
+}
+
+/* Write the value of one argument as ingest.c wants it into BUF; NULL for no
+ * value (a "(null)" string), else BUF or the text itself (*RET_N its length). */
+static const char *te_pattern_value(char conv, char kind, const char *s, size_t n, char *buf,
+                                    size_t size, size_t *ret_n)
+{
+        unsigned base = conv == 'x' || conv == 'X' || conv == 'p' ? 16 : conv == 'o' ? 8 : 10;
+        uint64_t v;
+        bool neg;
+        int k;
+
+        *ret_n = n;
+        if (conv == 's')
+                return n == 6 && memcmp(s, "(null)", 6) == 0 ? NULL : s;
+        if (conv == 'p' && n == 5 && memcmp(s, "(nil)", 5) == 0)
+                v = 0, neg = false;
+        else if (conv == 'c' || !te_pattern_number(s, n, base, &neg, &v))
+                return s;
+        if (kind == 'p')
+                k = snprintf(buf, size, "0x%" PRIx64, neg ? 0 - v : v);
+        else if (neg && kind == 'i')
+                k = snprintf(buf, size, "-%" PRIu64, v);
+        else
+                k = snprintf(buf, size, "%" PRIu64, neg ? 0 - v : v);
+        *ret_n = (size_t) k;
+        return buf;
+}
+
+/* Add "PREFIX" + S[0..N) to E as one field. */
+static int te_patterns_field(struct te_patterns *p, struct ingest_entry *e, const char *prefix,
+                             const char *name, const char *s, size_t n)
+{
+        size_t pl = strlen(prefix), nl = strlen(name), need = pl + nl + 1 + n;
+
+        if (need > p->field_size) {
+                char *f = realloc(p->field, need * 2);
+
+                if (!f)
+                        return -ENOMEM;
+                p->field = f;
+                p->field_size = need * 2;
+        }
+        memcpy(p->field, prefix, pl);
+        memcpy(p->field + pl, name, nl);
+        p->field[pl + nl] = '=';
+        memcpy(p->field + pl + nl + 1, s, n);
+        return ingest_entry_add(e, p->field, need);
+}
+
+int te_patterns_match(struct te_patterns *p, const char *msg, size_t len, struct ingest_entry *e)
+{
+        const char *sp = memchr(msg, ' ', len), *rest;
+        struct te_pattern_event *pe;
+        size_t nlen = sp ? (size_t) (sp - msg) : len, rlen;
+        PCRE2_SIZE *ov;
+        unsigned i;
+        int rc, r;
+
+        pe = te_patterns_find(p, msg, nlen);
+        if (!pe || !te_pattern_compile(pe))
+                return 0;
+        if (len + 1 > p->msg_size) {
+                char *m = realloc(p->msg, len * 2 + 1);
+
+                if (!m)
+                        return -ENOMEM;
+                p->msg = m;
+                p->msg_size = len * 2 + 1;
+        }
+        memcpy(p->msg, msg, len);
+        sp = sp ? p->msg + (sp - msg) : NULL;
+        msg = p->msg;
+        rest = sp ? sp + 1 : msg + len;
+        rlen = (size_t) (msg + len - rest);
+        rc = pcre2_match(pe->code, (PCRE2_SPTR) rest, rlen, 0, 0, p->md, NULL);
+        if (rc < 0)
+                return 0;
+        ov = pcre2_get_ovector_pointer(p->md);
+        r = te_patterns_field(p, e, "", "TRACE_EVENT", msg, nlen);
+        if (r == 0)
+                r = te_patterns_field(p, e, "", "TRACE_ARGS", pe->sig, strlen(pe->sig));
+        for (i = 0; r == 0 && i < pe->ev->nargs && i < TQ_MAX_ARGS; i++) {
+                const struct te_arg *a = &pe->ev->args[i];
+                unsigned g = pe->group[i];
+                char buf[32];
+                const char *v;
+                size_t vn;
+
+                if (!g || (int) g >= rc || ov[2 * g] == PCRE2_UNSET)
+                        continue;
+                v = te_pattern_value(pe->conv[i], te_pattern_kind(a->kind), rest + ov[2 * g],
+                                     ov[2 * g + 1] - ov[2 * g], buf, sizeof(buf), &vn);
+                if (v)
+                        r = te_patterns_field(p, e, "TRACE_ARG_", a->name, v, vn);
+        }
+        return r < 0 ? r : 1;
+}

@@ -1,0 +1,61 @@
+#!/bin/sh
+# t-traceql-log.sh - traceql import --log: golden files tests/log/NAME.log, .out.
+#
+# Golden files: tests/syslog/NAME.log is imported (TZ=UTC, file time
+# 2026-11-22 00:00 UTC for the RFC 3164 year, with examples/trace-events) and
+# tests/syslog/NAME.out holds the summary or error, the exit status and the
+# events table.  Then resuming, and end to end: blockdemo's syslog output goes
+# to a relay rsyslogd on a unix socket that forwards over TCP to a "central"
+# rsyslogd on 127.0.0.1 writing files, whose import must give the same events
+# and values as the journald import of the same run.
+# TRACEQL_UPDATE_GOLDEN=1 rewrites the .out files instead of comparing.
+. "$(dirname "$0")/lib/common.sh"
+
+TQ=$B/traceql
+EV=$TOP/examples/trace-events
+if [ ! -x "$TQ" ]; then fail traceql-built "$TQ missing: run make"; exit 0; fi
+export TZ=UTC
+
+# golden DIR OPTION: every DIR/*.log against DIR/*.out
+golden() {
+        for log in "$TOP"/tests/$1/*.log; do
+                name=$(basename "$log" .log)
+                cp "$log" "$T/$name.log"
+                touch -d '2026-11-22 00:00:00 UTC' "$T/$name.log"
+                rm -f "$T/g.db"
+                rc=0
+                (cd "$T" && $RUN "$TQ" --db g.db import "$2" "$name.log" --events "$EV") \
+                        > "$T/out" 2>&1 || rc=$?
+                echo "exit $rc" >> "$T/out"
+                "$TQ" --db "$T/g.db" --no-sync --format csv \
+                        "select event, time, host, pid, tid, seq, identifier, quote(a0), quote(a1),
+                                quote(a2), quote(a3), message from events order by id" \
+                        >> "$T/out" 2>&1 || true
+                if [ "${TRACEQL_UPDATE_GOLDEN:-}" = 1 ]; then
+                        cp "$T/out" "$TOP/tests/$1/$name.out"
+                fi
+                check_file "$1-golden-$name" "$TOP/tests/$1/$name.out" "$T/out"
+        done
+}
+golden log --log
+
+# ---- blockdemo's own log output, with and without TJ_LOG_TIMESTAMP ----------
+BD=$B/examples/blockdemo
+if [ ! -x "$BD" ]; then fail log-blockdemo "$BD missing: run make examples"; exit 0; fi
+for ts in 0 1; do
+        TJ_OUTPUT=log TJ_LOG_TIMESTAMP=$ts $RUN "$BD" --threads 3 --requests 200 --trace '*' \
+                > /dev/null 2> "$T/bd$ts.log"
+        rm -f "$T/bd.db"
+        "$TQ" --db "$T/bd.db" import --log "$T/bd$ts.log" --events "$EV" 2> "$T/err"
+        check_eq "log-blockdemo-ts$ts-summary" \
+                "traceql: $T/bd$ts.log: 832 lines, 832 new events, 0 of them without a known event" \
+                "$(cat "$T/err")"
+        # request i: sector i * 64, fails when i % 10 == 9 (see t-example.sh)
+        check_eq "log-blockdemo-ts$ts-values" "200|1273600|20|-100|20|$((ts * 832))" \
+                "$("$TQ" --db "$T/bd.db" --no-sync --format csv "select
+                (select count(*) from blk_req_submit) || '|' || (select sum(sector) from blk_req_submit)
+                || '|' || (select count(*) from blk_req_error) || '|' ||
+                (select sum(ret) from blk_req_complete where ret < 0) || '|' ||
+                (select count(*) from blk_req_error where reason = 'medium error') || '|' ||
+                (select count(*) from events where tid > 0 and time > 0) as v" | tail -n +2)"
+done

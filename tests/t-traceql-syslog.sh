@@ -1,0 +1,155 @@
+#!/bin/sh
+# t-traceql-syslog.sh - traceql import --syslog.
+#
+# Golden files: tests/syslog/NAME.log is imported (TZ=UTC, file time
+# 2026-11-22 00:00 UTC for the RFC 3164 year, with examples/trace-events) and
+# tests/syslog/NAME.out holds the summary or error, the exit status and the
+# events table.  Then resuming, and end to end: blockdemo's syslog output goes
+# to a relay rsyslogd on a unix socket that forwards over TCP to a "central"
+# rsyslogd on 127.0.0.1 writing files, whose import must give the same events
+# and values as the journald import of the same run.
+# TRACEQL_UPDATE_GOLDEN=1 rewrites the .out files instead of comparing.
+. "$(dirname "$0")/lib/common.sh"
+
+TQ=$B/traceql
+EV=$TOP/examples/trace-events
+if [ ! -x "$TQ" ]; then fail traceql-built "$TQ missing: run make"; exit 0; fi
+export TZ=UTC
+
+# golden DIR OPTION: every DIR/*.log against DIR/*.out
+golden() {
+        for log in "$TOP"/tests/$1/*.log; do
+                name=$(basename "$log" .log)
+                cp "$log" "$T/$name.log"
+                touch -d '2026-11-22 00:00:00 UTC' "$T/$name.log"
+                rm -f "$T/g.db"
+                rc=0
+                (cd "$T" && $RUN "$TQ" --db g.db import "$2" "$name.log" --events "$EV") \
+                        > "$T/out" 2>&1 || rc=$?
+                echo "exit $rc" >> "$T/out"
+                "$TQ" --db "$T/g.db" --no-sync --format csv \
+                        "select event, time, host, pid, tid, seq, identifier, quote(a0), quote(a1),
+                                quote(a2), quote(a3), message from events order by id" \
+                        >> "$T/out" 2>&1 || true
+                if [ "${TRACEQL_UPDATE_GOLDEN:-}" = 1 ]; then
+                        cp "$T/out" "$TOP/tests/$1/$name.out"
+                fi
+                check_file "$1-golden-$name" "$TOP/tests/$1/$name.out" "$T/out"
+        done
+}
+golden syslog --syslog
+
+# ---- resuming: appended lines are imported once ----------------------------
+printf '<30>Nov 21 10:00:00 h app[1]: blk_req_complete req 0x1 ret 0\n' > "$T/r.log"
+"$TQ" --db "$T/r.db" import --syslog "$T/r.log" --events "$EV" 2>/dev/null
+printf '<30>Nov 21 10:00:01 h app[1]: blk_req_complete req 0x2 ret 0\n<30>Nov 21 10:00:02 h app' >> "$T/r.log"
+"$TQ" --db "$T/r.db" import --syslog "$T/r.log" --events "$EV" 2> "$T/err"
+check_eq syslog-resume-summary "traceql: $T/r.log: 1 lines, 1 new events, 0 of them without a known event; an unfinished last line is left for the next import" "$(cat "$T/err")"
+printf '[2]: blk_req_complete req 0x3 ret 0\n' >> "$T/r.log"
+"$TQ" --db "$T/r.db" import --syslog "$T/r.log" --events "$EV" 2>/dev/null
+"$TQ" --db "$T/r.db" import --syslog "$T/r.log" --events "$EV" 2>/dev/null
+check_eq syslog-resume-rows "1:1|1:2|2:3" "$("$TQ" --db "$T/r.db" --no-sync --format csv \
+        "select group_concat(pid || ':' || a0, '|') from (select * from events order by id)" | tail -n +2)"
+# A bad line imports nothing, and the next import starts at the same place.
+printf 'garbage\n' >> "$T/r.log"
+rc=0
+"$TQ" --db "$T/r.db" import --syslog "$T/r.log" 2> "$T/err" || rc=$?
+check_eq syslog-bad-line "4|traceql: $T/r.log:4: not a syslog line (no timestamp)" "$rc|$(cat "$T/err")"
+rc=0
+"$TQ" --db "$T/r.db" import --syslog "$T/r.log" --events "$T/nosuch" 2> "$T/err" || rc=$?
+check_eq syslog-no-events-file "4|traceql: $T/nosuch: No such file or directory" "$rc|$(cat "$T/err")"
+printf 'foo(int x) "x %%q"\n' > "$T/bad-events"
+rc=0
+"$TQ" --db "$T/r.db" import --syslog "$T/r.log" --events "$T/bad-events" 2> "$T/err" || rc=$?
+check_eq syslog-bad-events-file "4|traceql: $T/bad-events:1:16: length modifier 'q' is not supported" "$rc|$(cat "$T/err")"
+rc=0
+"$TQ" --db "$T/r.db" import --syslog "$T/r.log" --follow 2> "$T/err" || rc=$?
+check_eq syslog-usage "2|traceql: --syslog takes no other source, filter or --follow" "$rc|$(cat "$T/err")"
+rc=0
+"$TQ" --db "$T/r.db" import --events "$EV" 2> "$T/err" || rc=$?
+check_eq syslog-events-alone "2|traceql: --events goes with --syslog or --log" "$rc|$(cat "$T/err")"
+
+# ---- end to end through two rsyslogd --------------------------------------
+BD=$B/examples/blockdemo
+if ! command -v rsyslogd > /dev/null; then
+        fail syslog-e2e "rsyslogd missing: packaging/install-deps.sh installs rsyslog"; exit 0
+fi
+if [ ! -x "$BD" ]; then fail syslog-e2e "$BD missing: run make examples"; exit 0; fi
+if ! have_journald; then fail syslog-e2e "no journald socket"; exit 0; fi
+
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$T/relay" "$T/central"
+cat > "$T/central.conf" <<EOF
+global(workDirectory="$T/central")
+module(load="imtcp")
+input(type="imtcp" address="127.0.0.1" port="$PORT")
+action(type="omfile" file="$T/central-5424.log" template="RSYSLOG_SyslogProtocol23Format")
+action(type="omfile" file="$T/central-3164.log" template="RSYSLOG_TraditionalFileFormat")
+action(type="omfile" file="$T/central-file.log" template="RSYSLOG_FileFormat")
+EOF
+cat > "$T/relay.conf" <<EOF
+global(workDirectory="$T/relay")
+module(load="imuxsock" SysSock.Use="off")
+input(type="imuxsock" Socket="$T/log.sock" UseSpecialParser="off" RateLimit.Interval="0")
+action(type="omfwd" target="127.0.0.1" port="$PORT" protocol="tcp"
+       template="RSYSLOG_SyslogProtocol23Format")
+EOF
+RS_PIDS=
+stop_rsyslog() { for p in $RS_PIDS; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap 'stop_rsyslog; rm -rf "$T"' EXIT
+rsyslogd -n -f "$T/central.conf" -i "$T/central.pid" > "$T/central.out" 2>&1 &
+RS_PIDS="$!"
+i=0
+until python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT)).close()" 2>/dev/null
+do
+        i=$((i + 1)); [ $i -lt 100 ] || break; sleep 0.1
+done
+rsyslogd -n -f "$T/relay.conf" -i "$T/relay.pid" > "$T/relay.out" 2>&1 &
+RS_PIDS="$RS_PIDS $!"
+i=0
+until [ -S "$T/log.sock" ] || [ $i -ge 100 ]; do i=$((i + 1)); sleep 0.1; done
+if [ ! -S "$T/log.sock" ]; then
+        fail syslog-e2e-rsyslogd "relay did not start: $(cat "$T/relay.out")"; exit 0
+fi
+
+EXPECTED=832
+rc=0
+TJ_IDENTIFIER=$TJ_TEST_ID TJ_OUTPUT=journald,syslog TJ_SYSLOG_FORMAT=rfc5424 \
+        TJ_SYSLOG_SOCKET="$T/log.sock" $RUN "$BD" --threads 3 --requests 200 --trace '*' \
+        --stats > /dev/null 2> "$T/run.err" || rc=$?
+check_eq syslog-e2e-run "0|blockdemo: events emitted $EXPECTED, written $EXPECTED, dropped 0" \
+        "$rc|$(cat "$T/run.err")"
+i=0
+while [ "$(cat "$T/central-3164.log" 2>/dev/null | grep -c "$TJ_TEST_ID")" -lt $EXPECTED ] &&
+        [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+journalctl --sync 2>/dev/null || true
+i=0
+while [ "$(journalctl -q "SYSLOG_IDENTIFIER=$TJ_TEST_ID" -o cat | wc -l)" -lt $EXPECTED ] &&
+        [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+stop_rsyslog
+RS_PIDS=
+
+"$TQ" --db "$T/j.db" import --identifier "$TJ_TEST_ID"
+# rows: everything both sides know, in one order
+ROWS="select event, pid, tid, seq, time, mono, identifier, quote(a0), quote(a1), quote(a2),
+             quote(a3) from events order by pid, seq"
+ARGS="select event, pid, quote(a0), quote(a1), quote(a2), quote(a3) from events
+      order by event, pid, a0, a1, a2, a3"
+"$TQ" --db "$T/j.db" --no-sync --format csv "$ROWS" > "$T/j.rows"
+"$TQ" --db "$T/j.db" --no-sync --format csv "$ARGS" > "$T/j.args"
+check_eq syslog-e2e-journal-rows "$((EXPECTED + 1))" "$(wc -l < "$T/j.rows")"
+for f in 5424 3164 file; do
+        grep "$TJ_TEST_ID" "$T/central-$f.log" > "$T/c-$f.log" || true
+        "$TQ" --db "$T/s-$f.db" import --syslog "$T/c-$f.log" --events "$EV" 2> "$T/s-$f.err"
+        check_eq "syslog-e2e-$f-summary" \
+                "traceql: $T/c-$f.log: $EXPECTED lines, $EXPECTED new events, 0 of them without a known event" \
+                "$(cat "$T/s-$f.err")"
+        "$TQ" --db "$T/s-$f.db" --no-sync --format csv "$ARGS" > "$T/s-$f.args"
+        check_file "syslog-e2e-$f-same-events-and-values" "$T/j.args" "$T/s-$f.args"
+done
+"$TQ" --db "$T/s-5424.db" --no-sync --format csv "$ROWS" > "$T/s-5424.rows"
+check_file syslog-e2e-5424-same-rows "$T/j.rows" "$T/s-5424.rows"
+# Without trace-events files, RFC 5424 still gives every event and value.
+"$TQ" --db "$T/n.db" import --syslog "$T/c-5424.log" 2>/dev/null
+"$TQ" --db "$T/n.db" --no-sync --format csv "$ARGS" > "$T/n.args"
+check_file syslog-e2e-5424-without-events-file "$T/j.args" "$T/n.args"
