@@ -55,6 +55,8 @@ TG_OBJS     := $(TG_SRCS:%.c=$(B)/%.o)
 # The analyzer: analyzer/, with sql/*.sql embedded.
 TQ_SRCS     := $(wildcard analyzer/*.c)
 TQ_OBJS     := $(TQ_SRCS:%.c=$(B)/%.o) $(B)/sql_embed.o
+# te_catalog.c reads --events trace-events files with tracegen's parser.
+TQ_OBJS     += $(addprefix $(B)/backend/tracegen/,te_parse.o te_type.o te_format.o)
 SQL_FILES   := $(sort $(wildcard sql/*.sql))
 
 PROGS       := $(B)/tracegen

@@ -34,6 +34,9 @@ struct traceql_opts {
         const char *directory, *export_path;
         const char *since, *until;
         const char *boot;               /* "" for the current boot */
+        const char *simpletrace, *ftrace, *xentrace, *formats;
+        char **events;                  /* --events trace-events files, NULL-terminated */
+        size_t nevents;
 };
 
 static volatile int traceql_stop;
@@ -50,6 +53,9 @@ static void traceql_usage(FILE *f)
               "       traceql [--db FILE] import [--identifier NAME]... [--since TIME] [--until TIME]\n"
               "               [--boot[=ID]] [--directory DIR | --file FILE... | --export FILE|-]\n"
               "               [--follow]\n"
+              "       traceql [--db FILE] import --simpletrace FILE --events TRACE-EVENTS...\n"
+              "       traceql [--db FILE] import --ftrace FILE|- [--events TRACE-EVENTS]...\n"
+              "       traceql [--db FILE] import --xentrace FILE [--formats FILE]\n"
               "       traceql [--db FILE] [--no-sync] [--format F] events|losses\n"
               "       traceql [--db FILE] [--no-sync] [--write] leaks --alloc EVENT[:FIELD][,...]\n"
               "               --free EVENT[:FIELD][,...] [--size FIELD] [--sql SQL]\n"
@@ -137,7 +143,8 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
         enum {
                 OPT_DB = 256, OPT_NO_SYNC, OPT_WRITE, OPT_FORMAT, OPT_IDENTIFIER, OPT_SINCE,
                 OPT_UNTIL, OPT_BOOT, OPT_DIRECTORY, OPT_FILE, OPT_EXPORT, OPT_FOLLOW,
-                OPT_HELP, OPT_VERSION,
+                OPT_HELP, OPT_VERSION, OPT_SIMPLETRACE, OPT_FTRACE, OPT_XENTRACE, OPT_EVENTS,
+                OPT_FORMATS,
         };
         static const struct option longopts[] = {
                 { "db", required_argument, NULL, OPT_DB },
@@ -152,6 +159,11 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
                 { "file", required_argument, NULL, OPT_FILE },
                 { "export", required_argument, NULL, OPT_EXPORT },
                 { "follow", no_argument, NULL, OPT_FOLLOW },
+                { "simpletrace", required_argument, NULL, OPT_SIMPLETRACE },
+                { "ftrace", required_argument, NULL, OPT_FTRACE },
+                { "xentrace", required_argument, NULL, OPT_XENTRACE },
+                { "events", required_argument, NULL, OPT_EVENTS },
+                { "formats", required_argument, NULL, OPT_FORMATS },
                 { "help", no_argument, NULL, OPT_HELP },
                 { "version", no_argument, NULL, OPT_VERSION },
                 { 0, 0, 0, 0 },
@@ -182,6 +194,11 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
                 case OPT_FILE: o->files = traceql_push(o->files, &o->nfiles, optarg); break;
                 case OPT_EXPORT: o->export_path = optarg; break;
                 case OPT_FOLLOW: o->follow = true; break;
+                case OPT_SIMPLETRACE: o->simpletrace = optarg; break;
+                case OPT_FTRACE: o->ftrace = optarg; break;
+                case OPT_XENTRACE: o->xentrace = optarg; break;
+                case OPT_EVENTS: o->events = traceql_push(o->events, &o->nevents, optarg); break;
+                case OPT_FORMATS: o->formats = optarg; break;
                 case OPT_HELP:
                         traceql_usage(stdout);
                         exit(TQ_EXIT_OK);
@@ -247,6 +264,24 @@ static int traceql_boot(const char *arg, char *buf)
         return 0;
 }
 
+/* import --simpletrace / --ftrace / --xentrace: a trace file in one transaction. */
+static int traceql_import_file(sqlite3 *db, const struct traceql_opts *o, uint64_t *ret_added,
+                               struct tq_error *err)
+{
+        struct te_catalog *cat = NULL;
+        int r;
+
+        r = te_catalog_new(&cat);
+        if (r < 0)
+                return tq_error_set(err, r, "out of memory");
+        for (size_t i = 0; r == 0 && i < o->nevents; i++)
+                r = te_catalog_add_path(cat, o->events[i], err);
+        if (r == 0 && o->simpletrace)
+                r = import_simpletrace(db, o->simpletrace, cat, ret_added, err);
+        te_catalog_free(cat);
+        return r;
+}
+
 static int traceql_import(const char *path, struct traceql_opts *o)
 {
         struct import_journal_opts jo = { 0 };
@@ -270,6 +305,27 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 fprintf(stderr, "traceql: invalid boot id '%s'\n", o->boot);
                 return TQ_EXIT_USAGE;
         }
+        if ((o->export_path != NULL) + (o->directory != NULL) + (o->files != NULL) +
+            (o->simpletrace != NULL) + (o->ftrace != NULL) + (o->xentrace != NULL) > 1) {
+                fputs("traceql: import takes one source (--export, --directory, --file, "
+                      "--simpletrace, --ftrace or --xentrace)\n", stderr);
+                return TQ_EXIT_USAGE;
+        }
+        if (o->simpletrace && !o->events) {
+                fputs("traceql: --simpletrace needs --events TRACE-EVENTS\n", stderr);
+                return TQ_EXIT_USAGE;
+        }
+        if ((o->events && !o->simpletrace && !o->ftrace) || (o->formats && !o->xentrace)) {
+                fprintf(stderr, "traceql: %s\n", o->formats && !o->xentrace
+                        ? "--formats goes with --xentrace"
+                        : "--events goes with --simpletrace or --ftrace");
+                return TQ_EXIT_USAGE;
+        }
+        if ((o->simpletrace || o->ftrace || o->xentrace) &&
+            (o->identifiers || o->since || o->until || o->boot || o->follow)) {
+                fputs("traceql: a trace file import takes no filter and no --follow\n", stderr);
+                return TQ_EXIT_USAGE;
+        }
         if (o->export_path && (o->identifiers || o->since || o->until || o->boot || o->follow)) {
                 fputs("traceql: --export takes no filter and no --follow\n", stderr);
                 return TQ_EXIT_USAGE;
@@ -281,6 +337,8 @@ static int traceql_import(const char *path, struct traceql_opts *o)
         }
         if (o->export_path)
                 r = import_export(db, o->export_path, &added, &err);
+        else if (o->simpletrace || o->ftrace || o->xentrace)
+                r = traceql_import_file(db, o, &added, &err);
         else {
                 jo.directory = o->directory;
                 jo.files = o->files;
@@ -390,7 +448,8 @@ int main(int argc, char **argv)
         what = argv[first];
         if (strcmp(what, "import") != 0 &&
             (o.identifiers || o.files || o.directory || o.export_path || o.since || o.until ||
-             o.boot || o.follow)) {
+             o.boot || o.follow || o.simpletrace || o.ftrace || o.xentrace || o.events ||
+             o.formats)) {
                 fputs("traceql: import options given without 'import'\n", stderr);
                 ret = TQ_EXIT_USAGE;
                 goto out;
@@ -418,6 +477,7 @@ int main(int argc, char **argv)
 out:
         free(o.identifiers);
         free(o.files);
+        free(o.events);
         free(path);
         free(sql);
         return ret;
