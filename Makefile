@@ -56,9 +56,9 @@ TG_OBJS     := $(TG_SRCS:%.c=$(B)/%.o)
 # The analyzer: analyzer/, with sql/*.sql embedded.
 TQ_SRCS     := $(wildcard analyzer/*.c)
 TQ_OBJS     := $(TQ_SRCS:%.c=$(B)/%.o) $(B)/sql_embed.o
-# te_pattern.c reads trace-events files with tracegen's parser.
-TQ_OBJS     += $(B)/backend/tracegen/te_parse.o $(B)/backend/tracegen/te_format.o \
-               $(B)/backend/tracegen/te_type.o
+# te_pattern.c (syslog/log) and te_catalog.c (simpletrace/ftrace) read trace-events
+# files with tracegen's parser.
+TQ_OBJS     += $(addprefix $(B)/backend/tracegen/,te_parse.o te_type.o te_format.o)
 SQL_FILES   := $(sort $(wildcard sql/*.sql))
 
 PROGS       := $(B)/tracegen

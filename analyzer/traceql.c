@@ -38,6 +38,7 @@ struct traceql_opts {
         size_t nevents;
         const char *since, *until;
         const char *boot;               /* "" for the current boot */
+        const char *simpletrace, *ftrace, *xentrace, *formats;
 };
 
 static volatile int traceql_stop;
@@ -56,6 +57,9 @@ static void traceql_usage(FILE *f)
               "               [--follow]\n"
               "       traceql [--db FILE] import --syslog FILE|- | --log FILE|-\n"
               "               [--events TRACE-EVENTS]...\n"
+              "       traceql [--db FILE] import --simpletrace FILE --events TRACE-EVENTS...\n"
+              "       traceql [--db FILE] import --ftrace FILE|- [--events TRACE-EVENTS]...\n"
+              "       traceql [--db FILE] import --xentrace FILE [--formats FILE]\n"
               "       traceql [--db FILE] [--no-sync] [--format F] events|losses\n"
               "       traceql [--db FILE] [--no-sync] [--write] leaks --alloc EVENT[:FIELD][,...]\n"
               "               --free EVENT[:FIELD][,...] [--size FIELD] [--sql SQL]\n"
@@ -143,7 +147,8 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
         enum {
                 OPT_DB = 256, OPT_NO_SYNC, OPT_WRITE, OPT_FORMAT, OPT_IDENTIFIER, OPT_SINCE,
                 OPT_UNTIL, OPT_BOOT, OPT_DIRECTORY, OPT_FILE, OPT_EXPORT, OPT_FOLLOW,
-                OPT_HELP, OPT_VERSION, OPT_SYSLOG, OPT_LOG, OPT_EVENTS,
+                OPT_HELP, OPT_VERSION, OPT_SYSLOG, OPT_LOG, OPT_EVENTS, OPT_SIMPLETRACE,
+                OPT_FTRACE, OPT_XENTRACE, OPT_FORMATS,
         };
         static const struct option longopts[] = {
                 { "db", required_argument, NULL, OPT_DB },
@@ -161,6 +166,10 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
                 { "syslog", required_argument, NULL, OPT_SYSLOG },
                 { "log", required_argument, NULL, OPT_LOG },
                 { "events", required_argument, NULL, OPT_EVENTS },
+                { "simpletrace", required_argument, NULL, OPT_SIMPLETRACE },
+                { "ftrace", required_argument, NULL, OPT_FTRACE },
+                { "xentrace", required_argument, NULL, OPT_XENTRACE },
+                { "formats", required_argument, NULL, OPT_FORMATS },
                 { "help", no_argument, NULL, OPT_HELP },
                 { "version", no_argument, NULL, OPT_VERSION },
                 { 0, 0, 0, 0 },
@@ -194,6 +203,10 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
                 case OPT_SYSLOG: o->syslog_path = optarg; break;
                 case OPT_LOG: o->log_path = optarg; break;
                 case OPT_EVENTS: o->events = traceql_push(o->events, &o->nevents, optarg); break;
+                case OPT_SIMPLETRACE: o->simpletrace = optarg; break;
+                case OPT_FTRACE: o->ftrace = optarg; break;
+                case OPT_XENTRACE: o->xentrace = optarg; break;
+                case OPT_FORMATS: o->formats = optarg; break;
                 case OPT_HELP:
                         traceql_usage(stdout);
                         exit(TQ_EXIT_OK);
@@ -271,7 +284,8 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
         int r, ret = TQ_EXIT_OK;
 
         if (o->identifiers || o->since || o->until || o->boot || o->follow || o->files ||
-            o->directory || o->export_path || (o->syslog_path && o->log_path)) {
+            o->directory || o->export_path || (o->syslog_path && o->log_path) ||
+            o->simpletrace || o->ftrace || o->xentrace || o->formats) {
                 fprintf(stderr, "traceql: --%s takes no other source, filter or --follow\n",
                         is_syslog ? "syslog" : "log");
                 return TQ_EXIT_USAGE;
@@ -296,6 +310,24 @@ out:
         return ret;
 }
 
+/* import --simpletrace / --ftrace / --xentrace: a trace file in one transaction. */
+static int traceql_import_file(sqlite3 *db, const struct traceql_opts *o, uint64_t *ret_added,
+                               struct tq_error *err)
+{
+        struct te_catalog *cat = NULL;
+        int r;
+
+        r = te_catalog_new(&cat);
+        if (r < 0)
+                return tq_error_set(err, r, "out of memory");
+        for (size_t i = 0; r == 0 && i < o->nevents; i++)
+                r = te_catalog_add_path(cat, o->events[i], err);
+        if (r == 0 && o->simpletrace)
+                r = import_simpletrace(db, o->simpletrace, cat, ret_added, err);
+        te_catalog_free(cat);
+        return r;
+}
+
 static int traceql_import(const char *path, struct traceql_opts *o)
 {
         struct import_journal_opts jo = { 0 };
@@ -307,10 +339,6 @@ static int traceql_import(const char *path, struct traceql_opts *o)
 
         if (o->syslog_path || o->log_path)
                 return traceql_import_text(path, o);
-        if (o->events) {
-                fputs("traceql: --events goes with --syslog or --log\n", stderr);
-                return TQ_EXIT_USAGE;
-        }
         if ((o->export_path != NULL) + (o->directory != NULL) + (o->files != NULL) > 1) {
                 fputs("traceql: --export, --directory and --file exclude each other\n", stderr);
                 return TQ_EXIT_USAGE;
@@ -325,6 +353,27 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 fprintf(stderr, "traceql: invalid boot id '%s'\n", o->boot);
                 return TQ_EXIT_USAGE;
         }
+        if ((o->export_path != NULL) + (o->directory != NULL) + (o->files != NULL) +
+            (o->simpletrace != NULL) + (o->ftrace != NULL) + (o->xentrace != NULL) > 1) {
+                fputs("traceql: import takes one source (--export, --directory, --file, "
+                      "--simpletrace, --ftrace or --xentrace)\n", stderr);
+                return TQ_EXIT_USAGE;
+        }
+        if (o->simpletrace && !o->events) {
+                fputs("traceql: --simpletrace needs --events TRACE-EVENTS\n", stderr);
+                return TQ_EXIT_USAGE;
+        }
+        if ((o->events && !o->simpletrace && !o->ftrace) || (o->formats && !o->xentrace)) {
+                fprintf(stderr, "traceql: %s\n", o->formats && !o->xentrace
+                        ? "--formats goes with --xentrace"
+                        : "--events goes with --syslog, --log, --simpletrace or --ftrace");
+                return TQ_EXIT_USAGE;
+        }
+        if ((o->simpletrace || o->ftrace || o->xentrace) &&
+            (o->identifiers || o->since || o->until || o->boot || o->follow)) {
+                fputs("traceql: a trace file import takes no filter and no --follow\n", stderr);
+                return TQ_EXIT_USAGE;
+        }
         if (o->export_path && (o->identifiers || o->since || o->until || o->boot || o->follow)) {
                 fputs("traceql: --export takes no filter and no --follow\n", stderr);
                 return TQ_EXIT_USAGE;
@@ -336,6 +385,8 @@ static int traceql_import(const char *path, struct traceql_opts *o)
         }
         if (o->export_path)
                 r = import_export(db, o->export_path, &added, &err);
+        else if (o->simpletrace || o->ftrace || o->xentrace)
+                r = traceql_import_file(db, o, &added, &err);
         else {
                 jo.directory = o->directory;
                 jo.files = o->files;
@@ -445,7 +496,8 @@ int main(int argc, char **argv)
         what = argv[first];
         if (strcmp(what, "import") != 0 &&
             (o.identifiers || o.files || o.directory || o.export_path || o.since || o.until ||
-             o.boot || o.follow || o.syslog_path || o.log_path || o.events)) {
+             o.boot || o.follow || o.syslog_path || o.log_path || o.simpletrace || o.ftrace ||
+             o.xentrace || o.events || o.formats)) {
                 fputs("traceql: import options given without 'import'\n", stderr);
                 ret = TQ_EXIT_USAGE;
                 goto out;

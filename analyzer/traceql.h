@@ -281,6 +281,58 @@ int import_syslog_line(struct import_text *t, const char *line, size_t len,
 int import_log_line(struct import_text *t, const char *line, size_t len,
                     struct ingest_entry *e, struct tq_error *err);
 
+/* ---- te_catalog.c: trace-events files for the binary and text importers ---- */
+struct te_catalog;
+struct te_event;
+struct te_arg;
+
+/* One argument value: an integer U, or, when STR is set, LEN bytes of text. */
+struct tq_value {
+        uint64_t u;
+        const char *str;
+        size_t len;
+};
+
+int te_catalog_new(struct te_catalog **ret_cat);
+void te_catalog_free(struct te_catalog *cat);      /* accepts NULL */
+/* Add the events of the trace-events file PATH (read from F, or opened);
+ * -EINVAL with ERR "FILE:LINE:COL: why" when it does not parse. */
+int te_catalog_add(struct te_catalog *cat, const char *path, FILE *f, struct tq_error *err);
+int te_catalog_add_path(struct te_catalog *cat, const char *path, struct tq_error *err);
+/* The declaration of event NAME (LEN bytes), borrowed; NULL when unknown or CAT is NULL. */
+const struct te_event *te_catalog_find(const struct te_catalog *cat, const char *name, size_t len);
+char te_catalog_kind(const struct te_arg *a);      /* 'i', 'u', 'p' or 's' */
+bool te_catalog_is_string(const struct te_arg *a); /* a char pointer, as QEMU's simple backend */
+/* "<event> <format rendered with V>", to free with sqlite3_free; NULL: no memory. */
+char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, unsigned n);
+/* Add field NAME=VALUE (LEN bytes) to E; 0 or -ENOMEM. */
+int te_catalog_field(struct ingest_entry *e, const char *name, const char *value, size_t len);
+int te_catalog_field_int(struct ingest_entry *e, const char *name, int64_t v);
+/* Add TRACE_EVENT, TRACE_ARGS, the TRACE_ARG_ fields and MESSAGE of event EV
+ * with values V (EV's nargs of them). */
+int te_catalog_entry(struct ingest_entry *e, const struct te_event *ev, const struct tq_value *v);
+
+/* ---- import_file.c: one binary or text file, one transaction ---- */
+/* Parse DATA[0..SIZE) of the file NAME into ING; records that start before
+ * SKIP were imported before and are read but not stored.  Errors are
+ * "NAME:OFFSET: why" or "NAME:LINE: why". */
+typedef int (*import_file_parse_fn)(struct ingest *ing, const void *ctx, const char *name,
+                                    const uint8_t *data, size_t size, int64_t skip,
+                                    struct tq_error *err);
+
+/* Map PATH, import it as source KIND with PARSE in one transaction (nothing
+ * stored on failure), remember its size so the next import of the same file
+ * only adds what was appended. */
+int import_file(sqlite3 *db, const char *kind, const char *path, import_file_parse_fn parse,
+                const void *ctx, uint64_t *ret_added, struct tq_error *err);
+
+/* ---- import_simpletrace.c ---- */
+int import_simpletrace_parse(struct ingest *ing, const void *cat, const char *name,
+                             const uint8_t *data, size_t size, int64_t skip,
+                             struct tq_error *err);
+int import_simpletrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
+                       uint64_t *ret_added, struct tq_error *err);
+
 /* ---- query.c ---- */
 enum query_format {
         QUERY_TABLE,

@@ -67,7 +67,7 @@ rc=0
 check_eq syslog-usage "2|traceql: --syslog takes no other source, filter or --follow" "$rc|$(cat "$T/err")"
 rc=0
 "$TQ" --db "$T/r.db" import --events "$EV" 2> "$T/err" || rc=$?
-check_eq syslog-events-alone "2|traceql: --events goes with --syslog or --log" "$rc|$(cat "$T/err")"
+check_eq syslog-events-alone "2|traceql: --events goes with --syslog, --log, --simpletrace or --ftrace" "$rc|$(cat "$T/err")"
 
 # ---- end to end through two rsyslogd --------------------------------------
 BD=$B/examples/blockdemo

@@ -1,0 +1,308 @@
+/*
+ * import_simpletrace.c - trace events from a QEMU simpletrace file (format
+ * version 4), as QEMU's simple backend and libtracejournal's simple output
+ * write it and QEMU's scripts/simpletrace.py reads it.
+ *
+ * Layout, every word host-endian: a header of three u64 (~0, the magic
+ * 0xf2b177cb0aa429b4, the version 4), then records, each a u64 type and:
+ *
+ *   type 0, mapping   u64 event id, u32 name length, the name
+ *   type 1, event     u64 event id, u64 timestamp (ns), u32 length of the
+ *                     record from the id on, u32 pid, then per argument a
+ *                     u64, or for a string a u32 length and its bytes
+ *
+ * An event record with id ~0 - 1 counts dropped events (one u64).  The file
+ * says nothing of the arguments: as simpletrace.py does, they are read by the
+ * event's declaration in the trace-events files (--events), strings being
+ * the char pointers.  Each event becomes a row with its typed arguments, the
+ * pid, the timestamp as `mono` (QEMU's and our clock is CLOCK_MONOTONIC) and
+ * a `seq` counting the events of the file from 1, dropped ones included.
+ *
+ * Any inconsistency fails with "FILE:OFFSET: why", OFFSET the byte where the
+ * record (or header) starts, and nothing is imported.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traceql.h"
+#include "tracegen/te.h"
+
+#define SIMPLE_HEADER_ID        UINT64_MAX
+#define SIMPLE_DROPPED_ID       (UINT64_MAX - 1)
+#define SIMPLE_MAGIC            0xf2b177cb0aa429b4ull
+#define SIMPLE_VERSION          4
+#define SIMPLE_TYPE_MAPPING     0
+#define SIMPLE_TYPE_EVENT       1
+#define SIMPLE_RECORD_HEADER    24      /* id, timestamp, length, pid */
+#define SIMPLE_MAX_NAME         1024
+
+/* Event id to name, from the mapping records. */
+struct simple_map {
+        uint64_t id;
+        const struct te_event *ev;      /* NULL when not in the catalog */
+        char *name;
+};
+
+struct simple {
+        const struct te_catalog *cat;
+        const char *name;               /* the file, for messages */
+        const uint8_t *data;
+        size_t size;
+        struct simple_map *maps;
+        size_t nmaps, maps_size;
+        struct ingest_entry e;
+        int64_t seq;                    /* events so far, dropped ones included */
+};
+
+static uint64_t simple_u64(const uint8_t *p)
+{
+        uint64_t x;
+
+        memcpy(&x, p, sizeof(x));
+        return x;
+}
+
+static uint32_t simple_u32(const uint8_t *p)
+{
+        uint32_t x;
+
+        memcpy(&x, p, sizeof(x));
+        return x;
+}
+
+static int simple_error(const struct simple *s, size_t off, struct tq_error *err,
+                        const char *what)
+{
+        return tq_error_set(err, -EBADMSG, "%s:%zu: %s", s->name, off, what);
+}
+
+static struct simple_map *simple_find(struct simple *s, uint64_t id)
+{
+        size_t i;
+
+        for (i = 0; i < s->nmaps; i++)
+                if (s->maps[i].id == id)
+                        return &s->maps[i];
+        return NULL;
+}
+
+static bool simple_valid_name(const uint8_t *p, uint32_t n)
+{
+        uint32_t i;
+
+        if (n == 0 || (p[0] >= '0' && p[0] <= '9'))
+                return false;
+        for (i = 0; i < n; i++)
+                if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
+                      (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
+                        return false;
+        return true;
+}
+
+/* A mapping record at OFF (after its type word); *ret_next past it. */
+static int simple_mapping(struct simple *s, size_t off, size_t *ret_next, struct tq_error *err)
+{
+        size_t rec = off - 8;
+        struct simple_map *m;
+        uint64_t id;
+        uint32_t n;
+
+        if (s->size - off < 12)
+                return simple_error(s, rec, err, "truncated event mapping");
+        id = simple_u64(s->data + off);
+        n = simple_u32(s->data + off + 8);
+        if (n > SIMPLE_MAX_NAME || s->size - off - 12 < n)
+                return simple_error(s, rec, err, "truncated event mapping");
+        if (!simple_valid_name(s->data + off + 12, n))
+                return simple_error(s, rec, err, "invalid event name in mapping");
+        if (id >= SIMPLE_DROPPED_ID)
+                return simple_error(s, rec, err, "mapping of a reserved event id");
+        m = simple_find(s, id);
+        if (!m) {
+                if (s->nmaps == s->maps_size) {
+                        size_t size = s->maps_size ? s->maps_size * 2 : 64;
+                        struct simple_map *p = realloc(s->maps, size * sizeof(*p));
+
+                        if (!p)
+                                return tq_error_set(err, -ENOMEM, "out of memory");
+                        s->maps = p;
+                        s->maps_size = size;
+                }
+                m = &s->maps[s->nmaps++];
+                m->id = id;
+        } else
+                free(m->name);
+        m->name = strndup((const char *) s->data + off + 12, n);
+        if (!m->name) {
+                s->nmaps--;
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        }
+        m->ev = te_catalog_find(s->cat, m->name, n);
+        *ret_next = off + 12 + n;
+        return 0;
+}
+
+/* Read the arguments of EV from P[0..LEN) into V; false when they do not
+ * fill the record exactly. */
+static bool simple_args(const struct te_event *ev, const uint8_t *p, size_t len,
+                        struct tq_value *v)
+{
+        size_t o = 0;
+        unsigned i;
+
+        for (i = 0; i < ev->nargs; i++) {
+                memset(&v[i], 0, sizeof(v[i]));
+                if (te_catalog_is_string(&ev->args[i])) {
+                        uint32_t n;
+
+                        if (len - o < 4)
+                                return false;
+                        n = simple_u32(p + o);
+                        if (len - o - 4 < n)
+                                return false;
+                        v[i].str = (const char *) p + o + 4;
+                        v[i].len = n;
+                        o += 4 + n;
+                } else {
+                        if (len - o < 8)
+                                return false;
+                        v[i].u = simple_u64(p + o);
+                        o += 8;
+                }
+        }
+        return o == len;
+}
+
+/* An event record at OFF (after its type word); *ret_next past it. */
+static int simple_event(struct simple *s, struct ingest *ing, size_t off, bool store,
+                        size_t *ret_next, struct tq_error *err)
+{
+        struct tq_value v[TE_MAX_ARGS];
+        size_t rec = off - 8;
+        struct simple_map *m;
+        uint64_t id, ts;
+        uint32_t len, pid;
+        char what[SIMPLE_MAX_NAME + 128];
+        int r;
+
+        if (s->size - off < SIMPLE_RECORD_HEADER)
+                return simple_error(s, rec, err, "truncated event record");
+        id = simple_u64(s->data + off);
+        ts = simple_u64(s->data + off + 8);
+        len = simple_u32(s->data + off + 16);
+        pid = simple_u32(s->data + off + 20);
+        if (len < SIMPLE_RECORD_HEADER || s->size - off < len)
+                return simple_error(s, rec, err, "truncated event record");
+        *ret_next = off + len;
+        ingest_entry_reset(&s->e);
+        if (id == SIMPLE_DROPPED_ID) {
+                uint64_t n;
+                char msg[64];
+
+                if (len != SIMPLE_RECORD_HEADER + 8)
+                        return simple_error(s, rec, err, "dropped-events record of a wrong length");
+                n = simple_u64(s->data + off + SIMPLE_RECORD_HEADER);
+                s->seq += (int64_t) n;
+                if (!store)
+                        return 0;
+                snprintf(msg, sizeof(msg), "%" PRIu64, n);
+                r = te_catalog_field(&s->e, "TRACE_EVENT", "tj_dropped", 10);
+                if (r == 0)
+                        r = te_catalog_field(&s->e, "TRACE_DROPPED", msg, strlen(msg));
+                snprintf(msg, sizeof(msg), "tj_dropped %" PRIu64 " events dropped", n);
+                if (r == 0)
+                        r = te_catalog_field(&s->e, "MESSAGE", msg, strlen(msg));
+        } else {
+                m = simple_find(s, id);
+                if (!m) {
+                        snprintf(what, sizeof(what), "event id %" PRIu64 " has no mapping", id);
+                        return simple_error(s, rec, err, what);
+                }
+                if (!m->ev) {
+                        snprintf(what, sizeof(what), "event '%s' is not declared in the "
+                                 "trace-events files (--events)", m->name);
+                        return simple_error(s, rec, err, what);
+                }
+                if (!simple_args(m->ev, s->data + off + SIMPLE_RECORD_HEADER,
+                                 len - SIMPLE_RECORD_HEADER, v)) {
+                        snprintf(what, sizeof(what), "record length %" PRIu32 " does not match "
+                                 "the arguments of '%s'", len, m->name);
+                        return simple_error(s, rec, err, what);
+                }
+                s->seq++;
+                if (!store)
+                        return 0;
+                r = te_catalog_entry(&s->e, m->ev, v);
+                if (r == 0)
+                        r = te_catalog_field_int(&s->e, "TRACE_SEQ", s->seq);
+        }
+        if (r == 0)
+                r = te_catalog_field_int(&s->e, "_PID", pid);
+        if (r == 0)
+                r = te_catalog_field_int(&s->e, "TRACE_MONO_NS", (int64_t) ts);
+        if (r < 0)
+                return tq_error_set(err, r, "out of memory");
+        r = ingest_entry(ing, &s->e, err);
+        return r < 0 ? r : 0;
+}
+
+static int simple_header(const struct simple *s, struct tq_error *err)
+{
+        char what[96];
+        uint64_t version;
+
+        if (s->size < 24 || simple_u64(s->data) != SIMPLE_HEADER_ID ||
+            simple_u64(s->data + 8) != SIMPLE_MAGIC)
+                return simple_error(s, 0, err, "not a simpletrace file (no header)");
+        version = simple_u64(s->data + 16);
+        if (version != SIMPLE_VERSION) {
+                snprintf(what, sizeof(what), "simpletrace version %" PRIu64 " is not supported "
+                         "(only 4)", version);
+                return simple_error(s, 0, err, what);
+        }
+        return 0;
+}
+
+int import_simpletrace_parse(struct ingest *ing, const void *cat, const char *name,
+                             const uint8_t *data, size_t size, int64_t skip,
+                             struct tq_error *err)
+{
+        struct simple s = { .cat = cat, .name = name, .data = data, .size = size };
+        size_t off = 24, i;
+        char what[64];
+        int r;
+
+        r = simple_header(&s, err);
+        while (r == 0 && off < size) {
+                size_t rec = off;
+                uint64_t type;
+
+                if (size - off < 8) {
+                        r = simple_error(&s, rec, err, "truncated record");
+                        break;
+                }
+                type = simple_u64(data + off);
+                off += 8;
+                if (type == SIMPLE_TYPE_MAPPING)
+                        r = simple_mapping(&s, off, &off, err);
+                else if (type == SIMPLE_TYPE_EVENT)
+                        r = simple_event(&s, ing, off, (int64_t) rec >= skip, &off, err);
+                else {
+                        snprintf(what, sizeof(what), "unknown record type %" PRIu64, type);
+                        r = simple_error(&s, rec, err, what);
+                }
+        }
+        for (i = 0; i < s.nmaps; i++)
+                free(s.maps[i].name);
+        free(s.maps);
+        ingest_entry_free(&s.e);
+        return r;
+}
+
+int import_simpletrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
+                       uint64_t *ret_added, struct tq_error *err)
+{
+        return import_file(db, "simpletrace", path, import_simpletrace_parse, cat, ret_added, err);
+}

@@ -1,0 +1,321 @@
+/*
+ * te_catalog.c - trace-events files loaded for the binary and text importers.
+ *
+ * A simpletrace file names its events but does not say what their arguments
+ * are; an ftrace marker line or a xentrace record carries values without
+ * types.  The importers take the declarations from the trace-events files
+ * given with --events, parsed by tracegen's own parser (te_parse.c), so that
+ * an imported event gets the same TRACE_ARGS signature and the same MESSAGE
+ * ("<event> <format rendered>") as one that went through journald.
+ *
+ * It also holds the small helpers the importers share to build an
+ * ingest_entry from values rather than from "NAME=value" journal fields.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traceql.h"
+#include "tracegen/te.h"
+
+struct te_catalog {
+        struct te_list *list;
+};
+
+int te_catalog_new(struct te_catalog **ret_cat)
+{
+        struct te_catalog *cat = calloc(1, sizeof(*cat));
+
+        if (!cat)
+                return -ENOMEM;
+        cat->list = te_list_new();
+        if (!cat->list) {
+                free(cat);
+                return -ENOMEM;
+        }
+        *ret_cat = cat;
+        return 0;
+}
+
+void te_catalog_free(struct te_catalog *cat)
+{
+        if (!cat)
+                return;
+        te_list_free(cat->list);
+        free(cat);
+}
+
+/* The parser prints "tracegen: FILE:LINE:COL: msg" lines: keep the first,
+ * without the prefix and the newline. */
+static void te_catalog_first_error(const char *text, struct tq_error *err, const char *path)
+{
+        const char *p = text;
+        size_t n;
+
+        if (strncmp(p, "tracegen: ", 10) == 0)
+                p += 10;
+        n = strcspn(p, "\n");
+        if (n == 0)
+                tq_error_set(err, -EINVAL, "%s: invalid trace-events file", path);
+        else
+                tq_error_set(err, -EINVAL, "%.*s", (int) n, p);
+}
+
+int te_catalog_add(struct te_catalog *cat, const char *path, FILE *f, struct tq_error *err)
+{
+        char *text = NULL;
+        size_t size = 0;
+        FILE *msgs;
+        int r;
+
+        msgs = open_memstream(&text, &size);
+        if (!msgs)
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        r = te_parse_file(cat->list, path, f, msgs);
+        fclose(msgs);
+        if (r == -ENOMEM)
+                tq_error_set(err, r, "out of memory");
+        else if (r == -EINVAL)
+                te_catalog_first_error(text ? text : "", err, path);
+        else if (r < 0)
+                tq_error_set(err, r, "%s: %s", path, strerror(-r));
+        free(text);
+        return r;
+}
+
+int te_catalog_add_path(struct te_catalog *cat, const char *path, struct tq_error *err)
+{
+        FILE *f = fopen(path, "re");
+        int r;
+
+        if (!f)
+                return tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
+        r = te_catalog_add(cat, path, f, err);
+        fclose(f);
+        return r;
+}
+
+const struct te_event *te_catalog_find(const struct te_catalog *cat, const char *name, size_t len)
+{
+        size_t i;
+
+        if (!cat)
+                return NULL;
+        for (i = 0; i < cat->list->n; i++) {
+                const struct te_event *ev = &cat->list->events[i];
+
+                if (strlen(ev->name) == len && memcmp(ev->name, name, len) == 0)
+                        return ev;
+        }
+        return NULL;
+}
+
+char te_catalog_kind(const struct te_arg *a)
+{
+        switch (a->kind) {
+        case TE_KIND_SIGNED: return 'i';
+        case TE_KIND_UNSIGNED: return 'u';
+        case TE_KIND_POINTER: return 'p';
+        default: return 's';
+        }
+}
+
+bool te_catalog_is_string(const struct te_arg *a)
+{
+        /* as QEMU's simple backend decides: by the type, char pointers */
+        return a->type.ptr == 1 && a->type.base == TE_CHAR;
+}
+
+/* ---- rendering the format ---- */
+
+/* Decode the format as written (C literals and PRI macros) into a plain
+ * printf format in BUF; a PRI macro becomes its conversion letter alone, as
+ * rendering drops length modifiers anyway. */
+static void te_catalog_decode(const char *fmt, char *buf, size_t size)
+{
+        const char *p = fmt;
+        size_t n = 0;
+        bool in = false;
+
+        while (*p && n + 1 < size) {
+                if (!in) {
+                        if (*p == '"')
+                                in = true;
+                        else if (strncmp(p, "PRI", 3) == 0 && p[3]) {
+                                buf[n++] = p[3];
+                                p += 3;
+                                while (p[1] && (p[1] == '_' || (p[1] >= 'A' && p[1] <= 'Z') ||
+                                                (p[1] >= '0' && p[1] <= '9')))
+                                        p++;
+                        }
+                        p++;
+                        continue;
+                }
+                if (*p == '"') {
+                        in = false;
+                        p++;
+                        continue;
+                }
+                if (*p == '\\' && p[1]) {
+                        p++;
+                        switch (*p) {
+                        case 'n': buf[n++] = '\n'; break;
+                        case 't': buf[n++] = '\t'; break;
+                        case 'r': buf[n++] = '\r'; break;
+                        default: buf[n++] = *p; break;
+                        }
+                        p++;
+                        continue;
+                }
+                buf[n++] = *p++;
+        }
+        buf[n] = '\0';
+}
+
+/* Render one conversion SPEC (from '%' to the letter, lengths removed) with V. */
+static void te_catalog_conv(sqlite3_str *s, const char *spec, char conv, const struct tq_value *v)
+{
+        char f[64], out[128];
+
+        if (conv == 's') {
+                if (v->str)
+                        sqlite3_str_appendf(s, "%.*s", (int) v->len, v->str);
+                else
+                        sqlite3_str_appendall(s, "(null)");
+                return;
+        }
+        if (conv == 'p') {
+                if (v->u)
+                        sqlite3_str_appendf(s, "0x%llx", (unsigned long long) v->u);
+                else
+                        sqlite3_str_appendall(s, "(nil)");
+                return;
+        }
+        /* d i u x X o c: widen to long long */
+        snprintf(f, sizeof(f), "%.*s%s%c", (int) strlen(spec) - 1, spec,
+                 conv == 'c' ? "" : "ll", conv);
+        if (conv == 'c')
+                snprintf(out, sizeof(out), f, (int) v->u);
+        else if (conv == 'd' || conv == 'i')
+                snprintf(out, sizeof(out), f, (long long) v->u);
+        else
+                snprintf(out, sizeof(out), f, (unsigned long long) v->u);
+        sqlite3_str_appendall(s, out);
+}
+
+char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, unsigned n)
+{
+        sqlite3_str *s = sqlite3_str_new(NULL);
+        char fmt[4096], spec[64];
+        const char *p;
+        unsigned i = 0;
+
+        sqlite3_str_appendall(s, ev->name);
+        if (!ev->fmt_empty) {
+                sqlite3_str_appendchar(s, 1, ' ');
+                te_catalog_decode(ev->fmt, fmt, sizeof(fmt));
+                for (p = fmt; *p; p++) {
+                        size_t k = 0;
+
+                        if (*p != '%') {
+                                sqlite3_str_appendchar(s, 1, *p);
+                                continue;
+                        }
+                        if (p[1] == '%') {
+                                sqlite3_str_appendchar(s, 1, '%');
+                                p++;
+                                continue;
+                        }
+                        spec[k++] = *p++;
+                        while (*p && strchr("#0- +'123456789.*hlLqjzt", *p) && k + 2 < sizeof(spec)) {
+                                if (*p == '*' && i < n)
+                                        i++;            /* a star's value: not rendered */
+                                else if (!strchr("hlLqjzt*", *p))
+                                        spec[k++] = *p;
+                                p++;
+                        }
+                        if (!*p)
+                                break;
+                        spec[k++] = *p;
+                        spec[k] = '\0';
+                        if (i < n && strchr("diouxXcsp", *p))
+                                te_catalog_conv(s, spec, *p, &v[i++]);
+                }
+        }
+        return sqlite3_str_finish(s);
+}
+
+/* ---- entries ---- */
+
+int te_catalog_field(struct ingest_entry *e, const char *name, const char *value, size_t len)
+{
+        size_t nlen = strlen(name);
+        char small[256], *buf = small;
+        int r;
+
+        if (nlen + 1 + len > sizeof(small)) {
+                buf = malloc(nlen + 1 + len);
+                if (!buf)
+                        return -ENOMEM;
+        }
+        memcpy(buf, name, nlen);
+        buf[nlen] = '=';
+        memcpy(buf + nlen + 1, value, len);
+        r = ingest_entry_add(e, buf, nlen + 1 + len);
+        if (buf != small)
+                free(buf);
+        return r;
+}
+
+int te_catalog_field_int(struct ingest_entry *e, const char *name, int64_t v)
+{
+        char num[32];
+
+        return te_catalog_field(e, name, num, (size_t) snprintf(num, sizeof(num), "%" PRId64, v));
+}
+
+int te_catalog_entry(struct ingest_entry *e, const struct te_event *ev, const struct tq_value *v)
+{
+        char sig[TE_MAX_ARGS * 64], field[80], num[32];
+        char *msg;
+        size_t k = 0;
+        unsigned i;
+        int r = 0;
+
+        r = te_catalog_field(e, "TRACE_EVENT", ev->name, strlen(ev->name));
+        for (i = 0; r == 0 && i < ev->nargs; i++) {
+                const struct te_arg *a = &ev->args[i];
+                char kind = te_catalog_kind(a);
+                size_t n;
+
+                k += (size_t) snprintf(sig + k, sizeof(sig) - k, "%s%s:%c", i ? " " : "",
+                                       a->name, kind);
+                snprintf(field, sizeof(field), "TRACE_ARG_%s", a->name);
+                for (n = 10; field[n]; n++)
+                        if (field[n] >= 'a' && field[n] <= 'z')
+                                field[n] = (char) (field[n] - 32);
+                if (v[i].str || kind == 's') {
+                        if (v[i].str)
+                                r = te_catalog_field(e, field, v[i].str, v[i].len);
+                        continue;
+                }
+                if (kind == 'p')
+                        n = (size_t) snprintf(num, sizeof(num), "0x%" PRIx64, v[i].u);
+                else if (kind == 'i')
+                        n = (size_t) snprintf(num, sizeof(num), "%" PRId64, (int64_t) v[i].u);
+                else
+                        n = (size_t) snprintf(num, sizeof(num), "%" PRIu64, v[i].u);
+                r = te_catalog_field(e, field, num, n);
+        }
+        if (r == 0)
+                r = te_catalog_field(e, "TRACE_ARGS", sig, k);
+        if (r < 0)
+                return r;
+        msg = te_catalog_render(ev, v, ev->nargs);
+        if (!msg)
+                return -ENOMEM;
+        r = te_catalog_field(e, "MESSAGE", msg, strlen(msg));
+        sqlite3_free(msg);
+        return r;
+}

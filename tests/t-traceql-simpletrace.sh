@@ -1,0 +1,74 @@
+#!/bin/sh
+# t-traceql-simpletrace.sh - traceql import --simpletrace: the crafted files
+# of tests/simpletrace/ (gen.py writes them from the v4 layout) give the rows
+# of basic.out; each bad-NAME.st fails with the message in bad.err and adds
+# nothing; a re-import adds nothing; the library's own simple output comes
+# back with the same arguments and messages; leaks works on the rows.
+# TRACEQL_UPDATE_GOLDEN=1 rewrites basic.out and bad.err instead of comparing.
+. "$(dirname "$0")/lib/common.sh"
+
+TQ=$B/traceql
+D=$TOP/tests/simpletrace
+EV=$D/tgroup.trace-events
+cd "$D"
+update=${TRACEQL_UPDATE_GOLDEN:-}
+
+$RUN "$TQ" --db "$T/b.db" import --simpletrace basic.st --events "$EV"
+$TQ --db "$T/b.db" --no-sync --format csv \
+        "select id, time, mono, pid, tid, seq, event, message, a0, a1, a2, a3, a4, a5,
+                typeof(a0) || typeof(a2) from events order by id" > "$T/got"
+$TQ --db "$T/b.db" --no-sync --format csv "select * from event_args order by event, pos" >> "$T/got"
+$TQ --db "$T/b.db" --no-sync --format csv "select req, sector, name from tgb_req" >> "$T/got"
+[ "$update" = 1 ] && cp "$T/got" basic.out
+check_file simpletrace-basic basic.out "$T/got"
+
+$RUN "$TQ" --db "$T/b.db" import --simpletrace basic.st --events "$EV"
+check_eq simpletrace-reimport-adds-nothing 7 \
+        "$($TQ --db "$T/b.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+
+rc=0
+$TQ --db "$T/b.db" --no-sync --format csv leaks --alloc tgb_req:req --free tgb_done:req \
+        --sql "select count(*) from tq_leaks" > "$T/leaks" || rc=$?
+check_eq simpletrace-leaks-none "0|0" "$rc|$(tail -n 1 "$T/leaks")"
+
+: > "$T/bad"
+for f in bad-*.st; do
+        rc=0
+        $RUN "$TQ" --db "$T/bad.db" import --simpletrace "$f" --events "$EV" 2>> "$T/bad" || rc=$?
+        [ "$rc" = 4 ] || echo "$f: exit $rc" >> "$T/bad"
+done
+[ "$update" = 1 ] && cp "$T/bad" bad.err
+check_file simpletrace-bad-files bad.err "$T/bad"
+check_eq simpletrace-bad-imports-nothing 0 \
+        "$($TQ --db "$T/bad.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+
+rc=0
+$TQ --db "$T/u.db" import --simpletrace basic.st > /dev/null 2> "$T/err" || rc=$?
+check_eq simpletrace-needs-events "2|traceql: --simpletrace needs --events TRACE-EVENTS" \
+        "$rc|$(cat "$T/err")"
+printf 'tgb_req(float x) "%%f"\n' > "$T/te"
+rc=0
+$TQ --db "$T/u.db" import --simpletrace basic.st --events "$T/te" > /dev/null 2> "$T/err" || rc=$?
+check_eq simpletrace-bad-events "4|traceql: $T/te:1:9: unknown type 'float'" "$rc|$(cat "$T/err")"
+
+# The library's simple output, read back: same rows as the journald contract.
+TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/lib.st" TJ_EVENTS='tg*' \
+        "$B/tests/lib-emit" init req:2 void all flush > /dev/null
+$RUN "$TQ" --db "$T/lib.db" import --simpletrace "$T/lib.st" --events "$EV"
+$TQ --db "$T/lib.db" --no-sync --format csv \
+        "select seq, event, message, a0, a1, a2, a4, a5 from events
+         where seq < 8 order by seq" > "$T/got"
+cat > "$T/exp" <<'OUT'
+seq,event,message,a0,a1,a2,a4,a5
+1,tgb_req,tgb_req req 0x1000 sector 0 name r0,4096,0,r0,,
+2,tgb_req,tgb_req req 0x1001 sector 1 name r1,4097,1,r1,,
+3,tga_void,tga_void nothing,,,,,
+4,tga_all,tga_all i64 -9223372036854775808 u64 18446744073709551615 ptr (nil) s  i32 -1 u8 255,-9223372036854775808,-1,0,-1,255
+5,tga_all,tga_all i64 9223372036854775807 u64 0 ptr 0xdeadbeefcafe s  i32 0 u8 0,9223372036854775807,0,244837814094590,0,0
+6,tga_all,"tga_all i64 -42 u64 42 ptr 0xffffffffffffffff s line1
+line2 i32 -2147483648 u8 1",-42,42,-1,-2147483648,1
+7,tga_all,"tga_all i64 0 u64 1 ptr 0x1 s a=b
+TRACE_EVENT=forged
+MESSAGE=x i32 2147483647 u8 7",0,1,1,2147483647,7
+OUT
+check_file simpletrace-library-output "$T/exp" "$T/got"
