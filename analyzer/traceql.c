@@ -65,6 +65,8 @@ static void traceql_usage(FILE *f)
               "               --free EVENT[:FIELD][,...] [--size FIELD] [--sql SQL]\n"
               "       traceql [--db FILE] [--no-sync] [--write] pairs --begin EVENT[:FIELD]\n"
               "               --end EVENT[:FIELD] [--by FIELD] [--histogram] [--sql SQL]\n"
+              "       traceql ctl PID list [PATTERN] | enable|disable PATTERN | flush | stats |\n"
+              "               outputs [LIST]\n"
               "       traceql --help | --version\n"
               "Import trace events from journald into SQLite and query them with SQL.\n"
               "The database is $TRACEQL_DB, else $XDG_CACHE_HOME/traceql/traceql.db.\n"
@@ -480,6 +482,8 @@ int main(int argc, char **argv)
                         memmove(argv + i, argv + i + 1, (size_t) (argc - i) * sizeof(*argv));
                         return correlate_main(argc - 1, argv, pairs);
                 }
+                if (!valued && strcmp(argv[i], "ctl") == 0)
+                        return ctl_main(argc - i, argv + i);
                 if (argv[i][0] != '-' && !valued)
                         break;          /* the SQL or another subcommand */
         }

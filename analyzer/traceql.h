@@ -43,6 +43,8 @@ enum tq_exit {
         TQ_EXIT_DB = 3,         /* database cannot be opened, is foreign, corrupt or of another version */
         TQ_EXIT_INPUT = 4,      /* journal cannot be read, malformed export stream */
         TQ_EXIT_NOMEM = 5,      /* out of memory */
+        TQ_EXIT_CTL = 6,        /* ctl: no control endpoint, cannot connect, cut reply */
+        TQ_EXIT_CTL_REQUEST = 7, /* ctl: the process answered "error ..." (refusal too) */
 };
 
 #define TQ_MAX_ARGS 10          /* trace-events allows at most 10 arguments */
@@ -352,5 +354,9 @@ int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
 /* traceql leaks / traceql pairs: ARGV without the subcommand word; returns
  * the exit code (2 from leaks when it found unfreed allocations). */
 int correlate_main(int argc, char **argv, bool pairs);
+
+/* ---- ctl.c ---- */
+/* traceql ctl PID COMMAND [ARG]: ARGV[0] is "ctl".  Returns an exit code. */
+int ctl_main(int argc, char **argv);
 
 #endif /* TRACEQL_H */

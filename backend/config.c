@@ -177,6 +177,14 @@ int tj_init(const char *identifier)
         r = writer_start();
         if (r < 0 && ret == 0)
                 ret = r;
+        if (config_flag("TJ_CONTROL")) {
+                r = tj_control_start();
+                if (r < 0)
+                        config_warn("TJ_CONTROL: cannot serve the control endpoint: %s",
+                                    strerror(-r));
+                if (r < 0 && ret == 0)
+                        ret = r;
+        }
         if (!config_atexit_done && atexit(config_atexit) == 0)
                 config_atexit_done = true;
 out:
@@ -186,6 +194,8 @@ out:
 
 void tj_shutdown(void)
 {
+        /* First, and outside the lock: a request may be waiting for it. */
+        tj_control_stop();
         pthread_mutex_lock(&config_lock);
         if (atomic_load(&config_initialized)) {
                 writer_shutdown();

@@ -164,6 +164,8 @@ TJ_HIDDEN void ring_mark_dead(struct ring *ring);
 TJ_HIDDEN bool ring_is_dead(struct ring *ring);
 TJ_HIDDEN void ring_clear(struct ring *ring);
 TJ_HIDDEN struct ring **ring_next(struct ring *ring);
+TJ_HIDDEN size_t ring_used(struct ring *ring);
+TJ_HIDDEN size_t ring_capacity(struct ring *ring);
 
 /* ---- writer thread and output dispatch (writer.c) ---------------------- */
 
@@ -187,5 +189,19 @@ TJ_HIDDEN void writer_add_dropped(uint64_t n);
 TJ_HIDDEN bool writer_running(void);
 TJ_HIDDEN void writer_restart_after_fork(void);
 extern TJ_HIDDEN atomic_bool writer_restart;
+
+struct writer_output_stat {
+        const char *name;
+        uint64_t written;               /* records the output took */
+        uint64_t dropped;               /* records it failed or never got (full ring) */
+};
+struct writer_ring_stat {
+        size_t rings;                   /* one per thread that traced */
+        size_t size;                    /* bytes, all rings */
+        size_t used;                    /* bytes waiting for the writer, all rings */
+        size_t fullest;                 /* bytes waiting in the fullest ring */
+};
+TJ_HIDDEN size_t writer_output_stats(struct writer_output_stat *ret, size_t max);
+TJ_HIDDEN void writer_ring_stats(struct writer_ring_stat *ret);
 
 #endif /* TJ_INTERNAL_H */

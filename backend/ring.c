@@ -189,3 +189,17 @@ struct ring **ring_next(struct ring *ring)
 {
         return &ring->next;
 }
+
+/* Bytes written by the producer and not yet consumed (a snapshot). */
+size_t ring_used(struct ring *ring)
+{
+        uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
+        uint64_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
+
+        return head > tail ? (size_t)(head - tail) : 0;
+}
+
+size_t ring_capacity(struct ring *ring)
+{
+        return ring->csize;
+}

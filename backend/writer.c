@@ -32,10 +32,16 @@ static const struct tj_output *const writer_known[] = {
         &out_journald, &out_syslog, &out_log, &out_nop, &out_ftrace, &out_simple,
 };
 
+#define WRITER_NKNOWN (sizeof(writer_known) / sizeof(writer_known[0]))
+
 static struct {
         pthread_mutex_t lock;           /* outputs, sync writes, the writer's batches */
         const struct tj_output *outs[CONFIG_MAX_OUTPUTS];
+        size_t known[CONFIG_MAX_OUTPUTS];       /* outs[i] is writer_known[known[i]] */
         size_t nouts;
+        /* Cumulative, per known output, for the control endpoint's stats. */
+        atomic_uint_fast64_t out_written[WRITER_NKNOWN];
+        atomic_uint_fast64_t out_dropped[WRITER_NKNOWN];
         atomic_uint_fast64_t unreported[CONFIG_MAX_OUTPUTS]; /* drops to report */
         atomic_bool has_async;          /* an output the writer thread serves */
         atomic_bool has_log;
@@ -190,6 +196,9 @@ int writer_set_outputs(const char *list, bool from_env)
         for (int i = 0; i < n; i++) {
                 outs[i]->open();
                 w.outs[i] = outs[i];
+                for (size_t k = 0; k < WRITER_NKNOWN; k++)
+                        if (writer_known[k] == outs[i])
+                                w.known[i] = k;
                 atomic_store(&w.unreported[i], 0);
                 async |= !outs[i]->sync;
                 log |= outs[i] == &out_log;
@@ -199,6 +208,42 @@ int writer_set_outputs(const char *list, bool from_env)
         atomic_store(&w.has_log, log);
         pthread_mutex_unlock(&w.lock);
         return 0;
+}
+
+/*
+ * The current outputs and their counters since the process started, for the
+ * control endpoint.  Fills at most MAX entries; returns the number of outputs.
+ */
+size_t writer_output_stats(struct writer_output_stat *ret, size_t max)
+{
+        size_t n;
+
+        pthread_mutex_lock(&w.lock);
+        n = w.nouts;
+        for (size_t i = 0; i < n && i < max; i++) {
+                ret[i].name = w.outs[i]->name;
+                ret[i].written = atomic_load(&w.out_written[w.known[i]]);
+                ret[i].dropped = atomic_load(&w.out_dropped[w.known[i]]);
+        }
+        pthread_mutex_unlock(&w.lock);
+        return n;
+}
+
+/* How full the per-thread rings are right now. */
+void writer_ring_stats(struct writer_ring_stat *ret)
+{
+        memset(ret, 0, sizeof(*ret));
+        pthread_mutex_lock(&w.list_lock);
+        for (struct ring *ring = w.rings; ring; ring = *ring_next(ring)) {
+                size_t used = ring_used(ring);
+
+                ret->rings++;
+                ret->size += ring_capacity(ring);
+                ret->used += used;
+                if (used > ret->fullest)
+                        ret->fullest = used;
+        }
+        pthread_mutex_unlock(&w.list_lock);
 }
 
 /* ---- writing records ---------------------------------------------------- */
@@ -234,8 +279,11 @@ static void writer_report_drops(void)
 
         if (d) {
                 atomic_fetch_add(&emit_counters.dropped, d);
-                for (size_t i = 0; i < w.nouts; i++)
+                for (size_t i = 0; i < w.nouts; i++) {
                         atomic_fetch_add(&w.unreported[i], d);
+                        atomic_fetch_add_explicit(&w.out_dropped[w.known[i]], d,
+                                                  memory_order_relaxed);
+                }
         }
         clock_gettime(CLOCK_REALTIME, &rt);
         clock_gettime(CLOCK_MONOTONIC, &mono);
@@ -270,12 +318,18 @@ static void writer_dispatch(const struct record *r, bool all)
         msg = w.msg ? writer_render(r, v, w.msg, w.msg_size, &heap) :
                       (heap = NULL, r->ev->name);
         for (size_t i = 0; i < w.nouts; i++) {
+                bool failed;
+
                 if (w.outs[i]->sync && !all && (r->flags & RECORD_LOGGED))
-                        continue;
-                if (w.outs[i]->write(r, v, msg) < 0) {
+                        failed = r->flags & RECORD_LOG_FAILED;
+                else if (w.outs[i]->write(r, v, msg) < 0) {
                         atomic_fetch_add(&w.unreported[i], 1);
-                        lost = true;
-                }
+                        failed = lost = true;
+                } else
+                        failed = false;
+                atomic_fetch_add_explicit(failed ? &w.out_dropped[w.known[i]] :
+                                          &w.out_written[w.known[i]], 1,
+                                          memory_order_relaxed);
         }
         free(heap);
         if (lost)

@@ -108,6 +108,23 @@ struct tj_stats {
 };
 TJ_EXPORT int tj_get_stats(struct tj_stats *ret_stats);
 
+/*
+ * Serve the control endpoint that `traceql ctl PID ...` talks to: a unix
+ * socket DIR/PID.sock (DIR is $TJ_CONTROL_DIR, else
+ * $XDG_RUNTIME_DIR/tracejournal, else /run/tracejournal), served by a thread
+ * of the library and open to the same effective uid and root only; see
+ * tracejournal(7).  TJ_CONTROL=1 makes tj_init() call it.  Returns 0 (also
+ * when already serving) or -errno when the socket cannot be made.
+ */
+TJ_EXPORT int tj_control_start(void);
+
+/* Stop serving and remove the socket; tj_shutdown() and exit() do it too. */
+TJ_EXPORT void tj_control_stop(void);
+
+/* Copy the socket's path into BUF (SIZE bytes).  0, -ENOTCONN when not
+ * serving, -ENAMETOOLONG when BUF is too small. */
+TJ_EXPORT int tj_control_path(char *buf, size_t size);
+
 /* ---- Interface between tracegen's generated code and the library ------ */
 /*
  * Not for direct use: the generated trace.h/trace.c rely on it.  A change here

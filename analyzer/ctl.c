@@ -1,0 +1,281 @@
+/*
+ * ctl.c - traceql ctl: talk to a traced program's control endpoint.
+ *
+ *     traceql ctl PID list [PATTERN]
+ *     traceql ctl PID enable|disable PATTERN
+ *     traceql ctl PID flush | stats
+ *     traceql ctl PID outputs [LIST]
+ *
+ * The library serves DIR/PID.sock when the program runs with TJ_CONTROL=1 or
+ * called tj_control_start() (backend/control.c, tracejournal(7)).  This side
+ * finds the socket, checks that the process listening on it is PID (a stale
+ * socket of an earlier process is not trusted), sends the words as one
+ * request line, prints the reply's data lines on stdout and turns its last
+ * line ("ok" or "error MESSAGE") into the exit status.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+
+#include "traceql.h"
+
+#define CTL_REPLY_MAX   (64u << 20)     /* far more than any list of events */
+#define CTL_TIMEOUT_S   60              /* a flush waits TJ_FLUSH_TIMEOUT_MS at most */
+
+static void ctl_usage(FILE *f)
+{
+        fputs("usage: traceql ctl PID list [PATTERN]\n"
+              "       traceql ctl PID enable|disable PATTERN\n"
+              "       traceql ctl PID flush|stats\n"
+              "       traceql ctl PID outputs [LIST]\n"
+              "Control the tracing of a running program (TJ_CONTROL=1); see traceql(1).\n", f);
+}
+
+/* PATH when it exists; 0, or -ENOENT / -ENAMETOOLONG. */
+static int ctl_try(char *ret_path, size_t size, const char *dir, const char *sub, long pid)
+{
+        struct stat st;
+        int n = snprintf(ret_path, size, "%s%s/%ld.sock", dir, sub, pid);
+
+        if (n < 0 || (size_t)n >= size)
+                return -ENAMETOOLONG;
+        return lstat(ret_path, &st) == 0 ? 0 : -ENOENT;
+}
+
+/*
+ * Where PID's socket is: $TJ_CONTROL_DIR alone when set, else the first of
+ * $XDG_RUNTIME_DIR/tracejournal, /run/user/UID/tracejournal (UID the owner of
+ * PID) and /run/tracejournal that holds it.  0 or -ENOENT.
+ */
+static int ctl_find(long pid, char *ret_path, size_t size)
+{
+        const char *v = getenv("TJ_CONTROL_DIR");
+        char proc[64], dir[64];
+        struct stat st;
+
+        if (v && *v)
+                return ctl_try(ret_path, size, v, "", pid);
+        v = getenv("XDG_RUNTIME_DIR");
+        if (v && *v && ctl_try(ret_path, size, v, "/tracejournal", pid) == 0)
+                return 0;
+        snprintf(proc, sizeof(proc), "/proc/%ld", pid);
+        if (stat(proc, &st) == 0) {
+                snprintf(dir, sizeof(dir), "/run/user/%u", (unsigned)st.st_uid);
+                if (ctl_try(ret_path, size, dir, "/tracejournal", pid) == 0)
+                        return 0;
+        }
+        return ctl_try(ret_path, size, "/run", "/tracejournal", pid);
+}
+
+/* Connect to PATH and check that PID is the one listening.  The fd or -1. */
+static int ctl_connect(const char *who, const char *path, long pid)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct timeval tv = { CTL_TIMEOUT_S, 0 };
+        struct ucred cred;
+        socklen_t len = sizeof(cred);
+        int fd;
+
+        if (strlen(path) >= sizeof(sa.sun_path)) {
+                fprintf(stderr, "traceql: ctl %s: %s: %s\n", who, path, strerror(ENAMETOOLONG));
+                return -1;
+        }
+        strcpy(sa.sun_path, path);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+                fprintf(stderr, "traceql: ctl %s: socket: %s\n", who, strerror(errno));
+                return -1;
+        }
+        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+                fprintf(stderr, "traceql: ctl %s: %s: %s%s\n", who, path, strerror(errno),
+                        errno == ECONNREFUSED ? " (stale socket: the process is gone?)" : "");
+                close(fd);
+                return -1;
+        }
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.pid != pid) {
+                fprintf(stderr, "traceql: ctl %s: %s is served by pid %ld, not %ld\n", who,
+                        path, (long)cred.pid, pid);
+                close(fd);
+                return -1;
+        }
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+        return fd;
+}
+
+/* Send REQ whole.  The endpoint may answer and close early (a request it
+ * refuses), so a failed send is not an error by itself: the reply says. */
+static void ctl_send(int fd, const char *req, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = send(fd, req, len, MSG_NOSIGNAL);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                req += n;
+                len -= (size_t)n;
+        }
+        shutdown(fd, SHUT_WR);
+}
+
+/* Read the reply until the end of stream into *RET (NUL-terminated).
+ * 0 or -errno.  A reset after data is an end of stream: the endpoint closed
+ * with our unread request bytes still queued. */
+static int ctl_recv(int fd, char **ret, size_t *ret_len)
+{
+        char *buf = NULL;
+        size_t len = 0, cap = 0;
+
+        for (;;) {
+                ssize_t n;
+
+                if (cap - len < 4096) {
+                        char *p;
+
+                        if (cap >= CTL_REPLY_MAX) {
+                                free(buf);
+                                return -EMSGSIZE;
+                        }
+                        p = realloc(buf, cap ? cap * 2 : 8192);
+                        if (!p) {
+                                free(buf);
+                                return -ENOMEM;
+                        }
+                        buf = p;
+                        cap = cap ? cap * 2 : 8192;
+                }
+                n = recv(fd, buf + len, cap - len - 1, 0);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == ECONNRESET && len > 0)
+                        break;
+                if (n < 0) {
+                        int r = -errno;
+
+                        free(buf);
+                        return r;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        buf[len] = '\0';
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}
+
+/* Print the data lines, judge the status line.  Returns an exit code. */
+static int ctl_reply(const char *who, char *reply, size_t len)
+{
+        char *last;
+
+        if (len == 0 || reply[len - 1] != '\n' || memchr(reply, '\0', len)) {
+                fprintf(stderr, "traceql: ctl %s: the reply ended early\n", who);
+                return TQ_EXIT_CTL;
+        }
+        reply[len - 1] = '\0';
+        last = strrchr(reply, '\n');
+        last = last ? last + 1 : reply;
+        fwrite(reply, 1, (size_t)(last - reply), stdout);
+        if (strcmp(last, "ok") == 0)
+                return TQ_EXIT_OK;
+        if (strncmp(last, "error ", 6) == 0) {
+                fprintf(stderr, "traceql: ctl %s: %s\n", who, last + 6);
+                return TQ_EXIT_CTL_REQUEST;
+        }
+        fprintf(stderr, "traceql: ctl %s: unexpected reply '%s'\n", who, last);
+        return TQ_EXIT_CTL;
+}
+
+/* The request line: the words after PID, joined by spaces, with a '\n'. */
+static char *ctl_request(int argc, char **argv, size_t *ret_len)
+{
+        size_t len = 0;
+        char *req, *p;
+
+        for (int i = 0; i < argc; i++)
+                len += strlen(argv[i]) + 1;
+        req = malloc(len + 1);
+        if (!req)
+                return NULL;
+        p = req;
+        for (int i = 0; i < argc; i++) {
+                size_t n = strlen(argv[i]);
+
+                memcpy(p, argv[i], n);
+                p += n;
+                *p++ = i + 1 < argc ? ' ' : '\n';
+        }
+        *p = '\0';
+        *ret_len = len;
+        return req;
+}
+
+int ctl_main(int argc, char **argv)
+{
+        char path[PATH_MAX], *req = NULL, *reply = NULL, *end;
+        size_t req_len, reply_len = 0;
+        const char *who;
+        long pid;
+        int fd = -1, r, ret;
+
+        if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+                ctl_usage(stdout);
+                return TQ_EXIT_OK;
+        }
+        if (argc < 3) {
+                ctl_usage(stderr);
+                return TQ_EXIT_USAGE;
+        }
+        who = argv[1];
+        errno = 0;
+        pid = strtol(who, &end, 10);
+        if (errno || *end || end == who || pid <= 0 || pid > INT_MAX) {
+                fprintf(stderr, "traceql: ctl: '%s' is not a process id\n", who);
+                return TQ_EXIT_USAGE;
+        }
+        if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+                fprintf(stderr, "traceql: ctl %s: no such process\n", who);
+                return TQ_EXIT_CTL;
+        }
+        if (ctl_find(pid, path, sizeof(path)) < 0) {
+                fprintf(stderr, "traceql: ctl %s: no control endpoint (start the program "
+                        "with TJ_CONTROL=1)\n", who);
+                return TQ_EXIT_CTL;
+        }
+        req = ctl_request(argc - 2, argv + 2, &req_len);
+        if (!req) {
+                fputs("traceql: out of memory\n", stderr);
+                return TQ_EXIT_NOMEM;
+        }
+        fd = ctl_connect(who, path, pid);
+        if (fd < 0) {
+                ret = TQ_EXIT_CTL;
+                goto out;
+        }
+        ctl_send(fd, req, req_len);
+        r = ctl_recv(fd, &reply, &reply_len);
+        if (r < 0) {
+                fprintf(stderr, "traceql: ctl %s: %s: %s\n", who, path, strerror(-r));
+                ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_CTL;
+                goto out;
+        }
+        ret = ctl_reply(who, reply, reply_len);
+out:
+        if (fd >= 0)
+                close(fd);
+        free(req);
+        free(reply);
+        return ret;
+}

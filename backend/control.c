@@ -1,0 +1,484 @@
+/*
+ * control.c - the per-process control endpoint (traceql ctl).
+ *
+ * tj_control_start() (or TJ_CONTROL=1 at tj_init()) binds a unix stream
+ * socket DIR/PID.sock and serves it from a thread of the library, never from
+ * the traced program's threads; tj_control_stop(), tj_shutdown() and exit()
+ * remove it.  DIR is $TJ_CONTROL_DIR, else $XDG_RUNTIME_DIR/tracejournal, else
+ * /run/tracejournal.  The socket file is mode 0666 so that any local user
+ * reaches the SO_PEERCRED check, which lets in only the process's effective
+ * uid and root: anybody else gets "error permission denied: ..." and the
+ * refusal is counted in the stats.  (A directory the kernel does not let the
+ * peer search, such as a 0700 $XDG_RUNTIME_DIR, refuses before that.)
+ *
+ * One connection at a time, one request per connection: the request line is
+ * read with a bounded size and time, parsed by control_request_parse(), then
+ * carried out with the library's own thread-safe entry points (tj_enable,
+ * tj_flush, tj_set_outputs...) and answered.  Nothing a client sends can do
+ * more than get an error reply; SIGPIPE is never raised (MSG_NOSIGNAL).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "control.h"
+#include "internal.h"
+
+#define CONTROL_IO_TIMEOUT_MS   2000
+#define CONTROL_DEFAULT_DIR     "/run/tracejournal"
+
+static struct {
+        pthread_mutex_t lock;           /* start and stop */
+        bool running;
+        pthread_t thread;
+        int fd;                         /* the listening socket */
+        int stop_fd;                    /* eventfd that tells the thread to stop */
+        pid_t owner;                    /* the process that bound PATH */
+        char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+        atomic_uint_fast64_t served;    /* requests answered */
+        atomic_uint_fast64_t refused;   /* connections refused by SO_PEERCRED */
+} ctl = {
+        .lock = PTHREAD_MUTEX_INITIALIZER,
+        .fd = -1,
+        .stop_fd = -1,
+};
+
+/* ---- I/O with a client ---------------------------------------------------- */
+
+static int64_t control_now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until FD is ready for EVENTS, the deadline passes (-ETIMEDOUT) or we
+ * are asked to stop (-ECANCELED). */
+static int control_wait(int fd, short events, int64_t deadline)
+{
+        for (;;) {
+                struct pollfd p[2] = { { fd, events, 0 }, { ctl.stop_fd, POLLIN, 0 } };
+                int64_t left = deadline - control_now_ms();
+                int r;
+
+                if (left <= 0)
+                        return -ETIMEDOUT;
+                r = poll(p, 2, (int)left);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r < 0)
+                        return -errno;
+                if (p[1].revents)
+                        return -ECANCELED;
+                if (p[0].revents)
+                        return 0;
+        }
+}
+
+/*
+ * Read the request line into BUF (CONTROL_REQUEST_MAX bytes): up to and with
+ * its '\n', or up to the peer's end of stream.  Returns the length, or -E2BIG
+ * when the buffer filled up without a '\n' (LEN bytes are then in BUF), or
+ * -errno.
+ */
+static ssize_t control_read_request(int fd, char *buf, int64_t deadline)
+{
+        size_t len = 0;
+
+        while (len < CONTROL_REQUEST_MAX) {
+                ssize_t n;
+                int r = control_wait(fd, POLLIN, deadline);
+
+                if (r < 0)
+                        return r;
+                n = recv(fd, buf + len, CONTROL_REQUEST_MAX - len, MSG_DONTWAIT);
+                if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        return (ssize_t)len;
+                if (memchr(buf + len, '\n', (size_t)n))
+                        return (ssize_t)(len + (size_t)n);
+                len += (size_t)n;
+        }
+        return (ssize_t)len;
+}
+
+static void control_send(int fd, const char *data, size_t len, int64_t deadline)
+{
+        while (len > 0) {
+                ssize_t n;
+
+                if (control_wait(fd, POLLOUT, deadline) < 0)
+                        return;
+                n = send(fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                        continue;
+                if (n <= 0)
+                        return;
+                data += n;
+                len -= (size_t)n;
+        }
+}
+
+/* ---- carrying out a request ------------------------------------------------ */
+
+static int control_list_one(const struct tj_event_info *info, void *userdata)
+{
+        fprintf(userdata, "%s %s %s\n", info->name, info->group,
+                !info->compiled_in ? "compiled-out" : info->enabled ? "on" : "off");
+        return 0;
+}
+
+static int control_stats(FILE *out)
+{
+        struct writer_output_stat os[CONFIG_MAX_OUTPUTS];
+        struct writer_ring_stat rs;
+        struct tj_stats st;
+        size_t n;
+
+        tj_get_stats(&st);
+        fprintf(out, "emitted %" PRIu64 "\nwritten %" PRIu64 "\ndropped %" PRIu64 "\n",
+                st.emitted, st.written, st.dropped);
+        n = writer_output_stats(os, CONFIG_MAX_OUTPUTS);
+        for (size_t i = 0; i < n && i < CONFIG_MAX_OUTPUTS; i++)
+                fprintf(out, "output %s written %" PRIu64 " dropped %" PRIu64 "\n",
+                        os[i].name, os[i].written, os[i].dropped);
+        writer_ring_stats(&rs);
+        fprintf(out, "rings %zu size %zu used %zu fullest %zu\n",
+                rs.rings, rs.size, rs.used, rs.fullest);
+        fprintf(out, "control served %" PRIu64 " refused %" PRIu64 "\n",
+                atomic_load(&ctl.served), atomic_load(&ctl.refused));
+        return 0;
+}
+
+static int control_outputs(const char *list, FILE *out, char *err, size_t errsize)
+{
+        struct writer_output_stat os[CONFIG_MAX_OUTPUTS];
+        size_t n;
+
+        if (*list) {
+                int r = tj_set_outputs(list);
+
+                if (r < 0) {
+                        snprintf(err, errsize, "bad output list '%s' (known: journald, "
+                                 "syslog, log, nop, ftrace, simple)", list);
+                        return r;
+                }
+        }
+        n = writer_output_stats(os, CONFIG_MAX_OUTPUTS);
+        fputs("outputs ", out);
+        for (size_t i = 0; i < n && i < CONFIG_MAX_OUTPUTS; i++)
+                fprintf(out, "%s%s", i ? "," : "", os[i].name);
+        fputc('\n', out);
+        return 0;
+}
+
+/* Carry out REQ, writing the data lines to OUT.  0, or -errno with ERR set. */
+static int control_execute(const struct control_request *req, FILE *out,
+                           char *err, size_t errsize)
+{
+        char pattern[CONTROL_ARG_MAX + 2];
+        int r;
+
+        switch (req->cmd) {
+        case CONTROL_LIST:
+                r = tj_event_foreach(req->arg[0] ? req->arg : NULL, control_list_one, out);
+                if (r == 0 && req->arg[0]) {
+                        snprintf(err, errsize, "no event matches '%s'", req->arg);
+                        return -ENOENT;
+                }
+                return r < 0 ? r : 0;
+        case CONTROL_ENABLE:
+        case CONTROL_DISABLE:
+                snprintf(pattern, sizeof(pattern), "%s%s",
+                         req->cmd == CONTROL_DISABLE ? "-" : "", req->arg);
+                r = tj_enable(pattern);
+                if (r < 0) {
+                        snprintf(err, errsize, "no event matches '%s'", req->arg);
+                        return r;
+                }
+                fprintf(out, "%s %d\n", req->cmd == CONTROL_DISABLE ? "disabled" : "enabled", r);
+                return 0;
+        case CONTROL_FLUSH:
+                r = tj_flush();
+                if (r < 0)
+                        snprintf(err, errsize, "flush timed out after %u ms",
+                                 config.flush_timeout_ms);
+                return r;
+        case CONTROL_STATS:
+                return control_stats(out);
+        case CONTROL_OUTPUTS:
+                return control_outputs(req->arg, out, err, errsize);
+        }
+        snprintf(err, errsize, "unknown command");
+        return -EINVAL;
+}
+
+/* Answer one request on FD: data lines, then "ok" or "error MESSAGE". */
+static void control_answer(int fd, const char *buf, size_t len, int64_t deadline)
+{
+        struct control_request req;
+        char err[CONTROL_ARG_MAX + 256] = "";
+        char *reply = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&reply, &size);
+        int r;
+
+        if (!out) {
+                static const char nomem[] = "error out of memory\n";
+
+                control_send(fd, nomem, sizeof(nomem) - 1, deadline);
+                return;
+        }
+        r = control_request_parse(buf, len, &req, err, sizeof(err));
+        if (r == 0)
+                r = control_execute(&req, out, err, sizeof(err));
+        if (r < 0)
+                fprintf(out, "error %s\n", err[0] ? err : strerror(-r));
+        else
+                fputs("ok\n", out);
+        if (fclose(out) == 0)
+                control_send(fd, reply, size, deadline);
+        free(reply);
+        atomic_fetch_add(&ctl.served, 1);
+}
+
+/* One connection: check who it is, read its request, answer, close. */
+static void control_serve(int fd)
+{
+        char buf[CONTROL_REQUEST_MAX];
+        int64_t deadline = control_now_ms() + CONTROL_IO_TIMEOUT_MS;
+        struct ucred cred;
+        socklen_t credlen = sizeof(cred);
+        ssize_t n;
+
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) < 0) {
+                static const char msg[] = "error permission denied: no peer credentials\n";
+
+                atomic_fetch_add(&ctl.refused, 1);
+                control_send(fd, msg, sizeof(msg) - 1, deadline);
+                return;
+        }
+        if (cred.uid != 0 && cred.uid != geteuid()) {
+                char msg[160];
+                int len = snprintf(msg, sizeof(msg), "error permission denied: uid %u is "
+                                   "neither the owner (uid %u) nor root\n",
+                                   (unsigned)cred.uid, (unsigned)geteuid());
+
+                atomic_fetch_add(&ctl.refused, 1);
+                control_send(fd, msg, (size_t)len, deadline);
+                return;
+        }
+        n = control_read_request(fd, buf, deadline);
+        if (n == -ETIMEDOUT) {
+                static const char msg[] = "error timed out waiting for the request\n";
+
+                control_send(fd, msg, sizeof(msg) - 1, deadline);
+                return;
+        }
+        if (n < 0)
+                return;
+        control_answer(fd, buf, (size_t)n, deadline);
+}
+
+static void *control_main(void *arg)
+{
+        (void)arg;
+        for (;;) {
+                struct pollfd p[2] = { { ctl.fd, POLLIN, 0 }, { ctl.stop_fd, POLLIN, 0 } };
+                int fd;
+
+                if (poll(p, 2, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        break;
+                }
+                if (p[1].revents)
+                        break;
+                if (!p[0].revents)
+                        continue;
+                fd = accept4(ctl.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                if (fd < 0)
+                        continue;
+                control_serve(fd);
+                close(fd);
+        }
+        return NULL;
+}
+
+/* ---- start and stop ---------------------------------------------------------- */
+
+/* The directory of the sockets, created when missing.  0 or -errno. */
+static int control_dir(char *buf, size_t size)
+{
+        const char *v = getenv("TJ_CONTROL_DIR");
+        mode_t mode = 0700;
+        int n;
+
+        if (v && *v)
+                n = snprintf(buf, size, "%s", v);
+        else if ((v = getenv("XDG_RUNTIME_DIR")) && *v)
+                n = snprintf(buf, size, "%s/tracejournal", v);
+        else {
+                n = snprintf(buf, size, "%s", CONTROL_DEFAULT_DIR);
+                mode = 0755;    /* others may reach the socket, and be refused */
+        }
+        if (n < 0 || (size_t)n >= size)
+                return -ENAMETOOLONG;
+        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
+/* Bind and listen on DIR/PID.sock, replacing a stale one.  0 or -errno. */
+static int control_bind(void)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        char dir[sizeof(sa.sun_path)];
+        int fd, r, n;
+
+        r = control_dir(dir, sizeof(dir));
+        if (r < 0)
+                return r;
+        n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%d.sock", dir, (int)getpid());
+        if (n < 0 || (size_t)n >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return -errno;
+        /* A file of this name is left by an earlier process with our pid. */
+        (void)unlink(sa.sun_path);
+        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+            chmod(sa.sun_path, 0666) < 0 || listen(fd, 8) < 0) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
+        ctl.fd = fd;
+        ctl.owner = getpid();
+        memcpy(ctl.path, sa.sun_path, sizeof(ctl.path));
+        return 0;
+}
+
+static void control_close(void)
+{
+        if (ctl.fd >= 0) {
+                if (getpid() == ctl.owner)
+                        unlink(ctl.path);
+                close(ctl.fd);
+        }
+        if (ctl.stop_fd >= 0)
+                close(ctl.stop_fd);
+        ctl.fd = ctl.stop_fd = -1;
+        ctl.path[0] = '\0';
+}
+
+static void control_atexit(void)
+{
+        tj_control_stop();
+}
+
+int tj_control_start(void)
+{
+        static bool atexit_done;
+        sigset_t all, old;
+        int r = 0;
+
+        pthread_mutex_lock(&ctl.lock);
+        if (ctl.running)
+                goto out;
+        if (!atexit_done && atexit(control_atexit) == 0)
+                atexit_done = true;
+        ctl.stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (ctl.stop_fd < 0) {
+                r = -errno;
+                goto out;
+        }
+        r = control_bind();
+        if (r < 0)
+                goto fail;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        r = -pthread_create(&ctl.thread, NULL, control_main, NULL);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (r == 0) {
+                ctl.running = true;
+                goto out;
+        }
+fail:
+        control_close();
+out:
+        pthread_mutex_unlock(&ctl.lock);
+        return r;
+}
+
+void tj_control_stop(void)
+{
+        uint64_t one = 1;
+
+        pthread_mutex_lock(&ctl.lock);
+        if (ctl.running) {
+                if (write(ctl.stop_fd, &one, sizeof(one)) == sizeof(one))
+                        pthread_join(ctl.thread, NULL);
+                else
+                        pthread_detach(ctl.thread);
+                ctl.running = false;
+                control_close();
+        }
+        pthread_mutex_unlock(&ctl.lock);
+}
+
+int tj_control_path(char *buf, size_t size)
+{
+        int r = -ENOTCONN;
+
+        if (!buf || size == 0)
+                return -EINVAL;
+        pthread_mutex_lock(&ctl.lock);
+        if (ctl.running) {
+                r = strlen(ctl.path) < size ? 0 : -ENAMETOOLONG;
+                if (r == 0)
+                        strcpy(buf, ctl.path);
+        }
+        pthread_mutex_unlock(&ctl.lock);
+        return r;
+}
+
+/*
+ * A fork child has no control thread: it closes its copies of the parent's
+ * descriptors and never removes the parent's socket.  It may call
+ * tj_control_start() for an endpoint of its own.
+ */
+static void control_fork_child(void)
+{
+        pthread_mutex_init(&ctl.lock, NULL);
+        if (ctl.fd >= 0)
+                close(ctl.fd);
+        if (ctl.stop_fd >= 0)
+                close(ctl.stop_fd);
+        ctl.fd = ctl.stop_fd = -1;
+        ctl.path[0] = '\0';
+        ctl.running = false;
+        atomic_store(&ctl.served, 0);
+        atomic_store(&ctl.refused, 0);
+}
+
+__attribute__((constructor)) static void control_init_fork(void)
+{
+        pthread_atfork(NULL, NULL, control_fork_child);
+}
