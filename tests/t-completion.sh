@@ -103,3 +103,26 @@ check_eq comp-tracegen-output-dir "$T/dir/sub|0" \
 check_eq comp-tracegen-group "|0" "$(comp "$C/tracegen" _tracegen tracegen --group '')"
 check_eq comp-tracegen-operand "$T/dir/file.events $T/dir/sub|0" \
         "$(comp "$C/tracegen" _tracegen tracegen --group=g -c "$T/dir/")"
+
+# Options this file does not know (another importer's), from a traceql whose
+# --help shows them: FILE and DIR values completed, other values not, flags
+# fall through to the subcommands.
+cat > "$T/fakeql" <<'FAKE'
+#!/bin/sh
+cat <<'HELP'
+usage: traceql [--db FILE] [--format table|csv] SQL|-
+       traceql [--db FILE] import [--syslog FILE|-] [--spool DIR] [--facility NAME] [--strict]
+       traceql [--db FILE] [--no-sync] newsub [--window N]
+HELP
+FAKE
+chmod +x "$T/fakeql"
+check_eq comp-traceql-generic-file "$T/dir/file.events $T/dir/sub|0" \
+        "$(comp "$C/traceql" _traceql "$T/fakeql" import --syslog "$T/dir/")"
+check_eq comp-traceql-generic-dir "$T/dir/sub|0" \
+        "$(comp "$C/traceql" _traceql "$T/fakeql" import --spool "$T/dir/")"
+check_eq comp-traceql-generic-value "|0" \
+        "$(comp "$C/traceql" _traceql "$T/fakeql" import --facility '')"
+check_eq comp-traceql-generic-flag "import newsub|0" \
+        "$(comp "$C/traceql" _traceql "$T/fakeql" --strict '')"
+check_eq comp-traceql-generic-options "--facility --format|0" \
+        "$(comp "$C/traceql" _traceql "$T/fakeql" --f)"
