@@ -126,3 +126,39 @@ check_eq comp-traceql-generic-flag "import newsub|0" \
         "$(comp "$C/traceql" _traceql "$T/fakeql" --strict '')"
 check_eq comp-traceql-generic-options "--facility --format|0" \
         "$(comp "$C/traceql" _traceql "$T/fakeql" --f)"
+
+# A subcommand with a grammar of its own (as `traceql ctl`): its usage lines
+# give the operands, PID from the control sockets, PATTERN from the events.
+cat > "$T/ctlql" <<'FAKE'
+#!/bin/sh
+if [ "${1:-}" = ctl ]; then
+        cat <<'HELP'
+usage: traceql ctl PID list [PATTERN]
+       traceql ctl PID enable|disable PATTERN
+       traceql ctl PID flush|stats
+HELP
+        exit 0
+fi
+if [ "${1:-}" = --help ]; then
+        echo "usage: traceql [--db FILE] SQL|-"
+        echo "       traceql ctl PID list [PATTERN] | enable|disable PATTERN | flush | stats"
+        exit 0
+fi
+exec "$REAL_TRACEQL" "$@"
+FAKE
+chmod +x "$T/ctlql"
+export REAL_TRACEQL="$B/traceql"
+mkdir -p "$T/ctl"
+python3 -c 'import socket, sys
+for p in sys.argv[1:]: socket.socket(socket.AF_UNIX).bind(p)' "$T/ctl/4321.sock" "$T/ctl/77.sock"
+: > "$T/ctl/88.sock"        # not a socket
+check_eq comp-traceql-ctl-subcommand "ctl|0" "$(comp "$C/traceql" _traceql "$T/ctlql" c)"
+check_eq comp-traceql-ctl-pid "4321 77|0" \
+        "$(TJ_CONTROL_DIR=$T/ctl XDG_RUNTIME_DIR=$T/none comp "$C/traceql" _traceql "$T/ctlql" ctl '')"
+check_eq comp-traceql-ctl-verb "disable enable flush list stats|0" \
+        "$(comp "$C/traceql" _traceql "$T/ctlql" ctl 4321 '')"
+check_eq comp-traceql-ctl-verb-prefix "disable|0" \
+        "$(comp "$C/traceql" _traceql "$T/ctlql" ctl 4321 d)"
+check_eq comp-traceql-ctl-pattern "qemu_free qemu_malloc|0" \
+        "$(comp "$C/traceql" _traceql "$T/ctlql" --db "$T/db" ctl 4321 enable q)"
+check_eq comp-traceql-ctl-end "|0" "$(comp "$C/traceql" _traceql "$T/ctlql" --db "$T/db" ctl 4321 flush '')"
