@@ -25,7 +25,7 @@ mkdir -p "$S"
 tar -C "$TOP" --exclude=./build --exclude=./.git -cf - . | tar -C "$S" -xf -
 cp -R "$TOP/packaging/debian" "$S/debian"
 rc=0
-(cd "$S" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u CFLAGS -u LDFLAGS \
+(cd "$S" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u CC -u CFLAGS -u LDFLAGS \
         DEB_BUILD_OPTIONS="nocheck noautodbgsym parallel=2" \
         dpkg-buildpackage -us -uc -b) > "$T/build.log" 2>&1 || rc=$?
 check_eq deb-build "0" "$rc"

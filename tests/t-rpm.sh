@@ -18,7 +18,7 @@ tar -C "$TOP" --exclude=./build --exclude=./.git --transform "s|^\\.|tracejourna
 nodeps=
 command -v dpkg > /dev/null && nodeps=--nodeps
 rc=0
-env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u CFLAGS -u LDFLAGS HOME="$T" \
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u CC -u CFLAGS -u LDFLAGS HOME="$T" \
         rpmbuild -bb --noclean $nodeps --define "_topdir $R" "$SPEC" > "$T/build.log" 2>&1 || rc=$?
 check_eq rpm-build "0" "$rc"
 if [ $rc -ne 0 ]; then sed 's/^/    /' "$T/build.log" | tail -30; exit 0; fi
