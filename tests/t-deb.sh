@@ -77,8 +77,10 @@ for p in $PKGS; do
                 skip deb-install "$p is already installed here ($s); not touching it"; exit 0
         fi
 done
-exec 9> /run/lock/tracejournal-t-deb.lock
-flock 9
+lock=/run/lock/tracejournal-t-deb.lock
+[ -d /run/lock ] || lock=/tmp/tracejournal-t-deb.lock
+exec 9> "$lock"
+if command -v flock > /dev/null; then flock 9; fi
 cleanup() {
         # shellcheck disable=SC2086
         dpkg --purge $PKGS > /dev/null 2>&1 || true
