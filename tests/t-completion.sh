@@ -117,6 +117,7 @@ cat > "$T/fakeql" <<'FAKE'
 cat <<'HELP'
 usage: traceql [--db FILE] [--format table|csv] SQL|-
        traceql [--db FILE] import [--syslog FILE|-] [--spool DIR] [--facility NAME] [--strict]
+               [--events TRACE-EVENTS]...
        traceql [--db FILE] [--no-sync] newsub [--window N]
 HELP
 FAKE
@@ -125,6 +126,8 @@ check_eq comp-traceql-generic-file "$T/dir/file.events $T/dir/sub|0" \
         "$(comp "$C/traceql" _traceql "$T/fakeql" import --syslog "$T/dir/")"
 check_eq comp-traceql-generic-dir "$T/dir/sub|0" \
         "$(comp "$C/traceql" _traceql "$T/fakeql" import --spool "$T/dir/")"
+check_eq comp-traceql-generic-events-file "$T/dir/file.events $T/dir/sub|0" \
+        "$(comp "$C/traceql" _traceql "$T/fakeql" import --events "$T/dir/")"
 check_eq comp-traceql-generic-value "|0" \
         "$(comp "$C/traceql" _traceql "$T/fakeql" import --facility '')"
 check_eq comp-traceql-generic-flag "import newsub|0" \
