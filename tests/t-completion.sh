@@ -41,8 +41,13 @@ check_eq comp-traceql-registered "complete -F _traceql traceql" \
 check_eq comp-tracegen-registered "complete -F _tracegen tracegen" \
         "$(bash -c '. "$1"; complete -p tracegen' sh "$C/tracegen")"
 
-# First word: the subcommands (from --help) and the per-event views.
-check_eq comp-traceql-subcommands "blk_req_submit events import leaks losses pairs qemu_free qemu_malloc|0" \
+# First word: the subcommands (the first bare word of each usage line of
+# --help; other branches add some) and the per-event views.
+subs=$("$B/traceql" --help | sed -n 's/^\(usage:\)\{0,1\} *traceql //p' |
+        sed -e ':a' -e 's/\[[^][]*\]//g' -e 'ta' | awk '$1 ~ /^[a-z]/ { print $1 }' | tr '|' '\n')
+case " $(echo $subs) " in *" import "*" leaks "*|*" leaks "*" import "*) pass comp-traceql-subcommands-parsed ;;
+        *) fail comp-traceql-subcommands-parsed "[$subs]" ;; esac
+check_eq comp-traceql-subcommands "$(printf '%s\n' $subs blk_req_submit qemu_free qemu_malloc | sort -u | tr '\n' ' ' | sed 's/ $//')|0" \
         "$(comp "$C/traceql" _traceql traceql --db "$T/db" '')"
 check_eq comp-traceql-subcommand-prefix "leaks losses|0" \
         "$(comp "$C/traceql" _traceql traceql --db "$T/db" l)"
@@ -103,3 +108,65 @@ check_eq comp-tracegen-output-dir "$T/dir/sub|0" \
 check_eq comp-tracegen-group "|0" "$(comp "$C/tracegen" _tracegen tracegen --group '')"
 check_eq comp-tracegen-operand "$T/dir/file.events $T/dir/sub|0" \
         "$(comp "$C/tracegen" _tracegen tracegen --group=g -c "$T/dir/")"
+
+# Options this file does not know (another importer's), from a traceql whose
+# --help shows them: FILE and DIR values completed, other values not, flags
+# fall through to the subcommands.
+cat > "$T/fakeql" <<'FAKE'
+#!/bin/sh
+cat <<'HELP'
+usage: traceql [--db FILE] [--format table|csv] SQL|-
+       traceql [--db FILE] import [--syslog FILE|-] [--spool DIR] [--facility NAME] [--strict]
+               [--events TRACE-EVENTS]...
+       traceql [--db FILE] [--no-sync] newsub [--window N]
+HELP
+FAKE
+chmod +x "$T/fakeql"
+check_eq comp-traceql-generic-file "$T/dir/file.events $T/dir/sub|0" \
+        "$(comp "$C/traceql" _traceql "$T/fakeql" import --syslog "$T/dir/")"
+check_eq comp-traceql-generic-dir "$T/dir/sub|0" \
+        "$(comp "$C/traceql" _traceql "$T/fakeql" import --spool "$T/dir/")"
+check_eq comp-traceql-generic-events-file "$T/dir/file.events $T/dir/sub|0" \
+        "$(comp "$C/traceql" _traceql "$T/fakeql" import --events "$T/dir/")"
+check_eq comp-traceql-generic-value "|0" \
+        "$(comp "$C/traceql" _traceql "$T/fakeql" import --facility '')"
+check_eq comp-traceql-generic-flag "import newsub|0" \
+        "$(comp "$C/traceql" _traceql "$T/fakeql" --strict '')"
+check_eq comp-traceql-generic-options "--facility --format|0" \
+        "$(comp "$C/traceql" _traceql "$T/fakeql" --f)"
+
+# A subcommand with a grammar of its own (as `traceql ctl`): its usage lines
+# give the operands, PID from the control sockets, PATTERN from the events.
+cat > "$T/ctlql" <<'FAKE'
+#!/bin/sh
+if [ "${1:-}" = ctl ]; then
+        cat <<'HELP'
+usage: traceql ctl PID list [PATTERN]
+       traceql ctl PID enable|disable PATTERN
+       traceql ctl PID flush|stats
+HELP
+        exit 0
+fi
+if [ "${1:-}" = --help ]; then
+        echo "usage: traceql [--db FILE] SQL|-"
+        echo "       traceql ctl PID list [PATTERN] | enable|disable PATTERN | flush | stats"
+        exit 0
+fi
+exec "$REAL_TRACEQL" "$@"
+FAKE
+chmod +x "$T/ctlql"
+export REAL_TRACEQL="$B/traceql"
+mkdir -p "$T/ctl"
+python3 -c 'import socket, sys
+for p in sys.argv[1:]: socket.socket(socket.AF_UNIX).bind(p)' "$T/ctl/4321.sock" "$T/ctl/77.sock"
+: > "$T/ctl/88.sock"        # not a socket
+check_eq comp-traceql-ctl-subcommand "ctl|0" "$(comp "$C/traceql" _traceql "$T/ctlql" c)"
+check_eq comp-traceql-ctl-pid "4321 77|0" \
+        "$(TJ_CONTROL_DIR=$T/ctl XDG_RUNTIME_DIR=$T/none comp "$C/traceql" _traceql "$T/ctlql" ctl '')"
+check_eq comp-traceql-ctl-verb "disable enable flush list stats|0" \
+        "$(comp "$C/traceql" _traceql "$T/ctlql" ctl 4321 '')"
+check_eq comp-traceql-ctl-verb-prefix "disable|0" \
+        "$(comp "$C/traceql" _traceql "$T/ctlql" ctl 4321 d)"
+check_eq comp-traceql-ctl-pattern "qemu_free qemu_malloc|0" \
+        "$(comp "$C/traceql" _traceql "$T/ctlql" --db "$T/db" ctl 4321 enable q)"
+check_eq comp-traceql-ctl-end "|0" "$(comp "$C/traceql" _traceql "$T/ctlql" --db "$T/db" ctl 4321 flush '')"

@@ -30,19 +30,23 @@ check_eq man-tracegen-parsed "yes yes" "$(grep -qx -- --group "$T/tg.help" && ec
         grep -qx -- -g "$T/tg.man" && echo yes)"
 compare man-tracegen "$T/tg.help" "$T/tg.man" "$T/tg.desc"
 
-# traceql's subcommands: the bare words of its usage lines, and the .Cm words
-# right after the options of each SYNOPSIS block of traceql(1).
+# traceql's subcommands: the first bare word of each usage line once the
+# [optional] parts are removed (alternatives split at '|'), and the first .Cm
+# line of each SYNOPSIS block (one per .Nm) of traceql(1).
 "$B/traceql" --help | awk '
         /^(usage:)? *traceql / {
                 while (gsub(/\[[^][]*\]/, "")) ;
                 for (i = 1; i <= NF; i++) {
+                        if ($i == "traceql" || $i == "usage:") continue
+                        if ($i !~ /^[a-z][a-z0-9|-]*$/) break
                         n = split($i, w, "|")
-                        for (j = 1; j <= n; j++)
-                                if (w[j] ~ /^[a-z][a-z0-9-]*$/ && w[j] != "traceql") print w[j]
+                        for (j = 1; j <= n; j++) print w[j]
+                        break
                 }
         }' | sort -u > "$T/subs.help"
 awk '/^\.Sh / { syn = ($2 == "SYNOPSIS") }
-     syn && /^\.Cm / { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]/) print $i }' \
+     syn && /^\.Nm/ { seen = 0 }
+     syn && /^\.Cm / && !seen { seen = 1; for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]/) print $i }' \
         "$TOP/man/traceql.1" | sort -u > "$T/subs.man"
 check_eq man-traceql-subcommands-parsed "yes" "$(grep -qx import "$T/subs.help" && echo yes)"
 compare man-traceql-subcommands "$T/subs.help" "$T/subs.man"
