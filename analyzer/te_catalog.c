@@ -179,7 +179,7 @@ static void te_catalog_conv(sqlite3_str *s, const char *spec, char conv, const s
         char f[64], out[128];
 
         if (conv == 's') {
-                if (v->str)
+                if (v->str && !v->absent)
                         sqlite3_str_appendf(s, "%.*s", (int) v->len, v->str);
                 else
                         sqlite3_str_appendall(s, "(null)");
@@ -295,6 +295,8 @@ int te_catalog_entry(struct ingest_entry *e, const struct te_event *ev, const st
                 for (n = 10; field[n]; n++)
                         if (field[n] >= 'a' && field[n] <= 'z')
                                 field[n] = (char) (field[n] - 32);
+                if (v[i].absent)
+                        continue;
                 if (v[i].str || kind == 's') {
                         if (v[i].str)
                                 r = te_catalog_field(e, field, v[i].str, v[i].len);

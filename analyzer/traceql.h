@@ -196,11 +196,13 @@ struct te_catalog;
 struct te_event;
 struct te_arg;
 
-/* One argument value: an integer U, or, when STR is set, LEN bytes of text. */
+/* One argument value: an integer U, or, when STR is set, LEN bytes of text;
+ * ABSENT when the source did not have it (no field stored). */
 struct tq_value {
         uint64_t u;
         const char *str;
         size_t len;
+        bool absent;
 };
 
 int te_catalog_new(struct te_catalog **ret_cat);
@@ -242,6 +244,13 @@ int import_simpletrace_parse(struct ingest *ing, const void *cat, const char *na
                              struct tq_error *err);
 int import_simpletrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                        uint64_t *ret_added, struct tq_error *err);
+
+/* ---- import_ftrace.c ---- */
+/* The tracefs `trace` text; CAT (may be NULL) types our own marker lines. */
+int import_ftrace_parse(struct ingest *ing, const void *cat, const char *name,
+                        const uint8_t *data, size_t size, int64_t skip, struct tq_error *err);
+int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
+                  uint64_t *ret_added, struct tq_error *err);
 
 /* ---- query.c ---- */
 enum query_format {
