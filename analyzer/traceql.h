@@ -252,6 +252,19 @@ int import_ftrace_parse(struct ingest *ing, const void *cat, const char *name,
 int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                   uint64_t *ret_added, struct tq_error *err);
 
+/* ---- import_xentrace.c ---- */
+struct xen_ctx;
+/* Load the xentrace formats file PATH (read from F, or opened; PATH NULL:
+ * none) into *RET_CTX, to free with import_xentrace_free (accepts NULL). */
+int import_xentrace_formats(struct xen_ctx **ret_ctx, const char *path, FILE *f,
+                            struct tq_error *err);
+void import_xentrace_free(struct xen_ctx *c);
+/* CTX: a struct xen_ctx, or NULL for no formats. */
+int import_xentrace_parse(struct ingest *ing, const void *ctx, const char *name,
+                          const uint8_t *data, size_t size, int64_t skip, struct tq_error *err);
+int import_xentrace(sqlite3 *db, const char *path, const char *formats, uint64_t *ret_added,
+                    struct tq_error *err);
+
 /* ---- query.c ---- */
 enum query_format {
         QUERY_TABLE,
