@@ -477,12 +477,13 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
                                 q++;
                         l->has_seq = fparse_u(n0, (size_t) (q - n0), &l->seq);
                 }
-                if (l->has_pid && q + 1 < end + 1 && q < end && *q == ']' &&
-                    (q + 1 == end || (q[1] == ':' && (q + 2 == end || q[2] == ' ')))) {
+                /* "]:" then a space or the end */
+                if (l->has_pid && end - q >= 2 && q[0] == ']' && q[1] == ':' &&
+                    (end - q == 2 || q[2] == ' ')) {
                         l->ours = true;
                         l->event = (struct fspan) { name, (size_t) (p - name) };
-                        q = q + 1 < end ? q + 2 : end;
-                        l->text = (struct fspan) { fskip_spaces(q, end), (size_t) (end - fskip_spaces(q, end)) };
+                        q = fskip_spaces(q + 2, end);
+                        l->text = (struct fspan) { q, (size_t) (end - q) };
                         return fparse_ours(f, q, end, l, err);
                 }
                 l->has_pid = l->has_seq = false;
@@ -543,8 +544,7 @@ static int fentry_inferred(struct ftrace *f, const struct fline *l)
                         continue;
                 k += (size_t) snprintf(sig + k, sizeof(sig) - k, "%s%.*s:%c", k ? " " : "",
                                        (int) a->name.n, a->name.p, kind);
-                n = (size_t) snprintf(field, sizeof(field), "TRACE_ARG_%.*s", (int) a->name.n,
-                                      a->name.p);
+                snprintf(field, sizeof(field), "TRACE_ARG_%.*s", (int) a->name.n, a->name.p);
                 for (n = 10; field[n]; n++)
                         if (field[n] >= 'a' && field[n] <= 'z')
                                 field[n] = (char) (field[n] - 32);

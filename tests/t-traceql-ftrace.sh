@@ -95,3 +95,12 @@ if [ -w "$TR/trace_marker" ] && [ -r "$TR/trace" ]; then
 else
         skip ftrace-tracefs-live "$TR/trace_marker not writable"
 fi
+
+# A growing file: the second import adds only the lines appended since.
+head -n 20 "$D/mixed.trace" > "$T/grow.trace"
+$TQ --db "$T/grow.db" import --ftrace "$T/grow.trace"
+first=$($TQ --db "$T/grow.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)
+cat "$D/mixed.trace" > "$T/grow.trace"
+$TQ --db "$T/grow.db" import --ftrace "$T/grow.trace"
+check_eq ftrace-resume-appended "8|13|13" "$first|$($TQ --db "$T/grow.db" --no-sync --format csv \
+        'select count(*) || "|" || count(distinct ifnull(mono, 0) || event) from events' | tail -n 1)"
