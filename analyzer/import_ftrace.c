@@ -15,6 +15,10 @@
  *                              with its typed arguments (kinds from the
  *                              --events declarations when given, else from
  *                              the values: "quoted" text, 0x hex, -N, N);
+ *                              when it is "event message" (QEMU's ftrace
+ *                              backend) with the event declared in --events
+ *                              and the message fitting its format, the
+ *                              event with the values the format matched;
  *                              else event tracing_mark_write, argument buf
  *   name: TEXT                 a kernel event; its arguments are the
  *                              name=value words of TEXT, or, when it has
@@ -57,6 +61,9 @@ struct fline {
         int64_t tid, tgid, pid, seq, ns;
         bool has_tgid, has_pid, has_seq, ours;
         bool msg_whole;         /* MESSAGE is TEXT alone (it holds the name) */
+        const struct te_event *matched; /* a "<event> <message>" marker that fits
+                                         * EVENT's declared format: VALS */
+        struct tq_value vals[TE_MAX_ARGS];
         struct farg args[FTRACE_MAX_ARGS];
         unsigned nargs;
 };
@@ -423,6 +430,26 @@ static void fparse_syscall(const char *p, const char *end, struct fline *l)
         }
 }
 
+/* A marker "<event> <message>" (QEMU's ftrace backend writes these) whose
+ * event is declared in --events and whose message fits its format; else
+ * event tracing_mark_write with argument buf. */
+static int fparse_declared(struct ftrace *f, const char *name, const char *p, const char *end,
+                           struct fline *l)
+{
+        const struct te_event *ev = p > name ? te_catalog_find(f->cat, name, (size_t) (p - name))
+                                             : NULL;
+
+        if (ev && (p == end || *p == ' ') &&
+            te_catalog_match(ev, p == end ? p : p + 1, p == end ? 0 : (size_t) (end - p - 1),
+                             l->vals)) {
+                l->matched = ev;
+                l->event = (struct fspan) { name, (size_t) (p - name) };
+                return 0;
+        }
+        fadd_arg(l, "buf", 3)->value = l->text;
+        return 0;
+}
+
 /* BODY of a line: which event, and its arguments. */
 static int fparse_body(struct ftrace *f, const char *p, const char *end, struct fline *l,
                        struct tq_error *err)
@@ -488,8 +515,7 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
                 }
                 l->has_pid = l->has_seq = false;
         }
-        fadd_arg(l, "buf", 3)->value = l->text;
-        return 0;
+        return fparse_declared(f, name, p, end, l);
 }
 
 /* ---- rows ---- */
@@ -580,7 +606,10 @@ static int fstore(struct ftrace *f, struct ingest *ing, const struct fline *l,
         ingest_entry_reset(&f->e);
         if (l->ours)
                 ev = te_catalog_find(f->cat, l->event.p, l->event.n);
-        r = ev ? fentry_declared(f, ev, l) : fentry_inferred(f, l);
+        if (l->matched)
+                r = te_catalog_entry(&f->e, l->matched, l->vals);
+        else
+                r = ev ? fentry_declared(f, ev, l) : fentry_inferred(f, l);
         if (r == 0)
                 r = te_catalog_field_int(&f->e, "TID", l->tid);
         if (r == 0)

@@ -246,6 +246,140 @@ char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, uns
         return sqlite3_str_finish(s);
 }
 
+/* ---- matching a rendered message against the format ---- */
+
+struct te_match {
+        const char *fmt;                /* the decoded format */
+        const char *end;                /* of the text */
+        struct tq_value *v;
+        unsigned n;                     /* arguments of the event */
+        unsigned steps;                 /* bounds the backtracking of %s */
+};
+
+#define TE_MATCH_MAX_STEPS 100000
+
+static bool te_match_digit(char c, int base)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0' < base;
+        c = (char) (c | 0x20);
+        return base == 16 && c >= 'a' && c <= 'f';
+}
+
+/* Read an integer of BASE at *PP (after padding spaces), into *RET. */
+static bool te_match_int(const char **pp, const char *end, int base, bool sign, bool prefix,
+                         uint64_t *ret)
+{
+        const char *p = *pp;
+        uint64_t v = 0;
+        bool neg = false;
+        const char *d;
+
+        while (p < end && *p == ' ')
+                p++;
+        if (sign && p < end && (*p == '-' || *p == '+'))
+                neg = *p++ == '-';
+        if (prefix && end - p > 2 && p[0] == '0' && (p[1] | 0x20) == 'x')
+                p += 2;
+        for (d = p; p < end && te_match_digit(*p, base) && p - d < 22; p++) {
+                unsigned x = (unsigned) (*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
+
+                v = v * (uint64_t) base + x;
+        }
+        if (p == d)
+                return false;
+        *ret = neg ? 0 - v : v;
+        *pp = p;
+        return true;
+}
+
+static bool te_match_at(struct te_match *m, const char *f, const char *t, unsigned i);
+
+/* One conversion at F ('%'), the text at T, argument I. */
+static bool te_match_conv(struct te_match *m, const char *f, const char *t, unsigned i)
+{
+        bool alt = false;
+        char conv;
+
+        for (f++; *f && strchr("#0- +'123456789.hlLqjzt", *f); f++) {
+                if (*f == '#')
+                        alt = true;
+        }
+        conv = *f++;
+        if (!conv || i >= m->n || !strchr("diouxXcsp", conv))
+                return false;
+        memset(&m->v[i], 0, sizeof(m->v[i]));
+        switch (conv) {
+        case 's':
+                /* shortest first, as far as the rest matches */
+                for (const char *e = t; e <= m->end; e++) {
+                        if (++m->steps > TE_MATCH_MAX_STEPS)
+                                return false;
+                        if (*f && *f != '%' && e < m->end && *e != *f)
+                                continue;
+                        m->v[i].str = t;
+                        m->v[i].len = (size_t) (e - t);
+                        m->v[i].absent = false;
+                        if (te_match_at(m, f, e, i + 1))
+                                return true;
+                }
+                return false;
+        case 'c':
+                if (t == m->end)
+                        return false;
+                m->v[i].u = (unsigned char) *t;
+                return te_match_at(m, f, t + 1, i + 1);
+        case 'p':
+                if (m->end - t >= 5 && memcmp(t, "(nil)", 5) == 0)
+                        return te_match_at(m, f, t + 5, i + 1);
+                if (m->end - t < 3 || t[0] != '0' || t[1] != 'x')
+                        return false;
+                alt = true;
+                /* fall through */
+        case 'x': case 'X':
+                if (!te_match_int(&t, m->end, 16, false, alt, &m->v[i].u))
+                        return false;
+                return te_match_at(m, f, t, i + 1);
+        case 'o':
+                if (!te_match_int(&t, m->end, 8, false, false, &m->v[i].u))
+                        return false;
+                return te_match_at(m, f, t, i + 1);
+        default:
+                if (!te_match_int(&t, m->end, 10, conv != 'u', false, &m->v[i].u))
+                        return false;
+                return te_match_at(m, f, t, i + 1);
+        }
+}
+
+static bool te_match_at(struct te_match *m, const char *f, const char *t, unsigned i)
+{
+        while (*f) {
+                if (*f == '%' && f[1] != '%')
+                        return te_match_conv(m, f, t, i);
+                if (*f == '%')
+                        f++;
+                if (t == m->end || *t != *f)
+                        return false;
+                f++;
+                t++;
+        }
+        return t == m->end && i == m->n;
+}
+
+bool te_catalog_match(const struct te_event *ev, const char *text, size_t len,
+                      struct tq_value *v)
+{
+        char fmt[4096];
+        struct te_match m = { .fmt = fmt, .end = text + len, .v = v, .n = ev->nargs };
+
+        if (ev->fmt_empty)
+                return len == 0 && ev->nargs == 0;
+        te_catalog_decode(ev->fmt, fmt, sizeof(fmt));
+        if (strchr(fmt, '*'))
+                return false;           /* a '*' width's value is not in the text */
+        return te_match_at(&m, fmt, text, 0);
+}
+
 /* ---- entries ---- */
 
 int te_catalog_field(struct ingest_entry *e, const char *name, const char *value, size_t len)
