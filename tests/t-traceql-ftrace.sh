@@ -32,8 +32,8 @@ golden() {      # NAME FILE [--events FILE]
 }
 golden mixed mixed.trace --events "$EV"
 golden mixed-untyped mixed.trace
-golden tracefs tracefs.trace --events "$EV"
 golden qemu qemu.trace --events "$EV"
+golden tracefs tracefs.trace --events "$EV"
 
 $RUN "$TQ" --db "$T/db" import --ftrace tracefs.trace --events "$EV"
 check_eq ftrace-reimport-adds-nothing 26 \
