@@ -21,6 +21,8 @@
 
 struct te_catalog {
         struct te_list *list;
+        uint32_t *index;                /* open addressing: event number + 1, 0 empty */
+        size_t index_size;              /* a power of two, over twice the events */
 };
 
 int te_catalog_new(struct te_catalog **ret_cat)
@@ -43,6 +45,7 @@ void te_catalog_free(struct te_catalog *cat)
         if (!cat)
                 return;
         te_list_free(cat->list);
+        free(cat->index);
         free(cat);
 }
 
@@ -60,6 +63,42 @@ static void te_catalog_first_error(const char *text, struct tq_error *err, const
                 tq_error_set(err, -EINVAL, "%s: invalid trace-events file", path);
         else
                 tq_error_set(err, -EINVAL, "%.*s", (int) n, p);
+}
+
+static uint64_t te_catalog_hash(const char *s, size_t n)
+{
+        uint64_t h = 1469598103934665603ULL;
+
+        while (n--)
+                h = (h ^ (unsigned char) *s++) * 1099511628211ULL;
+        return h;
+}
+
+/* Rebuild the name index over every event (the first of a name wins). */
+static int te_catalog_reindex(struct te_catalog *cat)
+{
+        size_t size = 64, i, j;
+        uint32_t *index;
+
+        while (size < cat->list->n * 2 + 2)
+                size *= 2;
+        index = calloc(size, sizeof(*index));
+        if (!index)
+                return -ENOMEM;
+        for (i = 0; i < cat->list->n; i++) {
+                const char *name = cat->list->events[i].name;
+                size_t n = strlen(name);
+
+                for (j = te_catalog_hash(name, n) & (size - 1); index[j]; j = (j + 1) & (size - 1))
+                        if (strcmp(cat->list->events[index[j] - 1].name, name) == 0)
+                                break;
+                if (!index[j])
+                        index[j] = (uint32_t) i + 1;
+        }
+        free(cat->index);
+        cat->index = index;
+        cat->index_size = size;
+        return 0;
 }
 
 int te_catalog_add(struct te_catalog *cat, const char *path, FILE *f, struct tq_error *err)
@@ -80,6 +119,8 @@ int te_catalog_add(struct te_catalog *cat, const char *path, FILE *f, struct tq_
                 te_catalog_first_error(text ? text : "", err, path);
         else if (r < 0)
                 tq_error_set(err, r, "%s: %s", path, strerror(-r));
+        if (r == 0 && te_catalog_reindex(cat) < 0)
+                r = tq_error_set(err, -ENOMEM, "out of memory");
         free(text);
         return r;
 }
@@ -98,12 +139,13 @@ int te_catalog_add_path(struct te_catalog *cat, const char *path, struct tq_erro
 
 const struct te_event *te_catalog_find(const struct te_catalog *cat, const char *name, size_t len)
 {
-        size_t i;
+        size_t j, mask;
 
-        if (!cat)
+        if (!cat || !cat->index)
                 return NULL;
-        for (i = 0; i < cat->list->n; i++) {
-                const struct te_event *ev = &cat->list->events[i];
+        mask = cat->index_size - 1;
+        for (j = te_catalog_hash(name, len) & mask; cat->index[j]; j = (j + 1) & mask) {
+                const struct te_event *ev = &cat->list->events[cat->index[j] - 1];
 
                 if (strlen(ev->name) == len && memcmp(ev->name, name, len) == 0)
                         return ev;
