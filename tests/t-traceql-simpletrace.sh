@@ -26,6 +26,9 @@ $RUN "$TQ" --db "$T/b.db" import --simpletrace basic.st --events "$EV"
 check_eq simpletrace-reimport-adds-nothing 7 \
         "$($TQ --db "$T/b.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
 
+check_eq simpletrace-losses "seq_gap,,42,,3,seq 4..6,|tj_dropped,,42,,3,1 report," \
+        "$($TQ --db "$T/b.db" --no-sync --format csv losses | tail -n +2 | paste -sd '|')"
+
 rc=0
 $TQ --db "$T/b.db" --no-sync --format csv leaks --alloc tgb_req:req --free tgb_done:req \
         --sql "select count(*) from tq_leaks" > "$T/leaks" || rc=$?
