@@ -21,6 +21,8 @@
 
 struct te_catalog {
         struct te_list *list;
+        uint32_t *index;                /* open addressing: event number + 1, 0 empty */
+        size_t index_size;              /* a power of two, over twice the events */
 };
 
 int te_catalog_new(struct te_catalog **ret_cat)
@@ -43,6 +45,7 @@ void te_catalog_free(struct te_catalog *cat)
         if (!cat)
                 return;
         te_list_free(cat->list);
+        free(cat->index);
         free(cat);
 }
 
@@ -60,6 +63,42 @@ static void te_catalog_first_error(const char *text, struct tq_error *err, const
                 tq_error_set(err, -EINVAL, "%s: invalid trace-events file", path);
         else
                 tq_error_set(err, -EINVAL, "%.*s", (int) n, p);
+}
+
+static uint64_t te_catalog_hash(const char *s, size_t n)
+{
+        uint64_t h = 1469598103934665603ULL;
+
+        while (n--)
+                h = (h ^ (unsigned char) *s++) * 1099511628211ULL;
+        return h;
+}
+
+/* Rebuild the name index over every event (the first of a name wins). */
+static int te_catalog_reindex(struct te_catalog *cat)
+{
+        size_t size = 64, i, j;
+        uint32_t *index;
+
+        while (size < cat->list->n * 2 + 2)
+                size *= 2;
+        index = calloc(size, sizeof(*index));
+        if (!index)
+                return -ENOMEM;
+        for (i = 0; i < cat->list->n; i++) {
+                const char *name = cat->list->events[i].name;
+                size_t n = strlen(name);
+
+                for (j = te_catalog_hash(name, n) & (size - 1); index[j]; j = (j + 1) & (size - 1))
+                        if (strcmp(cat->list->events[index[j] - 1].name, name) == 0)
+                                break;
+                if (!index[j])
+                        index[j] = (uint32_t) i + 1;
+        }
+        free(cat->index);
+        cat->index = index;
+        cat->index_size = size;
+        return 0;
 }
 
 int te_catalog_add(struct te_catalog *cat, const char *path, FILE *f, struct tq_error *err)
@@ -80,6 +119,8 @@ int te_catalog_add(struct te_catalog *cat, const char *path, FILE *f, struct tq_
                 te_catalog_first_error(text ? text : "", err, path);
         else if (r < 0)
                 tq_error_set(err, r, "%s: %s", path, strerror(-r));
+        if (r == 0 && te_catalog_reindex(cat) < 0)
+                r = tq_error_set(err, -ENOMEM, "out of memory");
         free(text);
         return r;
 }
@@ -98,12 +139,13 @@ int te_catalog_add_path(struct te_catalog *cat, const char *path, struct tq_erro
 
 const struct te_event *te_catalog_find(const struct te_catalog *cat, const char *name, size_t len)
 {
-        size_t i;
+        size_t j, mask;
 
-        if (!cat)
+        if (!cat || !cat->index)
                 return NULL;
-        for (i = 0; i < cat->list->n; i++) {
-                const struct te_event *ev = &cat->list->events[i];
+        mask = cat->index_size - 1;
+        for (j = te_catalog_hash(name, len) & mask; cat->index[j]; j = (j + 1) & mask) {
+                const struct te_event *ev = &cat->list->events[cat->index[j] - 1];
 
                 if (strlen(ev->name) == len && memcmp(ev->name, name, len) == 0)
                         return ev;
@@ -179,7 +221,7 @@ static void te_catalog_conv(sqlite3_str *s, const char *spec, char conv, const s
         char f[64], out[128];
 
         if (conv == 's') {
-                if (v->str)
+                if (v->str && !v->absent)
                         sqlite3_str_appendf(s, "%.*s", (int) v->len, v->str);
                 else
                         sqlite3_str_appendall(s, "(null)");
@@ -246,6 +288,140 @@ char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, uns
         return sqlite3_str_finish(s);
 }
 
+/* ---- matching a rendered message against the format ---- */
+
+struct te_match {
+        const char *fmt;                /* the decoded format */
+        const char *end;                /* of the text */
+        struct tq_value *v;
+        unsigned n;                     /* arguments of the event */
+        unsigned steps;                 /* bounds the backtracking of %s */
+};
+
+#define TE_MATCH_MAX_STEPS 100000
+
+static bool te_match_digit(char c, int base)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0' < base;
+        c = (char) (c | 0x20);
+        return base == 16 && c >= 'a' && c <= 'f';
+}
+
+/* Read an integer of BASE at *PP (after padding spaces), into *RET. */
+static bool te_match_int(const char **pp, const char *end, int base, bool sign, bool prefix,
+                         uint64_t *ret)
+{
+        const char *p = *pp;
+        uint64_t v = 0;
+        bool neg = false;
+        const char *d;
+
+        while (p < end && *p == ' ')
+                p++;
+        if (sign && p < end && (*p == '-' || *p == '+'))
+                neg = *p++ == '-';
+        if (prefix && end - p > 2 && p[0] == '0' && (p[1] | 0x20) == 'x')
+                p += 2;
+        for (d = p; p < end && te_match_digit(*p, base) && p - d < 22; p++) {
+                unsigned x = (unsigned) (*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
+
+                v = v * (uint64_t) base + x;
+        }
+        if (p == d)
+                return false;
+        *ret = neg ? 0 - v : v;
+        *pp = p;
+        return true;
+}
+
+static bool te_match_at(struct te_match *m, const char *f, const char *t, unsigned i);
+
+/* One conversion at F ('%'), the text at T, argument I. */
+static bool te_match_conv(struct te_match *m, const char *f, const char *t, unsigned i)
+{
+        bool alt = false;
+        char conv;
+
+        for (f++; *f && strchr("#0- +'123456789.hlLqjzt", *f); f++) {
+                if (*f == '#')
+                        alt = true;
+        }
+        conv = *f++;
+        if (!conv || i >= m->n || !strchr("diouxXcsp", conv))
+                return false;
+        memset(&m->v[i], 0, sizeof(m->v[i]));
+        switch (conv) {
+        case 's':
+                /* shortest first, as far as the rest matches */
+                for (const char *e = t; e <= m->end; e++) {
+                        if (++m->steps > TE_MATCH_MAX_STEPS)
+                                return false;
+                        if (*f && *f != '%' && e < m->end && *e != *f)
+                                continue;
+                        m->v[i].str = t;
+                        m->v[i].len = (size_t) (e - t);
+                        m->v[i].absent = false;
+                        if (te_match_at(m, f, e, i + 1))
+                                return true;
+                }
+                return false;
+        case 'c':
+                if (t == m->end)
+                        return false;
+                m->v[i].u = (unsigned char) *t;
+                return te_match_at(m, f, t + 1, i + 1);
+        case 'p':
+                if (m->end - t >= 5 && memcmp(t, "(nil)", 5) == 0)
+                        return te_match_at(m, f, t + 5, i + 1);
+                if (m->end - t < 3 || t[0] != '0' || t[1] != 'x')
+                        return false;
+                alt = true;
+                /* fall through */
+        case 'x': case 'X':
+                if (!te_match_int(&t, m->end, 16, false, alt, &m->v[i].u))
+                        return false;
+                return te_match_at(m, f, t, i + 1);
+        case 'o':
+                if (!te_match_int(&t, m->end, 8, false, false, &m->v[i].u))
+                        return false;
+                return te_match_at(m, f, t, i + 1);
+        default:
+                if (!te_match_int(&t, m->end, 10, conv != 'u', false, &m->v[i].u))
+                        return false;
+                return te_match_at(m, f, t, i + 1);
+        }
+}
+
+static bool te_match_at(struct te_match *m, const char *f, const char *t, unsigned i)
+{
+        while (*f) {
+                if (*f == '%' && f[1] != '%')
+                        return te_match_conv(m, f, t, i);
+                if (*f == '%')
+                        f++;
+                if (t == m->end || *t != *f)
+                        return false;
+                f++;
+                t++;
+        }
+        return t == m->end && i == m->n;
+}
+
+bool te_catalog_match(const struct te_event *ev, const char *text, size_t len,
+                      struct tq_value *v)
+{
+        char fmt[4096];
+        struct te_match m = { .fmt = fmt, .end = text + len, .v = v, .n = ev->nargs };
+
+        if (ev->fmt_empty)
+                return len == 0 && ev->nargs == 0;
+        te_catalog_decode(ev->fmt, fmt, sizeof(fmt));
+        if (strchr(fmt, '*'))
+                return false;           /* a '*' width's value is not in the text */
+        return te_match_at(&m, fmt, text, 0);
+}
+
 /* ---- entries ---- */
 
 int te_catalog_field(struct ingest_entry *e, const char *name, const char *value, size_t len)
@@ -295,6 +471,8 @@ int te_catalog_entry(struct ingest_entry *e, const struct te_event *ev, const st
                 for (n = 10; field[n]; n++)
                         if (field[n] >= 'a' && field[n] <= 'z')
                                 field[n] = (char) (field[n] - 32);
+                if (v[i].absent)
+                        continue;
                 if (v[i].str || kind == 's') {
                         if (v[i].str)
                                 r = te_catalog_field(e, field, v[i].str, v[i].len);

@@ -326,6 +326,10 @@ static int traceql_import_file(sqlite3 *db, const struct traceql_opts *o, uint64
                 r = te_catalog_add_path(cat, o->events[i], err);
         if (r == 0 && o->simpletrace)
                 r = import_simpletrace(db, o->simpletrace, cat, ret_added, err);
+        else if (r == 0 && o->ftrace)
+                r = import_ftrace(db, o->ftrace, cat, ret_added, err);
+        else if (r == 0 && o->xentrace)
+                r = import_xentrace(db, o->xentrace, o->formats, ret_added, err);
         te_catalog_free(cat);
         return r;
 }

@@ -288,11 +288,13 @@ struct te_catalog;
 struct te_event;
 struct te_arg;
 
-/* One argument value: an integer U, or, when STR is set, LEN bytes of text. */
+/* One argument value: an integer U, or, when STR is set, LEN bytes of text;
+ * ABSENT when the source did not have it (no field stored). */
 struct tq_value {
         uint64_t u;
         const char *str;
         size_t len;
+        bool absent;
 };
 
 int te_catalog_new(struct te_catalog **ret_cat);
@@ -307,6 +309,11 @@ char te_catalog_kind(const struct te_arg *a);      /* 'i', 'u', 'p' or 's' */
 bool te_catalog_is_string(const struct te_arg *a); /* a char pointer, as QEMU's simple backend */
 /* "<event> <format rendered with V>", to free with sqlite3_free; NULL: no memory. */
 char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, unsigned n);
+/* Recover V (EV's nargs values) from TEXT, EV's format as rendered (the
+ * message without "<event> "); false when TEXT does not fit the format.
+ * Strings point into TEXT. */
+bool te_catalog_match(const struct te_event *ev, const char *text, size_t len,
+                      struct tq_value *v);
 /* Add field NAME=VALUE (LEN bytes) to E; 0 or -ENOMEM. */
 int te_catalog_field(struct ingest_entry *e, const char *name, const char *value, size_t len);
 int te_catalog_field_int(struct ingest_entry *e, const char *name, int64_t v);
@@ -334,6 +341,26 @@ int import_simpletrace_parse(struct ingest *ing, const void *cat, const char *na
                              struct tq_error *err);
 int import_simpletrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                        uint64_t *ret_added, struct tq_error *err);
+
+/* ---- import_ftrace.c ---- */
+/* The tracefs `trace` text; CAT (may be NULL) types our own marker lines. */
+int import_ftrace_parse(struct ingest *ing, const void *cat, const char *name,
+                        const uint8_t *data, size_t size, int64_t skip, struct tq_error *err);
+int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
+                  uint64_t *ret_added, struct tq_error *err);
+
+/* ---- import_xentrace.c ---- */
+struct xen_ctx;
+/* Load the xentrace formats file PATH (read from F, or opened; PATH NULL:
+ * none) into *RET_CTX, to free with import_xentrace_free (accepts NULL). */
+int import_xentrace_formats(struct xen_ctx **ret_ctx, const char *path, FILE *f,
+                            struct tq_error *err);
+void import_xentrace_free(struct xen_ctx *c);
+/* CTX: a struct xen_ctx, or NULL for no formats. */
+int import_xentrace_parse(struct ingest *ing, const void *ctx, const char *name,
+                          const uint8_t *data, size_t size, int64_t skip, struct tq_error *err);
+int import_xentrace(sqlite3 *db, const char *path, const char *formats, uint64_t *ret_added,
+                    struct tq_error *err);
 
 /* ---- query.c ---- */
 enum query_format {

@@ -6,7 +6,8 @@
  * thread's ring, for the writer thread; after a thread's first event that
  * costs no system call, no shared lock and no allocation.  With TJ_SYNC=1, or
  * when no asynchronous output is configured, the record is built on the stack
- * and written by the caller.  The log output is always written by the caller.
+ * and written by the caller.  The log and ftrace outputs are always written by the caller,
+ * without a lock: with no other output, nothing else is done.
  *
  * A trace point re-entered on the same thread (a signal handler interrupting
  * tj_emit) is dropped and counted rather than corrupting the ring, which is
@@ -121,6 +122,22 @@ static __attribute__((noinline)) void emit_sync(const struct tj_event *ev,
         writer_write_sync(&buf.r);
 }
 
+/* Only log/ftrace outputs: build the record here, write it, no lock. */
+static __attribute__((noinline)) void emit_caller(const struct tj_event *ev,
+                const struct tj_site *site, const tj_value *v, uint64_t seq)
+{
+        union {
+                struct record r;
+                unsigned char bytes[RECORD_MAX];
+        } buf;
+        size_t lens[TJ_MAX_ARGS];
+        size_t size = record_size(ev, v, lens);
+
+        emit_header(&buf.r, seq);
+        record_encode(&buf.r, size, ev, site, v, lens);
+        writer_write_caller_only(&buf.r);
+}
+
 /* Wait for room in block mode (TJ_ON_FULL=block); NULL: drop the event. */
 static struct record *emit_reserve(struct ring *ring, size_t size)
 {
@@ -162,7 +179,7 @@ static void emit_async(const struct tj_event *ev, const struct tj_site *site,
         }
         emit_header_async(r, seq);
         record_encode(r, size, ev, site, v, lens);
-        writer_write_log(r);
+        writer_write_caller(r);
         ring_commit(ring, r);
         if (ring_over_half(ring))
                 writer_wake();
@@ -182,9 +199,12 @@ void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_val
         emit_tls.busy = true;
         atomic_signal_fence(memory_order_seq_cst);
         if (atomic_load_explicit(&config_initialized, memory_order_acquire) &&
-            (config.sync || !writer_has_async_outputs()))
-                emit_sync(ev, site, v, seq);
-        else
+            (config.sync || !writer_has_async_outputs())) {
+                if (config.sync)
+                        emit_sync(ev, site, v, seq);
+                else
+                        emit_caller(ev, site, v, seq);
+        } else
                 emit_async(ev, site, v, seq);
         atomic_signal_fence(memory_order_seq_cst);
         emit_tls.busy = false;

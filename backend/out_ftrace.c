@@ -1,32 +1,60 @@
 /*
- * out_ftrace.c - the ftrace output: one "<event> <message>" line per event
- * written to the kernel's tracefs trace_marker, so that program events show
- * up interleaved with kernel events in the ftrace buffer.
+ * out_ftrace.c - the ftrace output: one line per event written to the
+ * kernel's tracefs trace_marker by the thread that traced it, so that program
+ * events and kernel events sit in the ftrace buffer in the order they
+ * happened.
+ *
+ * The line is typed, in the style of kernel tracepoints, so that
+ * `traceql import --ftrace` gets the event back without any other input:
+ *
+ *     tgb_req[1234.5]: req=0x1000 sector=0 name="r0"
+ *
+ * the event name, [pid.seq] (TRACE_SEQ), then NAME=VALUE per argument:
+ * signed and unsigned integers in decimal, pointers as 0x hex, strings in
+ * double quotes with \" \\ \n \t \r and \xHH escapes (a NULL string is
+ * (null), unquoted).  Losses are "tj_dropped[pid]: dropped=N".  A line is
+ * at most FTRACE_LINE_MAX bytes, a long string being cut, and goes out as
+ * one write(2): the kernel takes one marker entry per write and needs no
+ * lock of ours.
  *
  * The marker is /sys/kernel/tracing/trace_marker, or the path in
- * TJ_FTRACE_MARKER (a plain file or a fifo for tests).  Each line is one
- * write(), as the kernel takes one marker entry per write.  For now the
- * lines are written by the writer thread, not the calling thread.
+ * TJ_FTRACE_MARKER (a plain file or a fifo for tests).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/uio.h>
 
 #include "internal.h"
 
 #define FTRACE_MARKER_DEFAULT "/sys/kernel/tracing/trace_marker"
+#define FTRACE_LINE_MAX 4096    /* the kernel's marker entry limit, with the newline */
 
 static int ftrace_fd = -1;
+static pid_t ftrace_pid;                /* getpid() is a system call: cached */
+static pthread_once_t ftrace_once = PTHREAD_ONCE_INIT;
+
+static void ftrace_fork_child(void)
+{
+        ftrace_pid = getpid();
+}
+
+static void ftrace_init_once(void)
+{
+        pthread_atfork(NULL, NULL, ftrace_fork_child);
+}
 
 static int ftrace_open(void)
 {
         const char *path = getenv("TJ_FTRACE_MARKER");
 
+        pthread_once(&ftrace_once, ftrace_init_once);
+        ftrace_pid = getpid();
         if (!path || !path[0])
                 path = FTRACE_MARKER_DEFAULT;
         ftrace_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -37,33 +65,126 @@ static int ftrace_open(void)
         return 0;
 }
 
-static int ftrace_line(const char *msg)
-{
-        struct iovec iov[2] = {
-                { (char *)msg, strlen(msg) },
-                { (char *)"\n", 1 },
-        };
+/* A line being built in a fixed buffer.  Once something did not fit, FULL
+ * is set and nothing more is added, so a line is never cut inside a value
+ * except a string, which is closed. */
+struct ftrace_line {
+        char buf[FTRACE_LINE_MAX];
+        size_t len;
+        bool full;
+};
 
+static void ftrace_addf(struct ftrace_line *l, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+
+static void ftrace_addf(struct ftrace_line *l, const char *fmt, ...)
+{
+        size_t room = sizeof(l->buf) - 1 - l->len;      /* keep one byte for '\n' */
+        va_list ap;
+        int n;
+
+        if (l->full)
+                return;
+        va_start(ap, fmt);
+        n = vsnprintf(l->buf + l->len, room + 1, fmt, ap);
+        va_end(ap);
+        if (n < 0 || (size_t)n > room)
+                l->full = true;
+        else
+                l->len += (size_t)n;
+}
+
+/* Append S quoted and escaped, cut to what fits with its closing quote. */
+static void ftrace_add_string(struct ftrace_line *l, const char *s)
+{
+        static const char hex[] = "0123456789abcdef";
+        size_t end = sizeof(l->buf) - 2;        /* room for '"' and '\n' */
+
+        if (!s) {
+                ftrace_addf(l, "(null)");
+                return;
+        }
+        if (l->full || l->len + 2 > end) {
+                l->full = true;
+                return;
+        }
+        l->buf[l->len++] = '"';
+        for (; *s; s++) {
+                unsigned char c = (unsigned char)*s;
+                char e[4];
+                size_t n = 0;
+
+                if (c == '"' || c == '\\')
+                        e[n++] = '\\', e[n++] = (char)c;
+                else if (c == '\n')
+                        e[n++] = '\\', e[n++] = 'n';
+                else if (c == '\t')
+                        e[n++] = '\\', e[n++] = 't';
+                else if (c == '\r')
+                        e[n++] = '\\', e[n++] = 'r';
+                else if (c < 0x20 || c == 0x7f)
+                        e[0] = '\\', e[1] = 'x', e[2] = hex[c >> 4], e[3] = hex[c & 15], n = 4;
+                else
+                        e[n++] = (char)c;
+                if (l->len + n > end - 1) {
+                        l->full = true;
+                        break;
+                }
+                memcpy(l->buf + l->len, e, n);
+                l->len += n;
+        }
+        l->buf[l->len++] = '"';
+}
+
+static int ftrace_send(struct ftrace_line *l)
+{
+        l->buf[l->len++] = '\n';
         if (ftrace_fd < 0)
                 return -EBADF;
-        return writev(ftrace_fd, iov, 2) < 0 ? -errno : 0;
+        return write(ftrace_fd, l->buf, l->len) < 0 ? -errno : 0;
 }
 
 static int ftrace_write(const struct record *r, const tj_value *v, const char *msg)
 {
-        (void)r;
-        (void)v;
-        return ftrace_line(msg);
+        const struct tj_event *ev = r->ev;
+        struct ftrace_line l;
+
+        (void)msg;
+        l.len = 0;
+        l.full = false;
+        ftrace_addf(&l, "%s[%d.%" PRIu64 "]:", ev->name, (int)ftrace_pid, r->seq);
+        for (unsigned i = 0; i < ev->nargs; i++) {
+                const struct tj_arg_desc *a = &ev->args[i];
+
+                ftrace_addf(&l, " %s=", a->name);
+                switch (a->kind) {
+                case TJ_ARG_SIGNED:
+                        ftrace_addf(&l, "%" PRId64, v[i].i);
+                        break;
+                case TJ_ARG_UNSIGNED:
+                        ftrace_addf(&l, "%" PRIu64, v[i].u);
+                        break;
+                case TJ_ARG_POINTER:
+                        ftrace_addf(&l, "0x%" PRIxPTR, (uintptr_t)v[i].p);
+                        break;
+                default:
+                        ftrace_add_string(&l, v[i].s);
+                        break;
+                }
+        }
+        return ftrace_send(&l);
 }
 
 static int ftrace_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_ns)
 {
-        char msg[64];
+        struct ftrace_line l;
 
         (void)realtime_ns;
         (void)mono_ns;
-        snprintf(msg, sizeof(msg), "tj_dropped %" PRIu64 " events dropped", n);
-        return ftrace_line(msg);
+        l.len = 0;
+        l.full = false;
+        ftrace_addf(&l, "tj_dropped[%d]: dropped=%" PRIu64, (int)ftrace_pid, n);
+        return ftrace_send(&l);
 }
 
 static void ftrace_close(void)
@@ -75,6 +196,7 @@ static void ftrace_close(void)
 
 TJ_HIDDEN const struct tj_output out_ftrace = {
         .name = "ftrace",
+        .sync = true,
         .open = ftrace_open,
         .write = ftrace_write,
         .report_dropped = ftrace_report_dropped,

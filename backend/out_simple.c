@@ -11,7 +11,11 @@
  * Lost events are an event record with id ~0 - 1 and one argument, the
  * count.  An event's mapping is written before its first event record.
  * The file is TJ_SIMPLE_FILE, default trace-<pid>, mode 0600; the writer
- * thread writes it through stdio.
+ * thread writes it through stdio.  QEMU writes every mapping when it opens
+ * the file, we write each before its event's first record: simpletrace.py
+ * reads both (checked by hand with QEMU's scripts/simpletrace.py on the
+ * output of tests/lib-emit, arguments typed by tests/simpletrace/
+ * tgroup.trace-events).  QEMU cuts strings at 512 bytes; we do not.
  */
 #include <errno.h>
 #include <fcntl.h>

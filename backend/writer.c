@@ -9,8 +9,9 @@
  * writer sleeps on a futex, 1 ms at first and longer while idle (at most
  * WRITER_IDLE_MAX_MS); a producer wakes it early only when its ring is more
  * than half full, so the traced threads make no system call in the common
- * case.  TJ_SYNC=1 callers and the log output go through writer_write_sync()
- * and writer_write_log() instead, in the calling thread.
+ * case.  TJ_SYNC=1 callers go through writer_write_sync(); the outputs
+ * written by the calling thread itself (log, ftrace) through
+ * writer_write_caller(), without the writer's lock.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -45,6 +46,7 @@ static struct {
         atomic_uint_fast64_t unreported[CONFIG_MAX_OUTPUTS]; /* drops to report */
         atomic_bool has_async;          /* an output the writer thread serves */
         atomic_bool has_log;
+        atomic_bool has_ftrace;         /* both written by the calling thread */
 
         pthread_mutex_t list_lock;      /* the ring list */
         struct ring *rings;
@@ -178,13 +180,14 @@ static void writer_close_outputs(void)
         w.nouts = 0;
         atomic_store(&w.has_async, false);
         atomic_store(&w.has_log, false);
+        atomic_store(&w.has_ftrace, false);
 }
 
 /* Replace the outputs by LIST (see writer_parse()).  Returns 0 or -EINVAL. */
 int writer_set_outputs(const char *list, bool from_env)
 {
         const struct tj_output *outs[CONFIG_MAX_OUTPUTS];
-        bool async = false, log = false;
+        bool async = false, log = false, ftrace = false;
         int n = writer_parse(list, from_env, outs);
 
         if (n < 0)
@@ -202,10 +205,12 @@ int writer_set_outputs(const char *list, bool from_env)
                 atomic_store(&w.unreported[i], 0);
                 async |= !outs[i]->sync;
                 log |= outs[i] == &out_log;
+                ftrace |= outs[i] == &out_ftrace;
         }
         w.nouts = (size_t)n;
         atomic_store(&w.has_async, async);
         atomic_store(&w.has_log, log);
+        atomic_store(&w.has_ftrace, ftrace);
         pthread_mutex_unlock(&w.lock);
         return 0;
 }
@@ -385,23 +390,47 @@ void writer_write_sync(const struct record *r)
         pthread_mutex_unlock(&w.lock);
 }
 
-/* The log output is written by the caller, before R enters the ring. */
-void writer_write_log(const struct record *r_const)
+/* The log and ftrace outputs are written by the caller, before R enters the
+ * ring (or instead of it); each does one write(2) per event. */
+void writer_write_caller(const struct record *r_const)
 {
         struct record *r = (struct record *)r_const;
-        char buf[WRITER_MSG_STACK], *heap;
+        char buf[WRITER_MSG_STACK], *heap = NULL;
         tj_value v[TJ_MAX_ARGS];
-        const char *msg;
+        bool log = atomic_load_explicit(&w.has_log, memory_order_relaxed);
+        bool ftrace = atomic_load_explicit(&w.has_ftrace, memory_order_relaxed);
 
-        if (!atomic_load_explicit(&w.has_log, memory_order_relaxed))
+        if (!log && !ftrace)
                 return;
-        writer_fix_realtime(r);
         record_values(r, v);
-        msg = writer_render(r, v, buf, sizeof(buf), &heap);
         r->flags |= RECORD_LOGGED;
-        if (out_log.write(r, v, msg) < 0)
+        if (ftrace && out_ftrace.write(r, v, NULL) < 0)
                 r->flags |= RECORD_LOG_FAILED;
-        free(heap);
+        if (log) {
+                const char *msg;
+
+                writer_fix_realtime(r);
+                msg = writer_render(r, v, buf, sizeof(buf), &heap);
+                if (out_log.write(r, v, msg) < 0)
+                        r->flags |= RECORD_LOG_FAILED;
+                free(heap);
+        }
+}
+
+/* No asynchronous output: the caller's outputs are all there is, and the
+ * writer's lock is taken only to report losses. */
+void writer_write_caller_only(const struct record *r)
+{
+        writer_write_caller(r);
+        if (r->flags & RECORD_LOG_FAILED)
+                atomic_fetch_add(&emit_counters.dropped, 1);
+        else
+                atomic_fetch_add(&emit_counters.written, 1);
+        if (TJ_UNLIKELY(atomic_load_explicit(&w.pending_drops, memory_order_relaxed))) {
+                pthread_mutex_lock(&w.lock);
+                writer_report_drops();
+                pthread_mutex_unlock(&w.lock);
+        }
 }
 
 /* ---- the writer thread -------------------------------------------------- */

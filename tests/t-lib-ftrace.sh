@@ -1,19 +1,34 @@
 #!/bin/sh
-# t-lib-ftrace.sh - the ftrace output: "<event> <message>" lines written to
-# the trace_marker given by TJ_FTRACE_MARKER (a plain file here), and to the
-# real tracefs trace_marker when it is writable (SKIP line otherwise).
+# t-lib-ftrace.sh - the ftrace output: typed "<event>[pid.seq]: name=value"
+# lines written by the calling thread to the trace_marker given by
+# TJ_FTRACE_MARKER (a plain file here), and to the real tracefs trace_marker
+# when it is writable (SKIP line otherwise).
 . "$(dirname "$0")/lib/common.sh"
 E="$B/tests/lib-emit"
 
 : > "$T/marker"
-TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS=tgb_req,tga_void \
-        $RUN "$E" init req:2 void flush > /dev/null 2> "$T/err"
-cat > "$T/exp" <<OUT
-tgb_req req 0x1000 sector 0 name r0
-tgb_req req 0x1001 sector 1 name r1
-tga_void nothing
+TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS="tg*" \
+        $RUN "$E" init req:2 void all flush > /dev/null 2> "$T/err"
+cat > "$T/exp" <<'OUT'
+tgb_req[PID.1]: req=0x1000 sector=0 name="r0"
+tgb_req[PID.2]: req=0x1001 sector=1 name="r1"
+tga_void[PID.3]:
+tga_all[PID.4]: i64=-9223372036854775808 u64=18446744073709551615 ptr=0x0 s="" i32=-1 u8=255
+tga_all[PID.5]: i64=9223372036854775807 u64=0 ptr=0xdeadbeefcafe s=(null) i32=0 u8=0
+tga_all[PID.6]: i64=-42 u64=42 ptr=0xffffffffffffffff s="line1\nline2" i32=-2147483648 u8=1
+tga_all[PID.7]: i64=0 u64=1 ptr=0x1 s="a=b\nTRACE_EVENT=forged\nMESSAGE=x" i32=2147483647 u8=7
+tga_all[PID.8]: i64=1 u64=2 ptr=0x2 s="héllo wörld €" i32=3 u8=4
 OUT
-check_file lib-ftrace-marker-file "$T/exp" "$T/marker"
+head -8 "$T/marker" | sed 's/^\([a-z_]*\)\[[0-9]*\./\1[PID./' > "$T/got"
+check_file lib-ftrace-marker-file "$T/exp" "$T/got"
+check_eq lib-ftrace-long-string-cut 4095 "$(sed -n 9p "$T/marker" | wc -c)"
+check_eq lib-ftrace-long-string-closed '"' "$(sed -n 9p "$T/marker" | tail -c 2 | head -c 1)"
+
+# With an asynchronous output too, the caller still writes each line once.
+: > "$T/marker"
+TJ_OUTPUT=simple,ftrace TJ_SIMPLE_FILE="$T/st" TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS=tgb_req \
+        $RUN "$E" init req:3 flush > /dev/null 2> "$T/err"
+check_eq lib-ftrace-with-async-once 3 "$(wc -l < "$T/marker")"
 check_eq lib-ftrace-no-warning "" "$(cat "$T/err")"
 
 TJ_QUIET=0 TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/nodir/marker" TJ_EVENTS=tga_void \
@@ -23,7 +38,7 @@ check_eq lib-ftrace-missing-marker-warns "tracejournal: ftrace: $T/nodir/marker:
 TR=/sys/kernel/tracing
 if [ -w "$TR/trace_marker" ] && [ -r "$TR/trace" ]; then
         TJ_OUTPUT=ftrace TJ_EVENTS=tga_void $RUN "$E" init void flush > /dev/null 2>&1
-        check_eq lib-ftrace-tracefs 1 "$(grep -c 'tracing_mark_write: tga_void nothing' "$TR/trace" | sed 's/^[1-9][0-9]*$/1/')"
+        check_eq lib-ftrace-tracefs 1 "$(grep -c 'tracing_mark_write: tga_void\[[0-9]*\.[0-9]*\]:' "$TR/trace" | sed 's/^[1-9][0-9]*$/1/')"
 else
         skip lib-ftrace-tracefs "$TR/trace_marker not writable"
 fi

@@ -2,6 +2,9 @@
 # t-lib-simple.sh - the simple output: a simpletrace v4 file (header, event
 # mappings, event records with string arguments), decoded here by a small
 # reader written from QEMU's scripts/simpletrace.py layout; mode 0600.
+# No Debian package ships simpletrace.py (qemu-system-common, qemu-utils and
+# qemu-system-data checked): QEMU's own reader was run by hand on this output
+# (see backend/out_simple.c); t-traceql-simpletrace.sh imports it back.
 . "$(dirname "$0")/lib/common.sh"
 E="$B/tests/lib-emit"
 

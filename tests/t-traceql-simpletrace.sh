@@ -26,6 +26,9 @@ $RUN "$TQ" --db "$T/b.db" import --simpletrace basic.st --events "$EV"
 check_eq simpletrace-reimport-adds-nothing 7 \
         "$($TQ --db "$T/b.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
 
+check_eq simpletrace-losses "seq_gap,,42,,3,seq 4..6,|tj_dropped,,42,,3,1 report," \
+        "$($TQ --db "$T/b.db" --no-sync --format csv losses | tail -n +2 | paste -sd '|')"
+
 rc=0
 $TQ --db "$T/b.db" --no-sync --format csv leaks --alloc tgb_req:req --free tgb_done:req \
         --sql "select count(*) from tq_leaks" > "$T/leaks" || rc=$?
@@ -72,3 +75,15 @@ TRACE_EVENT=forged
 MESSAGE=x i32 2147483647 u8 7",0,1,1,2147483647,7
 OUT
 check_file simpletrace-library-output "$T/exp" "$T/got"
+
+rc=0
+$TQ --db "$T/u.db" import --simpletrace basic.st --ftrace x --events "$EV" 2> "$T/err" || rc=$?
+check_eq import-one-source "2|traceql: import takes one source (--export, --directory, --file, --simpletrace, --ftrace or --xentrace)" \
+        "$rc|$(cat "$T/err")"
+rc=0
+$TQ --db "$T/u.db" import --xentrace basic.st --since now 2> "$T/err" || rc=$?
+check_eq import-file-no-filter "2|traceql: a trace file import takes no filter and no --follow" \
+        "$rc|$(cat "$T/err")"
+rc=0
+$TQ --db "$T/u.db" --events "$EV" 'select 1' 2> "$T/err" || rc=$?
+check_eq import-options-need-import "2|traceql: import options given without 'import'" "$rc|$(cat "$T/err")"

@@ -1,0 +1,719 @@
+/*
+ * import_ftrace.c - trace events from the text of the kernel's tracefs
+ * `trace` (or `trace_pipe`) file: kernel events and the lines programs wrote
+ * to trace_marker, among them libtracejournal's ftrace output.
+ *
+ * After '#' comment lines (the header), each line is
+ *
+ *     TASK-PID [(TGID)] [CPU] [FLAGS] SECONDS.MICROS: BODY
+ *
+ * FLAGS (irqs-off, need-resched...) being there unless the irq-info option
+ * is off, and (TGID) only with record-tgid.  BODY is
+ *
+ *   tracing_mark_write: TEXT   a marker line: when TEXT is our own layout,
+ *                              "event[pid.seq]: name=value ...", the event
+ *                              with its typed arguments (kinds from the
+ *                              --events declarations when given, else from
+ *                              the values: "quoted" text, 0x hex, -N, N);
+ *                              when it is "event message" (QEMU's ftrace
+ *                              backend) with the event declared in --events
+ *                              and the message fitting its format, the
+ *                              event with the values the format matched;
+ *                              else event tracing_mark_write, argument buf
+ *   name: TEXT                 a kernel event; its arguments are the
+ *                              name=value words of TEXT, or, when it has
+ *                              none, "key value" pairs (kvm_exit: reason
+ *                              EXIT_IO rip 0x... info 0 0 gives reason,
+ *                              rip and info = "0 0")
+ *   name(k: v, k: v)           a system call event
+ *   func <-parent              the function tracer
+ *
+ * "CPU:N [LOST M EVENTS]" becomes a tj_dropped row.  The timestamp goes to
+ * `mono` (nanoseconds of the trace clock: CLOCK_MONOTONIC when trace_clock
+ * is mono), TASK to `identifier`, PID to `tid`, and to `pid` the pid of our
+ * marker lines, else TGID, else PID.  A line that fits none of these fails
+ * the import with "FILE:LINE: why", and nothing is imported.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traceql.h"
+#include "tracegen/te.h"
+
+#define FTRACE_MAX_ARGS 10      /* TQ_MAX_ARGS: more are left out */
+
+/* A piece of the input (not NUL-terminated), or of the scratch buffer. */
+struct fspan {
+        const char *p;
+        size_t n;
+};
+
+struct farg {
+        struct fspan name, value;
+        bool quoted;            /* the value was a "string" (already unescaped) */
+        bool null;              /* (null) */
+};
+
+struct fline {
+        struct fspan task, event, text;
+        int64_t tid, tgid, pid, seq, ns;
+        bool has_tgid, has_pid, has_seq, ours;
+        bool msg_whole;         /* MESSAGE is TEXT alone (it holds the name) */
+        const struct te_event *matched; /* a "<event> <message>" marker that fits
+                                         * EVENT's declared format: VALS */
+        struct tq_value vals[TE_MAX_ARGS];
+        struct farg args[FTRACE_MAX_ARGS];
+        unsigned nargs;
+};
+
+struct ftrace {
+        const struct te_catalog *cat;
+        const char *name;
+        uint64_t lineno;
+        char *scratch;                  /* unescaped strings of the current line */
+        size_t scratch_size, scratch_len;
+        struct ingest_entry e;
+};
+
+static int ftrace_error(const struct ftrace *f, struct tq_error *err, const char *what)
+{
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": %s", f->name, f->lineno, what);
+}
+
+static bool fis_digit(char c)
+{
+        return c >= '0' && c <= '9';
+}
+
+static bool fis_ident(char c)
+{
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || fis_digit(c) || c == '_';
+}
+
+static const char *fskip_spaces(const char *p, const char *end)
+{
+        while (p < end && (*p == ' ' || *p == '\t'))
+                p++;
+        return p;
+}
+
+static bool fspan_is(struct fspan s, const char *lit)
+{
+        return s.n == strlen(lit) && memcmp(s.p, lit, s.n) == 0;
+}
+
+/* Parse an unsigned decimal number of P[0..N); false when it is not one. */
+static bool fparse_u(const char *p, size_t n, int64_t *ret)
+{
+        uint64_t v = 0;
+        size_t i;
+
+        if (n == 0 || n > 20)
+                return false;
+        for (i = 0; i < n; i++) {
+                unsigned d = (unsigned) (p[i] - '0');
+
+                if (!fis_digit(p[i]) || v > (UINT64_MAX - d) / 10)
+                        return false;
+                v = v * 10 + d;
+        }
+        *ret = (int64_t) v;
+        return true;
+}
+
+/* Parse V as 0x hex, -decimal or decimal; false when it is none. */
+static bool fparse_int(struct fspan v, uint64_t *ret)
+{
+        int64_t x;
+        size_t i;
+
+        if (v.n > 2 && v.p[0] == '0' && (v.p[1] | 0x20) == 'x' && v.n <= 18) {
+                uint64_t h = 0;
+
+                for (i = 2; i < v.n; i++) {
+                        char c = (char) (v.p[i] | 0x20);
+
+                        if (fis_digit(v.p[i]))
+                                h = h << 4 | (uint64_t) (v.p[i] - '0');
+                        else if (c >= 'a' && c <= 'f')
+                                h = h << 4 | (uint64_t) (c - 'a' + 10);
+                        else
+                                return false;
+                }
+                *ret = h;
+                return true;
+        }
+        if (v.n > 1 && v.p[0] == '-') {
+                if (!fparse_u(v.p + 1, v.n - 1, &x) || (uint64_t) x > (uint64_t) INT64_MAX + 1)
+                        return false;
+                *ret = 0 - (uint64_t) x;
+                return true;
+        }
+        if (!fparse_u(v.p, v.n, &x))
+                return false;
+        *ret = (uint64_t) x;
+        return true;
+}
+
+/* The kind a value's text shows: 'i', 'u', 'p' (0x hex) or 's'. */
+static char fkind_of(struct fspan v)
+{
+        size_t i, start = 0;
+
+        if (v.n > 2 && v.p[0] == '0' && (v.p[1] == 'x' || v.p[1] == 'X') && v.n <= 18) {
+                for (i = 2; i < v.n; i++)
+                        if (!fis_digit(v.p[i]) && !((v.p[i] | 0x20) >= 'a' && (v.p[i] | 0x20) <= 'f'))
+                                return 's';
+                return 'p';
+        }
+        if (v.n > 1 && v.p[0] == '-')
+                start = 1;
+        if (v.n == start || v.n - start > 20)
+                return 's';
+        for (i = start; i < v.n; i++)
+                if (!fis_digit(v.p[i]))
+                        return 's';
+        return start ? 'i' : 'u';
+}
+
+/* ---- the line prefix ---- */
+
+/* TASK-PID [(TGID)] [CPU] [FLAGS] TS: -> L's task, tid, tgid, ns; *RET_BODY. */
+static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struct fline *l,
+                         const char **ret_body, struct tq_error *err)
+{
+        const char *cpu = NULL, *q, *left_end, *dash, *ts, *dot, *colon;
+        int64_t sec, frac;
+        size_t i, nfrac;
+
+        /* the CPU field: the first "[digits]" */
+        for (q = p; q < end; q++) {
+                if (*q != '[')
+                        continue;
+                for (i = 1; q + i < end && fis_digit(q[i]); i++)
+                        ;
+                if (i > 1 && q + i < end && q[i] == ']') {
+                        cpu = q;
+                        break;
+                }
+        }
+        if (!cpu)
+                return ftrace_error(f, err, "not a trace line (no [CPU] field)");
+        left_end = cpu;
+        while (left_end > p && left_end[-1] == ' ')
+                left_end--;
+        if (left_end > p && left_end[-1] == ')') {
+                const char *open = memrchr(p, '(', (size_t) (left_end - p));
+                const char *t;
+
+                if (!open)
+                        return ftrace_error(f, err, "not a trace line (unbalanced TGID field)");
+                t = fskip_spaces(open + 1, left_end - 1);
+                l->has_tgid = fparse_u(t, (size_t) (left_end - 1 - t), &l->tgid);
+                left_end = open;
+                while (left_end > p && left_end[-1] == ' ')
+                        left_end--;
+        }
+        p = fskip_spaces(p, left_end);
+        dash = left_end > p ? memrchr(p, '-', (size_t) (left_end - p)) : NULL;
+        if (!dash || !fparse_u(dash + 1, (size_t) (left_end - dash - 1), &l->tid))
+                return ftrace_error(f, err, "not a trace line (no TASK-PID)");
+        l->task = (struct fspan) { p, (size_t) (dash - p) };
+
+        /* after "[CPU]": maybe FLAGS, then "SECONDS.FRACTION:" */
+        q = fskip_spaces(memchr(cpu, ']', (size_t) (end - cpu)) + 1, end);
+        for (i = 0;; i++) {
+                ts = q;
+                while (q < end && *q != ' ')
+                        q++;
+                if (q > ts && q[-1] == ':')
+                        break;
+                if (i == 1 || q == end)
+                        return ftrace_error(f, err, "not a trace line (no timestamp)");
+                q = fskip_spaces(q, end);
+        }
+        colon = q - 1;
+        dot = memchr(ts, '.', (size_t) (colon - ts));
+        nfrac = dot ? (size_t) (colon - dot - 1) : 0;
+        if (!dot || !fparse_u(ts, (size_t) (dot - ts), &sec) || nfrac > 9 ||
+            !fparse_u(dot + 1, nfrac, &frac) || sec > INT64_MAX / 1000000000 - 1)
+                return ftrace_error(f, err, "not a trace line (bad timestamp)");
+        for (i = nfrac; i < 9; i++)
+                frac *= 10;
+        l->ns = sec * 1000000000 + frac;
+        *ret_body = fskip_spaces(q, end);
+        return 0;
+}
+
+/* ---- arguments ---- */
+
+/* Unescape the quoted string at *PP (after its '"') into the scratch buffer. */
+static int fparse_string(struct ftrace *f, const char **pp, const char *end, struct fspan *ret,
+                         struct tq_error *err)
+{
+        const char *p = *pp;
+        char *out = f->scratch + f->scratch_len;
+        size_t n = 0;
+
+        while (p < end && *p != '"') {
+                char c = *p++;
+
+                if (c == '\\') {
+                        if (p == end)
+                                break;
+                        c = *p++;
+                        switch (c) {
+                        case 'n': c = '\n'; break;
+                        case 't': c = '\t'; break;
+                        case 'r': c = '\r'; break;
+                        case '"': case '\\': break;
+                        case 'x': {
+                                unsigned v = 0, k;
+
+                                for (k = 0; k < 2; k++, p++) {
+                                        char h = p < end ? (char) (*p | 0x20) : 0;
+
+                                        if (fis_digit(h))
+                                                v = v * 16 + (unsigned) (h - '0');
+                                        else if (h >= 'a' && h <= 'f')
+                                                v = v * 16 + (unsigned) (h - 'a' + 10);
+                                        else
+                                                return ftrace_error(f, err, "bad \\x escape in a string");
+                                }
+                                c = (char) v;
+                                break;
+                        }
+                        default:
+                                return ftrace_error(f, err, "bad escape in a string");
+                        }
+                }
+                out[n++] = c;
+        }
+        if (p == end)
+                return ftrace_error(f, err, "unterminated string");
+        *pp = p + 1;
+        *ret = (struct fspan) { out, n };
+        f->scratch_len += n;
+        return 0;
+}
+
+static struct farg *fadd_arg(struct fline *l, const char *name, size_t n)
+{
+        struct farg *a;
+
+        if (l->nargs >= FTRACE_MAX_ARGS)
+                return NULL;
+        a = &l->args[l->nargs++];
+        memset(a, 0, sizeof(*a));
+        a->name = (struct fspan) { name, n };
+        return a;
+}
+
+/* Our marker arguments: " name=value" ..., strings quoted. */
+static int fparse_ours(struct ftrace *f, const char *p, const char *end, struct fline *l,
+                       struct tq_error *err)
+{
+        while ((p = fskip_spaces(p, end)) < end) {
+                const char *name = p, *v;
+                struct farg *a;
+                struct fspan val;
+                int r;
+
+                while (p < end && fis_ident(*p))
+                        p++;
+                if (p == name || p == end || *p != '=')
+                        return ftrace_error(f, err, "bad argument in a tracejournal marker line");
+                a = fadd_arg(l, name, (size_t) (p - name));
+                v = ++p;
+                if (p < end && *p == '"') {
+                        p++;
+                        r = fparse_string(f, &p, end, &val, err);
+                        if (r < 0)
+                                return r;
+                        if (p < end && *p != ' ')
+                                return ftrace_error(f, err, "bad argument in a tracejournal "
+                                                    "marker line");
+                } else {
+                        while (p < end && *p != ' ')
+                                p++;
+                        val = (struct fspan) { v, (size_t) (p - v) };
+                }
+                if (a) {
+                        a->value = val;
+                        a->quoted = v < end && *v == '"';
+                        a->null = !a->quoted && fspan_is(val, "(null)");
+                }
+        }
+        return 0;
+}
+
+/* Kernel event text: its name=value words, else "key value..." pairs. */
+static void fparse_kernel(const char *p, const char *end, struct fline *l)
+{
+        const char *eq = memchr(p, '=', (size_t) (end - p));
+
+        while ((p = fskip_spaces(p, end)) < end) {
+                const char *w = p, *k;
+                size_t wn;
+
+                while (p < end && *p != ' ' && *p != '\t')
+                        p++;
+                wn = (size_t) (p - w);
+                if (w[wn - 1] == ',')
+                        wn--;
+                if (eq) {
+                        const char *e = memchr(w, '=', wn);
+                        struct farg *a;
+
+                        if (!e || e == w)
+                                continue;
+                        for (k = w; k < e && fis_ident(*k); k++)
+                                ;
+                        if (k != e || fis_digit(*w) || !(a = fadd_arg(l, w, (size_t) (e - w))))
+                                continue;
+                        a->value = (struct fspan) { e + 1, (size_t) (w + wn - e - 1) };
+                        continue;
+                }
+                /* "key value [more values]": a key starts with a letter or '_' */
+                for (k = w; k < w + wn && fis_ident(*k); k++)
+                        ;
+                if (k == w + wn && wn && !fis_digit(*w) && fkind_of((struct fspan) { w, wn }) == 's') {
+                        const char *v0 = fskip_spaces(p, end), *ve = v0, *q = v0;
+                        struct farg *a;
+
+                        if (v0 == end)
+                                break;
+                        /* the value: one word, then the numbers after it */
+                        while (q < end && *q != ' ')
+                                q++;
+                        ve = q;
+                        for (;;) {
+                                const char *n0 = fskip_spaces(q, end), *n1 = n0;
+
+                                while (n1 < end && *n1 != ' ')
+                                        n1++;
+                                if (n0 == end || fkind_of((struct fspan) { n0, (size_t) (n1 - n0) }) == 's')
+                                        break;
+                                ve = q = n1;
+                        }
+                        if (ve > v0 && ve[-1] == ',')
+                                ve--;
+                        a = fadd_arg(l, w, wn);
+                        if (a)
+                                a->value = (struct fspan) { v0, (size_t) (ve - v0) };
+                        p = q;
+                }
+        }
+}
+
+/* System call text: "k: v, k: v)". */
+static void fparse_syscall(const char *p, const char *end, struct fline *l)
+{
+        while (p < end) {
+                const char *k = fskip_spaces(p, end), *c = k, *v, *ve;
+                struct farg *a;
+
+                while (c < end && fis_ident(*c))
+                        c++;
+                if (c == k || c + 1 >= end || *c != ':')
+                        return;
+                v = fskip_spaces(c + 1, end);
+                ve = v;
+                while (ve < end && *ve != ',' && *ve != ')')
+                        ve++;
+                a = fadd_arg(l, k, (size_t) (c - k));
+                if (a)
+                        a->value = (struct fspan) { v, (size_t) (ve - v) };
+                p = ve + 1;
+        }
+}
+
+/* A marker "<event> <message>" (QEMU's ftrace backend writes these) whose
+ * event is declared in --events and whose message fits its format; else
+ * event tracing_mark_write with argument buf. */
+static int fparse_declared(struct ftrace *f, const char *name, const char *p, const char *end,
+                           struct fline *l)
+{
+        const struct te_event *ev = p > name ? te_catalog_find(f->cat, name, (size_t) (p - name))
+                                             : NULL;
+
+        if (ev && (p == end || *p == ' ') &&
+            te_catalog_match(ev, p == end ? p : p + 1, p == end ? 0 : (size_t) (end - p - 1),
+                             l->vals)) {
+                l->matched = ev;
+                l->event = (struct fspan) { name, (size_t) (p - name) };
+                return 0;
+        }
+        fadd_arg(l, "buf", 3)->value = l->text;
+        return 0;
+}
+
+/* BODY of a line: which event, and its arguments. */
+static int fparse_body(struct ftrace *f, const char *p, const char *end, struct fline *l,
+                       struct tq_error *err)
+{
+        const char *name = p, *q;
+
+        while (end > p && (end[-1] == ' ' || end[-1] == '\r'))
+                end--;
+        while (p < end && fis_ident(*p))
+                p++;
+        if (p == name)
+                return ftrace_error(f, err, "not a trace line (no event name)");
+        l->event = (struct fspan) { name, (size_t) (p - name) };
+        if (p < end && *p == '(') {
+                l->text = (struct fspan) { name, (size_t) (end - name) };
+                l->msg_whole = true;
+                fparse_syscall(p + 1, end, l);
+                return 0;
+        }
+        if (p + 3 <= end && memcmp(p, " <-", 3) == 0) {
+                struct farg *a = fadd_arg(l, "ip", 2);
+
+                a->value = l->event;
+                a = fadd_arg(l, "parent", 6);
+                a->value = (struct fspan) { p + 3, (size_t) (end - p - 3) };
+                l->text = (struct fspan) { name, (size_t) (end - name) };
+                l->event = (struct fspan) { "function", 8 };
+                return 0;
+        }
+        if (p == end || *p != ':')
+                return ftrace_error(f, err, "not a trace line (no event name)");
+        p = fskip_spaces(p + 1, end);
+        l->text = (struct fspan) { p, (size_t) (end - p) };
+        if (!fspan_is(l->event, "tracing_mark_write")) {
+                fparse_kernel(p, end, l);
+                return 0;
+        }
+        /* a marker: ours is "event[pid.seq]: args" */
+        name = p;
+        while (p < end && fis_ident(*p))
+                p++;
+        q = p;
+        if (q > name && q < end && *q == '[') {
+                const char *n0 = ++q;
+
+                while (q < end && fis_digit(*q))
+                        q++;
+                l->has_pid = fparse_u(n0, (size_t) (q - n0), &l->pid);
+                if (q < end && *q == '.') {
+                        n0 = ++q;
+                        while (q < end && fis_digit(*q))
+                                q++;
+                        l->has_seq = fparse_u(n0, (size_t) (q - n0), &l->seq);
+                }
+                /* "]:" then a space or the end */
+                if (l->has_pid && end - q >= 2 && q[0] == ']' && q[1] == ':' &&
+                    (end - q == 2 || q[2] == ' ')) {
+                        l->ours = true;
+                        l->event = (struct fspan) { name, (size_t) (p - name) };
+                        q = fskip_spaces(q + 2, end);
+                        l->text = (struct fspan) { q, (size_t) (end - q) };
+                        return fparse_ours(f, q, end, l, err);
+                }
+                l->has_pid = l->has_seq = false;
+        }
+        return fparse_declared(f, name, p, end, l);
+}
+
+/* ---- rows ---- */
+
+static int fadd_field(struct ftrace *f, const char *name, struct fspan v)
+{
+        return te_catalog_field(&f->e, name, v.p, v.n);
+}
+
+/* Declared event: values in declaration order, kinds from the catalog. */
+static int fentry_declared(struct ftrace *f, const struct te_event *ev, const struct fline *l)
+{
+        struct tq_value v[TE_MAX_ARGS];
+        unsigned i, j;
+
+        for (i = 0; i < ev->nargs; i++) {
+                const struct te_arg *ta = &ev->args[i];
+                char kind = te_catalog_kind(ta);
+
+                memset(&v[i], 0, sizeof(v[i]));
+                v[i].absent = true;
+                for (j = 0; j < l->nargs; j++) {
+                        const struct farg *a = &l->args[j];
+                        if (!fspan_is(a->name, ta->name) || a->null)
+                                continue;
+                        if (kind == 's' || a->quoted || !fparse_int(a->value, &v[i].u)) {
+                                v[i].str = a->value.p;  /* kept as text */
+                                v[i].len = a->value.n;
+                        }
+                        v[i].absent = false;
+                        break;
+                }
+        }
+        return te_catalog_entry(&f->e, ev, v);
+}
+
+/* Undeclared event: kinds from the values. */
+static int fentry_inferred(struct ftrace *f, const struct fline *l)
+{
+        char sig[FTRACE_MAX_ARGS * 72], field[80];
+        size_t k = 0;
+        unsigned i;
+        int r;
+
+        r = fadd_field(f, "TRACE_EVENT", l->event);
+        for (i = 0; r == 0 && i < l->nargs; i++) {
+                const struct farg *a = &l->args[i];
+                char kind = a->quoted || a->null ? 's' : fkind_of(a->value);
+                size_t n;
+
+                if (a->name.n > 64)
+                        continue;
+                k += (size_t) snprintf(sig + k, sizeof(sig) - k, "%s%.*s:%c", k ? " " : "",
+                                       (int) a->name.n, a->name.p, kind);
+                snprintf(field, sizeof(field), "TRACE_ARG_%.*s", (int) a->name.n, a->name.p);
+                for (n = 10; field[n]; n++)
+                        if (field[n] >= 'a' && field[n] <= 'z')
+                                field[n] = (char) (field[n] - 32);
+                if (!a->null)
+                        r = fadd_field(f, field, a->value);
+        }
+        if (r == 0)
+                r = te_catalog_field(&f->e, "TRACE_ARGS", sig, k);
+        if (r == 0) {
+                size_t n = l->event.n + 1 + l->text.n;
+                char *msg = malloc(n);
+
+                if (!msg)
+                        return -ENOMEM;
+                memcpy(msg, l->event.p, l->event.n);
+                msg[l->event.n] = ' ';
+                memcpy(msg + l->event.n + 1, l->text.p, l->text.n);
+                if (l->msg_whole)
+                        r = fadd_field(f, "MESSAGE", l->text);
+                else
+                        r = te_catalog_field(&f->e, "MESSAGE", msg, l->text.n ? n : l->event.n);
+                free(msg);
+        }
+        return r;
+}
+
+static int fstore(struct ftrace *f, struct ingest *ing, const struct fline *l,
+                  struct tq_error *err)
+{
+        const struct te_event *ev = NULL;
+        int r;
+
+        ingest_entry_reset(&f->e);
+        if (l->ours)
+                ev = te_catalog_find(f->cat, l->event.p, l->event.n);
+        if (l->matched)
+                r = te_catalog_entry(&f->e, l->matched, l->vals);
+        else
+                r = ev ? fentry_declared(f, ev, l) : fentry_inferred(f, l);
+        if (r == 0)
+                r = te_catalog_field_int(&f->e, "TID", l->tid);
+        if (r == 0)
+                r = te_catalog_field_int(&f->e, "_PID", l->has_pid ? l->pid :
+                                         l->has_tgid ? l->tgid : l->tid);
+        if (r == 0 && l->has_seq)
+                r = te_catalog_field_int(&f->e, "TRACE_SEQ", l->seq);
+        if (r == 0)
+                r = te_catalog_field_int(&f->e, "TRACE_MONO_NS", l->ns);
+        if (r == 0)
+                r = fadd_field(f, "SYSLOG_IDENTIFIER", l->task);
+        if (r == 0 && l->ours && fspan_is(l->event, "tj_dropped"))
+                for (unsigned i = 0; r == 0 && i < l->nargs; i++)
+                        if (fspan_is(l->args[i].name, "dropped"))
+                                r = fadd_field(f, "TRACE_DROPPED", l->args[i].value);
+        if (r < 0)
+                return tq_error_set(err, r, "out of memory");
+        r = ingest_entry(ing, &f->e, err);
+        return r < 0 ? r : 0;
+}
+
+/* "CPU:N [LOST M EVENTS]": a tj_dropped row. */
+static int flost(struct ftrace *f, struct ingest *ing, const char *p, const char *end,
+                 bool store, struct tq_error *err)
+{
+        const char *q = memchr(p, '[', (size_t) (end - p)), *n0;
+        int64_t m;
+        int r;
+
+        if (!q || end - q < 7 || memcmp(q, "[LOST ", 6) != 0)
+                return ftrace_error(f, err, "not a trace line (bad CPU line)");
+        n0 = q + 6;
+        for (q = n0; q < end && fis_digit(*q); q++)
+                ;
+        if (!fparse_u(n0, (size_t) (q - n0), &m))
+                return ftrace_error(f, err, "not a trace line (bad CPU line)");
+        if (!store)
+                return 0;
+        ingest_entry_reset(&f->e);
+        r = te_catalog_field(&f->e, "TRACE_EVENT", "tj_dropped", 10);
+        if (r == 0)
+                r = te_catalog_field_int(&f->e, "TRACE_DROPPED", m);
+        if (r == 0)
+                r = te_catalog_field(&f->e, "MESSAGE", p, (size_t) (end - p));
+        if (r < 0)
+                return tq_error_set(err, r, "out of memory");
+        r = ingest_entry(ing, &f->e, err);
+        return r < 0 ? r : 0;
+}
+
+static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char *end,
+                 bool store, struct tq_error *err)
+{
+        struct fline l;
+        const char *body = end;
+        int r;
+
+        p = fskip_spaces(p, end);
+        if (p == end || *p == '#')
+                return 0;
+        if (memchr(p, '\0', (size_t) (end - p)))
+                return ftrace_error(f, err, "NUL byte in a line");
+        if (end - p > 4 && memcmp(p, "CPU:", 4) == 0)
+                return flost(f, ing, p, end, store, err);
+        if ((size_t) (end - p) > f->scratch_size) {
+                char *s = realloc(f->scratch, (size_t) (end - p));
+
+                if (!s)
+                        return tq_error_set(err, -ENOMEM, "out of memory");
+                f->scratch = s;
+                f->scratch_size = (size_t) (end - p);
+        }
+        f->scratch_len = 0;
+        memset(&l, 0, sizeof(l));
+        r = fparse_prefix(f, p, end, &l, &body, err);
+        if (r == 0)
+                r = fparse_body(f, body, end, &l, err);
+        if (r == 0 && store)
+                r = fstore(f, ing, &l, err);
+        return r;
+}
+
+int import_ftrace_parse(struct ingest *ing, const void *cat, const char *name,
+                        const uint8_t *data, size_t size, int64_t skip, struct tq_error *err)
+{
+        struct ftrace f = { .cat = cat, .name = name };
+        const char *p = (const char *) data, *end = p + size;
+        int r = 0;
+
+        while (r == 0 && p < end) {
+                const char *nl = memchr(p, '\n', (size_t) (end - p));
+                const char *le = nl ? nl : end;
+
+                f.lineno++;
+                r = fline(&f, ing, p, le, (int64_t) (p - (const char *) data) >= skip, err);
+                p = nl ? nl + 1 : end;
+        }
+        free(f.scratch);
+        ingest_entry_free(&f.e);
+        return r;
+}
+
+int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
+                  uint64_t *ret_added, struct tq_error *err)
+{
+        return import_file(db, "ftrace", path, import_ftrace_parse, cat, ret_added, err);
+}

@@ -1,0 +1,502 @@
+/*
+ * import_xentrace.c - Xen hypervisor trace records, as xentrace(8) writes
+ * them, named and formatted through a xentrace `formats` file.
+ *
+ * The file is a sequence of struct t_rec (xen/include/public/trace.h), in
+ * host byte order, 32-bit words:
+ *
+ *     u32 header     event id in bits 0-27, the count N of data words in
+ *                    bits 28-30, bit 31 set when a TSC follows
+ *     [u32 tsc_lo, u32 tsc_hi]
+ *     u32 data[N]
+ *
+ * xentrace copies one per-CPU buffer window at a time, each preceded by a
+ * TRC_TRACE_CPU_CHANGE record (0x0001f003, two data words: the CPU and the
+ * byte count of the window that follows); records carry their CPU only
+ * through it.  TRC_LOST_RECORDS (0x0001f001, lost count in data[0]) becomes
+ * a tj_dropped row.
+ *
+ * A formats file (tools/xentrace/formats) has one line per event id:
+ * "0x00021011  CPU%(cpu)d  %(tsc)d (+%(reltsc)8d)  running_to_runnable
+ * [ dom:vcpu = 0x%(1)08x ]", a Python %-format over cpu, tsc, reltsc (TSC
+ * since the previous record of that CPU), event and 1..7 (the data words),
+ * as xentrace_format renders it.  The row's MESSAGE is that text, its event
+ * name the first word of the format that is not a conversion or the CPU/TSC
+ * prefix ("running_to_runnable"); an id without a line is "xen_<id in hex>".
+ * Arguments: cpu, tsc (absent when the record has none) and d1..dN.  `seq`
+ * counts the records in file order (time order within one CPU); `mono` is
+ * left empty, the TSC not being nanoseconds.
+ *
+ * Errors are "FILE:OFFSET: why" for the trace and "FILE:LINE: why" for the
+ * formats file; nothing is imported.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traceql.h"
+
+#define XEN_CPU_CHANGE          0x0001f003u
+#define XEN_LOST_RECORDS        0x0001f001u
+#define XEN_MAX_CPUS            65536
+#define XEN_FORMAT_MAX          1024
+
+struct xen_format {
+        uint32_t id;
+        char *fmt;
+        char name[64];
+};
+
+struct xen_formats {
+        struct xen_format *v;
+        size_t n;
+};
+
+/* ---- the formats file ---- */
+
+static bool xen_is_word_char(char c)
+{
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_';
+}
+
+/* The key of a "%(key)" at P (after "%("): index into the values, -1 if bad. */
+static int xen_key(const char *p, size_t n)
+{
+        static const char *const keys[] = { "cpu", "tsc", "reltsc", "event" };
+        size_t i;
+
+        for (i = 0; i < 4; i++)
+                if (strlen(keys[i]) == n && memcmp(p, keys[i], n) == 0)
+                        return (int) i;
+        if (n == 1 && p[0] >= '1' && p[0] <= '7')
+                return 4 + (p[0] - '1');
+        return -1;
+}
+
+/* Walk FMT's conversions; false with *RET_BAD when one is not understood. */
+static bool xen_check_format(const char *fmt, const char **ret_bad)
+{
+        const char *p;
+
+        for (p = fmt; (p = strchr(p, '%')); ) {
+                const char *k, *close;
+
+                if (p[1] == '%') {
+                        p += 2;
+                        continue;
+                }
+                *ret_bad = p;
+                if (p[1] != '(')
+                        return false;
+                k = p + 2;
+                close = strchr(k, ')');
+                if (!close || xen_key(k, (size_t) (close - k)) < 0)
+                        return false;
+                p = close + 1;
+                while (*p && strchr("-+ #0123456789.", *p))
+                        p++;
+                if (!*p || !strchr("diouxXeEfFgGcrs", *p))
+                        return false;
+                p++;
+        }
+        return true;
+}
+
+/* The event name: the first word with no conversion that is not "CPU..". */
+static void xen_format_name(struct xen_format *f)
+{
+        const char *p = f->fmt;
+
+        f->name[0] = '\0';
+        while (*p) {
+                const char *w;
+                size_t n;
+                bool plain = true;
+
+                while (*p == ' ' || *p == '\t')
+                        p++;
+                w = p;
+                while (*p && *p != ' ' && *p != '\t') {
+                        if (!xen_is_word_char(*p))
+                                plain = false;
+                        p++;
+                }
+                n = (size_t) (p - w);
+                if (n && plain && !(n >= 3 && memcmp(w, "CPU", 3) == 0) &&
+                    !(w[0] >= '0' && w[0] <= '9') && n < sizeof(f->name)) {
+                        memcpy(f->name, w, n);
+                        f->name[n] = '\0';
+                        return;
+                }
+        }
+        snprintf(f->name, sizeof(f->name), "xen_%08" PRIx32, f->id);
+}
+
+static void xen_formats_free(struct xen_formats *fs)
+{
+        size_t i;
+
+        for (i = 0; i < fs->n; i++)
+                free(fs->v[i].fmt);
+        free(fs->v);
+        fs->v = NULL;
+        fs->n = 0;
+}
+
+/* One line: "ID  FORMAT"; blank and '#' lines are skipped. */
+static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned lineno,
+                            char *line, struct tq_error *err)
+{
+        struct xen_format *f, *v;
+        const char *bad = NULL;
+        char *end, *fmt;
+        unsigned long long id;
+        size_t n = strcspn(line, "\r\n");
+
+        line[n] = '\0';
+        if (line[0] == '#' || line[strspn(line, " \t")] == '\0')
+                return 0;
+        errno = 0;
+        id = strtoull(line, &end, 0);
+        if (errno || end == line || (*end != ' ' && *end != '\t') || id > 0x0fffffff)
+                return tq_error_set(err, -EBADMSG, "%s:%u: bad event id", path, lineno);
+        fmt = end + strspn(end, " \t");
+        if (!*fmt || strlen(fmt) > XEN_FORMAT_MAX)
+                return tq_error_set(err, -EBADMSG, "%s:%u: no format", path, lineno);
+        if (!xen_check_format(fmt, &bad))
+                return tq_error_set(err, -EBADMSG, "%s:%u: bad conversion '%.12s' (keys: cpu, "
+                                    "tsc, reltsc, event, 1 to 7)", path, lineno, bad);
+        v = realloc(fs->v, (fs->n + 1) * sizeof(*v));
+        if (!v)
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        fs->v = v;
+        f = &fs->v[fs->n];
+        f->id = (uint32_t) id;
+        f->fmt = strdup(fmt);
+        if (!f->fmt)
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        fs->n++;
+        xen_format_name(f);
+        return 0;
+}
+
+static int xen_formats_load(struct xen_formats *fs, const char *path, FILE *in,
+                            struct tq_error *err)
+{
+        char *line = NULL;
+        size_t size = 0;
+        unsigned lineno = 0;
+        int r = 0;
+
+        while (r == 0 && getline(&line, &size, in) >= 0)
+                r = xen_formats_line(fs, path, ++lineno, line, err);
+        free(line);
+        return r;
+}
+
+/* The last line for ID wins, as in xentrace_format's dictionary. */
+static const struct xen_format *xen_formats_find(const struct xen_formats *fs, uint32_t id)
+{
+        size_t i;
+
+        for (i = fs->n; i > 0; i--)
+                if (fs->v[i - 1].id == id)
+                        return &fs->v[i - 1];
+        return NULL;
+}
+
+/* Render F with VALS (cpu, tsc, reltsc, event, d1..d7), Python's way. */
+static char *xen_render(const struct xen_format *f, const uint64_t *vals)
+{
+        sqlite3_str *s = sqlite3_str_new(NULL);
+        const char *p = f->fmt;
+
+        while (*p) {
+                const char *k, *close;
+                char spec[32];
+                size_t n = 0;
+                uint64_t v;
+                char out[128];
+
+                if (*p != '%') {
+                        sqlite3_str_appendchar(s, 1, *p++);
+                        continue;
+                }
+                if (p[1] == '%') {
+                        sqlite3_str_appendchar(s, 1, '%');
+                        p += 2;
+                        continue;
+                }
+                k = p + 2;
+                close = strchr(k, ')');         /* checked at load */
+                v = vals[xen_key(k, (size_t) (close - k))];
+                p = close + 1;
+                spec[n++] = '%';
+                while (*p && strchr("-+ #0123456789.", *p) && n < 20)
+                        spec[n++] = *p++;
+                switch (*p) {
+                case 'd': case 'i': case 'u': case 's': case 'r':
+                        memcpy(spec + n, "lld", 4);
+                        snprintf(out, sizeof(out), spec, (long long) v);
+                        break;
+                case 'x': case 'X': case 'o':
+                        spec[n++] = 'l';
+                        spec[n++] = 'l';
+                        spec[n++] = *p;
+                        spec[n] = '\0';
+                        snprintf(out, sizeof(out), spec, (unsigned long long) v);
+                        break;
+                case 'c':
+                        memcpy(spec + n, "c", 2);
+                        snprintf(out, sizeof(out), spec, (int) (unsigned char) v);
+                        break;
+                default:        /* e E f F g G */
+                        spec[n++] = *p;
+                        spec[n] = '\0';
+                        snprintf(out, sizeof(out), spec, (double) v);
+                        break;
+                }
+                sqlite3_str_appendall(s, out);
+                p++;
+        }
+        return sqlite3_str_finish(s);
+}
+
+/* ---- the trace ---- */
+
+struct xen {
+        const struct xen_formats *fs;
+        const char *name;
+        const uint8_t *data;
+        size_t size;
+        int64_t cpu;                    /* -1 before the first CPU change */
+        size_t window_end;
+        uint64_t *last_tsc;             /* by CPU */
+        size_t nlast;
+        int64_t seq;
+        struct ingest_entry e;
+};
+
+static uint32_t xen_u32(const uint8_t *p)
+{
+        uint32_t x;
+
+        memcpy(&x, p, sizeof(x));
+        return x;
+}
+
+static int xen_error(const struct xen *x, size_t off, struct tq_error *err, const char *what)
+{
+        return tq_error_set(err, -EBADMSG, "%s:%zu: %s", x->name, off, what);
+}
+
+static int xen_cpu_change(struct xen *x, size_t off, size_t next, const uint32_t *d, unsigned n,
+                          struct tq_error *err)
+{
+        if (n != 2)
+                return xen_error(x, off, err, "CPU change record without its 2 data words");
+        if (d[0] >= XEN_MAX_CPUS)
+                return xen_error(x, off, err, "CPU change to an impossible CPU number");
+        if (d[1] > x->size - next)
+                return xen_error(x, off, err, "CPU window runs past the end of the file");
+        if ((size_t) d[0] >= x->nlast) {
+                size_t nlast = (size_t) d[0] + 1;
+                uint64_t *p = realloc(x->last_tsc, nlast * sizeof(*p));
+
+                if (!p)
+                        return tq_error_set(err, -ENOMEM, "out of memory");
+                memset(p + x->nlast, 0, (nlast - x->nlast) * sizeof(*p));
+                x->last_tsc = p;
+                x->nlast = nlast;
+        }
+        x->cpu = d[0];
+        x->window_end = next + d[1];
+        return 0;
+}
+
+/* Fill the entry for one record and store it. */
+static int xen_store(struct xen *x, struct ingest *ing, uint32_t id, bool has_tsc, uint64_t tsc,
+                     uint64_t reltsc, const uint32_t *d, unsigned n, struct tq_error *err)
+{
+        const struct xen_format *f = xen_formats_find(x->fs, id);
+        uint64_t vals[11] = { (uint64_t) x->cpu, has_tsc ? tsc : 0, reltsc, id };
+        char sig[128] = "cpu:u tsc:u", field[32], name[64], *msg;
+        unsigned i;
+        int r;
+
+        for (i = 0; i < n; i++)
+                vals[4 + i] = d[i];
+        ingest_entry_reset(&x->e);
+        if (id == XEN_LOST_RECORDS) {
+                snprintf(name, sizeof(name), "tj_dropped");
+                r = te_catalog_field_int(&x->e, "TRACE_DROPPED", n ? d[0] : 0);
+        } else {
+                if (f)
+                        snprintf(name, sizeof(name), "%s", f->name);
+                else
+                        snprintf(name, sizeof(name), "xen_%08" PRIx32, id);
+                r = te_catalog_field_int(&x->e, "TRACE_ARG_CPU", x->cpu);
+                if (r == 0 && has_tsc)
+                        r = te_catalog_field_int(&x->e, "TRACE_ARG_TSC", (int64_t) tsc);
+                for (i = 0; r == 0 && i < n; i++) {
+                        snprintf(field, sizeof(field), "TRACE_ARG_D%u", i + 1);
+                        snprintf(sig + strlen(sig), sizeof(sig) - strlen(sig), " d%u:u", i + 1);
+                        r = te_catalog_field_int(&x->e, field, d[i]);
+                }
+                if (r == 0)
+                        r = te_catalog_field(&x->e, "TRACE_ARGS", sig, strlen(sig));
+        }
+        if (r == 0)
+                r = te_catalog_field(&x->e, "TRACE_EVENT", name, strlen(name));
+        if (r == 0)
+                r = te_catalog_field_int(&x->e, "TRACE_SEQ", x->seq);
+        if (r < 0)
+                return tq_error_set(err, r, "out of memory");
+        if (f)
+                msg = xen_render(f, vals);
+        else {
+                sqlite3_str *s = sqlite3_str_new(NULL);
+
+                sqlite3_str_appendf(s, "%s cpu %lld", name, (long long) x->cpu);
+                if (has_tsc)
+                        sqlite3_str_appendf(s, " tsc %llu", (unsigned long long) tsc);
+                for (i = 0; i < n; i++)
+                        sqlite3_str_appendf(s, " 0x%08x", d[i]);
+                msg = sqlite3_str_finish(s);
+        }
+        if (!msg)
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        r = te_catalog_field(&x->e, "MESSAGE", msg, strlen(msg));
+        sqlite3_free(msg);
+        if (r < 0)
+                return tq_error_set(err, r, "out of memory");
+        r = ingest_entry(ing, &x->e, err);
+        return r < 0 ? r : 0;
+}
+
+/* One record at OFF; *RET_NEXT past it. */
+static int xen_record(struct xen *x, struct ingest *ing, size_t off, bool store,
+                      size_t *ret_next, struct tq_error *err)
+{
+        uint32_t h, id, d[7];
+        unsigned n, i;
+        bool has_tsc;
+        uint64_t tsc = 0, reltsc = 0;
+        size_t len, p;
+
+        h = xen_u32(x->data + off);
+        id = h & 0x0fffffff;
+        n = (h >> 28) & 7;
+        has_tsc = h >> 31;
+        len = 4 + (has_tsc ? 8 : 0) + 4 * (size_t) n;
+        if (x->size - off < len)
+                return xen_error(x, off, err, "truncated record");
+        p = off + 4;
+        if (has_tsc) {
+                tsc = (uint64_t) xen_u32(x->data + p) | (uint64_t) xen_u32(x->data + p + 4) << 32;
+                p += 8;
+        }
+        for (i = 0; i < n; i++, p += 4)
+                d[i] = xen_u32(x->data + p);
+        *ret_next = off + len;
+        if (id == XEN_CPU_CHANGE)
+                return xen_cpu_change(x, off, off + len, d, n, err);
+        if (x->cpu < 0)
+                return xen_error(x, off, err, "record before the first CPU change record");
+        if (off + len > x->window_end)
+                return xen_error(x, off, err, "record crosses the end of its CPU window");
+        if (has_tsc) {
+                uint64_t *last = &x->last_tsc[x->cpu];
+
+                reltsc = *last ? tsc - *last : 0;
+                *last = tsc;
+        }
+        x->seq++;
+        if (!store)
+                return 0;
+        return xen_store(x, ing, id, has_tsc, tsc, reltsc, d, n, err);
+}
+
+static int xen_parse(struct ingest *ing, const struct xen_formats *fs, const char *name,
+                     const uint8_t *data, size_t size, int64_t skip, struct tq_error *err)
+{
+        struct xen x = { .fs = fs, .name = name, .data = data, .size = size, .cpu = -1 };
+        size_t off = 0;
+        int r = 0;
+
+        while (r == 0 && off < size) {
+                if (size - off < 4) {
+                        r = xen_error(&x, off, err, "truncated record");
+                        break;
+                }
+                r = xen_record(&x, ing, off, (int64_t) off >= skip, &off, err);
+        }
+        free(x.last_tsc);
+        ingest_entry_free(&x.e);
+        return r;
+}
+
+/* The context import_file hands to the parser. */
+struct xen_ctx {
+        struct xen_formats fs;
+};
+
+int import_xentrace_parse(struct ingest *ing, const void *ctx, const char *name,
+                          const uint8_t *data, size_t size, int64_t skip, struct tq_error *err)
+{
+        static const struct xen_formats none;
+        const struct xen_ctx *c = ctx;
+
+        return xen_parse(ing, c ? &c->fs : &none, name, data, size, skip, err);
+}
+
+int import_xentrace_formats(struct xen_ctx **ret_ctx, const char *path, FILE *f,
+                            struct tq_error *err)
+{
+        struct xen_ctx *c = calloc(1, sizeof(*c));
+        FILE *own = NULL;
+        int r;
+
+        if (!c)
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        if (path && !f) {
+                f = own = fopen(path, "re");
+                if (!f) {
+                        r = tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
+                        free(c);
+                        return r;
+                }
+        }
+        r = f ? xen_formats_load(&c->fs, path, f, err) : 0;
+        if (own)
+                fclose(own);
+        if (r < 0) {
+                import_xentrace_free(c);
+                return r;
+        }
+        *ret_ctx = c;
+        return 0;
+}
+
+void import_xentrace_free(struct xen_ctx *c)
+{
+        if (!c)
+                return;
+        xen_formats_free(&c->fs);
+        free(c);
+}
+
+int import_xentrace(sqlite3 *db, const char *path, const char *formats, uint64_t *ret_added,
+                    struct tq_error *err)
+{
+        struct xen_ctx *c = NULL;
+        int r;
+
+        r = import_xentrace_formats(&c, formats, NULL, err);
+        if (r == 0)
+                r = import_file(db, "xentrace", path, import_xentrace_parse, c, ret_added, err);
+        import_xentrace_free(c);
+        return r;
+}

@@ -1,0 +1,54 @@
+/*
+ * fuzz_ftrace.c - libFuzzer target for the ftrace text importer: any
+ * input is parsed into an in-memory database, in a transaction rolled back
+ * after each run.  Our marker lines are typed by the events of
+ * tests/simpletrace/tgroup.trace-events.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "traceql.h"
+
+static const char fuzz_events[] =
+        "tga_all(int64_t i64, uint64_t u64, void *ptr, const char *s, int i32, uint8_t u8) "
+        "\"i64 %\" PRId64 \" u64 %\" PRIu64 \" ptr %p s %s i32 %d u8 %u\"\n"
+        "tga_void(void) \"nothing\"\n"
+        "tgb_req(void *req, uint64_t sector, const char *name) "
+        "\"req %p sector %\" PRIu64 \" name %s\"\n"
+        "tgb_done(void *req) \"req %p\"\n";
+
+static sqlite3 *fuzz_db;
+static struct te_catalog *fuzz_cat;
+
+static int fuzz_setup(void)
+{
+        struct tq_error err;
+        FILE *f;
+        int r;
+
+        if (store_open(":memory:", STORE_WRITE, &fuzz_db, &err) < 0 || te_catalog_new(&fuzz_cat) < 0)
+                return -1;
+        f = fmemopen((void *) fuzz_events, sizeof(fuzz_events) - 1, "r");
+        if (!f)
+                return -1;
+        r = te_catalog_add(fuzz_cat, "fuzz.trace-events", f, &err);
+        fclose(f);
+        return r;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        struct ingest *ing = NULL;
+        struct tq_error err;
+
+        if (!fuzz_db && fuzz_setup() < 0)
+                __builtin_trap();
+        if (ingest_begin(fuzz_db, "ftrace", "fuzz", "", &ing, NULL, NULL, &err) < 0)
+                __builtin_trap();
+        (void) import_ftrace_parse(ing, fuzz_cat, "fuzz", data, size, 0, &err);
+        ingest_end(ing, false, NULL);
+        return 0;
+}

@@ -1,0 +1,108 @@
+#!/bin/sh
+# t-traceql-ftrace.sh - traceql import --ftrace: tests/ftrace/mixed.trace
+# (crafted from the tracefs `trace` layout: kernel events, system calls, the
+# function tracer, lost events, record-tgid, our marker lines) gives
+# mixed.out, typed by --events or from the values alone; qemu.trace, QEMU's
+# ftrace backend lines matched against the declared formats; tracefs.trace, a
+# real capture of lib-emit's ftrace output among kernel events, gives
+# tracefs.out; each bad-NAME.trace fails with the message in bad.err and adds
+# nothing; leaks and pairs work on the rows; the library's ftrace output
+# written to a file comes back with its arguments.
+# TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
+. "$(dirname "$0")/lib/common.sh"
+
+TQ=$B/traceql
+D=$TOP/tests/ftrace
+EV=$TOP/tests/simpletrace/tgroup.trace-events
+cd "$D"
+update=${TRACEQL_UPDATE_GOLDEN:-}
+Q="select id, time, mono, pid, tid, seq, identifier, event, message, a0, a1, a2, a3, a4, a5, a6
+   from events order by id"
+
+golden() {      # NAME FILE [--events FILE]
+        name=$1 file=$2
+        shift 2
+        rm -f "$T/db"
+        $RUN "$TQ" --db "$T/db" import --ftrace "$file" "$@"
+        { $TQ --db "$T/db" --no-sync --format csv "$Q"
+          $TQ --db "$T/db" --no-sync --format csv "select * from event_args order by event, pos"
+        } > "$T/got"
+        [ "$update" = 1 ] && cp "$T/got" "$name.out"
+        check_file "ftrace-$name" "$name.out" "$T/got"
+}
+golden mixed mixed.trace --events "$EV"
+golden mixed-untyped mixed.trace
+golden qemu qemu.trace --events "$EV"
+golden tracefs tracefs.trace --events "$EV"
+
+$RUN "$TQ" --db "$T/db" import --ftrace tracefs.trace --events "$EV"
+check_eq ftrace-reimport-adds-nothing 26 \
+        "$($TQ --db "$T/db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+
+rm -f "$T/db"
+$TQ --db "$T/db" import --ftrace mixed.trace --events "$EV"
+rc=0
+$TQ --db "$T/db" --no-sync --format csv leaks --alloc tgb_req:req --free tgb_done:req \
+        --sql "select count(*) from tq_bad_frees" > "$T/leaks" || rc=$?
+check_eq ftrace-leaks-bad-free "0|1" "$rc|$(tail -n 1 "$T/leaks")"
+$TQ --db "$T/db" --no-sync --format csv pairs --begin tgb_req:req --end tgb_done:req \
+        --sql "select group_concat(latency) from tq_pairs" > "$T/pairs"
+check_eq ftrace-pairs-latency 100000 "$(tail -n 1 "$T/pairs")"
+
+: > "$T/bad"
+for f in bad-*.trace; do
+        rc=0
+        $RUN "$TQ" --db "$T/bad.db" import --ftrace "$f" 2>> "$T/bad" || rc=$?
+        [ "$rc" = 4 ] || echo "$f: exit $rc" >> "$T/bad"
+done
+[ "$update" = 1 ] && cp "$T/bad" bad.err
+check_file ftrace-bad-files bad.err "$T/bad"
+check_eq ftrace-bad-imports-nothing 0 \
+        "$($TQ --db "$T/bad.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+
+# The library's output, through a plain file and standard input.
+: > "$T/marker"
+TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS='tg*' \
+        "$B/tests/lib-emit" init req:2 all flush > /dev/null
+sed 's/^/  lib-emit-1 [000] ..... 1.000000: tracing_mark_write: /' "$T/marker" |
+        $RUN "$TQ" --db "$T/lib.db" import --ftrace - --events "$EV"
+$TQ --db "$T/lib.db" --no-sync --format csv \
+        "select seq, event, message, a0, a1, a2, a3, a4, a5 from events where seq < 8 order by seq" > "$T/got"
+cat > "$T/exp" <<'OUT'
+seq,event,message,a0,a1,a2,a3,a4,a5
+1,tgb_req,tgb_req req 0x1000 sector 0 name r0,4096,0,r0,,,
+2,tgb_req,tgb_req req 0x1001 sector 1 name r1,4097,1,r1,,,
+3,tga_all,tga_all i64 -9223372036854775808 u64 18446744073709551615 ptr (nil) s  i32 -1 u8 255,-9223372036854775808,-1,0,"",-1,255
+4,tga_all,tga_all i64 9223372036854775807 u64 0 ptr 0xdeadbeefcafe s (null) i32 0 u8 0,9223372036854775807,0,244837814094590,,0,0
+5,tga_all,"tga_all i64 -42 u64 42 ptr 0xffffffffffffffff s line1
+line2 i32 -2147483648 u8 1",-42,42,-1,"line1
+line2",-2147483648,1
+6,tga_all,"tga_all i64 0 u64 1 ptr 0x1 s a=b
+TRACE_EVENT=forged
+MESSAGE=x i32 2147483647 u8 7",0,1,1,"a=b
+TRACE_EVENT=forged
+MESSAGE=x",2147483647,7
+7,tga_all,tga_all i64 1 u64 2 ptr 0x2 s héllo wörld € i32 3 u8 4,1,2,2,héllo wörld €,3,4
+OUT
+check_file ftrace-library-output "$T/exp" "$T/got"
+
+# The real tracefs, when this machine has one mounted and writable.
+TR=/sys/kernel/tracing
+if [ -w "$TR/trace_marker" ] && [ -r "$TR/trace" ]; then
+        TJ_OUTPUT=ftrace TJ_EVENTS=tgb_req "$B/tests/lib-emit" init req:3 flush > /dev/null
+        $TQ --db "$T/tr.db" import --ftrace "$TR/trace" --events "$EV"
+        check_eq ftrace-tracefs-live "r0 r1 r2" "$($TQ --db "$T/tr.db" --no-sync --format csv \
+                "select group_concat(name, ' ') from (select name from tgb_req
+                 where pid = (select max(pid) from tgb_req where name = 'r2') order by seq)" | tail -n 1)"
+else
+        skip ftrace-tracefs-live "$TR/trace_marker not writable"
+fi
+
+# A growing file: the second import adds only the lines appended since.
+head -n 20 "$D/mixed.trace" > "$T/grow.trace"
+$TQ --db "$T/grow.db" import --ftrace "$T/grow.trace"
+first=$($TQ --db "$T/grow.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)
+cat "$D/mixed.trace" > "$T/grow.trace"
+$TQ --db "$T/grow.db" import --ftrace "$T/grow.trace"
+check_eq ftrace-resume-appended "8|13|13" "$first|$($TQ --db "$T/grow.db" --no-sync --format csv \
+        'select count(*) || "|" || count(distinct ifnull(mono, 0) || event) from events' | tail -n 1)"

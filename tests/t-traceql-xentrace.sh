@@ -1,0 +1,57 @@
+#!/bin/sh
+# t-traceql-xentrace.sh - traceql import --xentrace: tests/xentrace/basic.xt
+# (gen.py writes it from the t_rec layout: CPU windows, records with and
+# without TSC, lost records, 0 to 7 data words) named and rendered through
+# tests/xentrace/formats gives basic.out, and without --formats
+# basic-noformats.out; each bad-NAME.xt and bad formats file fails with the
+# message in bad.err and adds nothing; a re-import adds nothing; pairs
+# matches VMEXIT with VMENTRY by CPU.
+# TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
+. "$(dirname "$0")/lib/common.sh"
+
+TQ=$B/traceql
+D=$TOP/tests/xentrace
+cd "$D"
+update=${TRACEQL_UPDATE_GOLDEN:-}
+Q="select id, time, mono, pid, tid, seq, event, message, a0, a1, a2, a3, a4, a5, a6, a7, a8
+   from events order by id"
+
+golden() {      # NAME [--formats FILE]
+        name=$1
+        shift
+        rm -f "$T/db"
+        $RUN "$TQ" --db "$T/db" import --xentrace basic.xt "$@"
+        { $TQ --db "$T/db" --no-sync --format csv "$Q"
+          $TQ --db "$T/db" --no-sync --format csv "select * from event_args order by event, pos"
+        } > "$T/got"
+        [ "$update" = 1 ] && cp "$T/got" "$name.out"
+        check_file "xentrace-$name" "$name.out" "$T/got"
+}
+golden basic-noformats
+golden basic --formats formats
+
+$RUN "$TQ" --db "$T/db" import --xentrace basic.xt --formats formats
+check_eq xentrace-reimport-adds-nothing 9 \
+        "$($TQ --db "$T/db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+$TQ --db "$T/db" --no-sync --format csv pairs --begin VMEXIT:cpu --end VMENTRY:cpu \
+        --sql "select begin_id || '-' || end_id from tq_pairs" > "$T/pairs"
+check_eq xentrace-pairs-by-cpu 1-2 "$(tail -n 1 "$T/pairs")"
+
+: > "$T/bad"
+for f in bad-*.xt; do
+        rc=0
+        $RUN "$TQ" --db "$T/bad.db" import --xentrace "$f" 2>> "$T/bad" || rc=$?
+        [ "$rc" = 4 ] || echo "$f: exit $rc" >> "$T/bad"
+done
+for f in bad-formats-*; do
+        rc=0
+        $RUN "$TQ" --db "$T/bad.db" import --xentrace basic.xt --formats "$f" 2>> "$T/bad" || rc=$?
+        [ "$rc" = 4 ] || echo "$f: exit $rc" >> "$T/bad"
+done
+rc=0
+$TQ --db "$T/bad.db" import --formats formats 2>> "$T/bad" || rc=$?
+echo "exit $rc" >> "$T/bad"
+[ "$update" = 1 ] && cp "$T/bad" bad.err
+check_file xentrace-bad-files bad.err "$T/bad"
+check_eq xentrace-bad-imports-nothing 0 \
+        "$($TQ --db "$T/bad.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"

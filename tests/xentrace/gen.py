@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+# gen.py - write the xentrace test inputs of this folder from the record
+# layout of xen/include/public/trace.h and tools/xentrace/xentrace.c: each
+# record a u32 header (event id bits 0-27, data word count bits 28-30, bit 31
+# when a u64 TSC follows as lo, hi), then the data words; each per-CPU window
+# preceded by TRC_TRACE_CPU_CHANGE (0x0001f003) with the CPU and the window's
+# byte count.  Little-endian.  Run from this folder: python3 gen.py
+import struct
+
+CPU_CHANGE = 0x0001f003
+LOST = 0x0001f001
+
+
+def rec(event, data=(), tsc=None):
+    h = event | (len(data) << 28) | ((1 << 31) if tsc is not None else 0)
+    b = struct.pack('<I', h)
+    if tsc is not None:
+        b += struct.pack('<II', tsc & 0xffffffff, tsc >> 32)
+    return b + b''.join(struct.pack('<I', d) for d in data)
+
+
+def window(cpu, records):
+    body = b''.join(records)
+    return rec(CPU_CHANGE, (cpu, len(body))) + body
+
+
+def write(name, data):
+    with open(name, 'wb') as f:
+        f.write(data)
+
+
+basic = (window(0, [rec(0x00081002, (0x7b, 0xffffffff), 1000),
+                    rec(0x00081001, (), 1250),
+                    rec(0x00021011, (0x00010002,), 5000)]) +
+         window(1, [rec(0x00028004, (1, 0), 1100),
+                    rec(0x00082001, (0xdeadb000, 0x14), 1300),
+                    rec(LOST, (17, 0, 0, 0), 1400),
+                    rec(0x00012345, (1, 2, 3, 4, 5, 6, 7)),
+                    rec(0x00081002, (0x1e, 0xc0de), 2**40 + 5)]) +
+         window(0, [rec(0x00081001, (), 6000)]))
+write('basic.xt', basic)
+
+bad = {
+    'nocpu': rec(0x00081001, (), 1),
+    'truncated': window(0, [rec(0x00081001, (), 1)]) + rec(0x00081002, (1, 2), 5)[:9],
+    'odd': window(0, [rec(0x00081001, (), 1)]) + b'\1\2',
+    'window': rec(CPU_CHANGE, (0, 64)) + rec(0x00081001, (), 1),
+    'cross': rec(CPU_CHANGE, (0, 8)) + rec(0x00081002, (1, 2), 5),
+    'cpuwords': rec(CPU_CHANGE, (0,)),
+    'bigcpu': rec(CPU_CHANGE, (1 << 20, 0)),
+}
+for name, data in bad.items():
+    write('bad-%s.xt' % name, data)
