@@ -92,7 +92,8 @@ global(workDirectory="$T/relay")
 module(load="imuxsock" SysSock.Use="off")
 input(type="imuxsock" Socket="$T/log.sock" UseSpecialParser="off" RateLimit.Interval="0")
 action(type="omfwd" target="127.0.0.1" port="$PORT" protocol="tcp"
-       template="RSYSLOG_SyslogProtocol23Format")
+       template="RSYSLOG_SyslogProtocol23Format"
+       action.resumeRetryCount="-1" action.resumeInterval="1")
 EOF
 RS_PIDS=
 stop_rsyslog() { for p in $RS_PIDS; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
@@ -122,6 +123,10 @@ check_eq syslog-e2e-run "0|blockdemo: events emitted $EXPECTED, written $EXPECTE
 i=0
 while [ "$(cat "$T/central-3164.log" 2>/dev/null | grep -c "$TJ_TEST_ID")" -lt $EXPECTED ] &&
         [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+if [ "$(grep -c "$TJ_TEST_ID" "$T/central-3164.log" 2>/dev/null)" != $EXPECTED ]; then
+        echo "    the central rsyslogd's file is short after 30 s; relay and central said:"
+        sed 's/^/    relay: /' "$T/relay.out"; sed 's/^/    central: /' "$T/central.out"
+fi
 journalctl --sync 2>/dev/null || true
 i=0
 while [ "$(journalctl -q "SYSLOG_IDENTIFIER=$TJ_TEST_ID" -o cat | wc -l)" -lt $EXPECTED ] &&
