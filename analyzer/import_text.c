@@ -88,10 +88,15 @@ int import_text_field(struct import_text *t, struct ingest_entry *e, const char 
 int import_text_field_int(struct import_text *t, struct ingest_entry *e, const char *name,
                           int64_t v)
 {
-        char num[24];
-        int n = snprintf(num, sizeof(num), "%" PRId64, v);
+        char num[24], *p = num + sizeof(num);
+        uint64_t u = v < 0 ? 0 - (uint64_t) v : (uint64_t) v;
 
-        return import_text_field(t, e, name, num, (size_t) n, false);
+        do
+                *--p = (char) ('0' + u % 10);
+        while ((u /= 10));
+        if (v < 0)
+                *--p = '-';
+        return import_text_field(t, e, name, p, (size_t) (num + sizeof(num) - p), false);
 }
 
 int import_text_recognise(struct import_text *t, struct ingest_entry *e)
