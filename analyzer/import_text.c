@@ -327,37 +327,26 @@ out:
         return r;
 }
 
-int import_text_file(sqlite3 *db, const char *kind, const char *path, char *const *events,
-                     import_text_line_fn fn, struct import_text_stats *ret_stats,
-                     struct tq_error *err)
+int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
+                       const char *location, struct te_patterns *patterns, int64_t ref_time,
+                       import_text_line_fn fn, struct import_text_stats *ret_stats,
+                       struct tq_error *err)
 {
-        struct import_text_file x = { 0 };
+        struct import_text_file x = { .f = f, .name = name };
         struct import_text_stats st = { 0 };
-        struct import_text t = { 0 };
+        struct import_text t = { .patterns = patterns, .ref_time = ref_time };
         struct ingest *ing = NULL;
-        char real[PATH_MAX];
         int64_t offset = -1;
         int r;
 
-        r = te_patterns_new(&t.patterns);
-        if (r < 0) {
-                tq_error_set(err, r, "out of memory");
-                goto out;
-        }
-        r = te_patterns_load(t.patterns, events, err);
-        if (r < 0)
-                goto out;
-        r = import_text_open(&x, path, real, &t.ref_time, err);
-        if (r < 0)
-                goto out;
-        r = ingest_begin(db, kind, real, "", &ing, NULL, &offset, err);
+        r = ingest_begin(db, kind, location, "", &ing, NULL, &offset, err);
         if (r < 0)
                 goto out;
         import_text_resume(&x, offset);
         r = import_text_lines(&x, &t, ing, fn, &st, err);
         if (r < 0)
                 goto out;
-        r = ingest_set_position(ing, NULL, x.f == stdin ? -1 : x.offset);
+        r = ingest_set_position(ing, NULL, strcmp(location, "-") == 0 ? -1 : x.offset);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
                 goto out;
@@ -371,11 +360,38 @@ int import_text_file(sqlite3 *db, const char *kind, const char *path, char *cons
                 *ret_stats = st;
 out:
         (void) ingest_end(ing, false, NULL);
-        if (x.f && x.f != stdin)
-                fclose(x.f);
         free(x.line);
         free(t.field);
         free(t.value);
-        te_patterns_free(t.patterns);
+        return r;
+}
+
+int import_text_file(sqlite3 *db, const char *kind, const char *path, char *const *events,
+                     import_text_line_fn fn, struct import_text_stats *ret_stats,
+                     struct tq_error *err)
+{
+        struct import_text_file x = { 0 };
+        struct te_patterns *patterns = NULL;
+        char real[PATH_MAX];
+        int64_t ref_time;
+        int r;
+
+        r = te_patterns_new(&patterns);
+        if (r < 0) {
+                tq_error_set(err, r, "out of memory");
+                goto out;
+        }
+        r = te_patterns_load(patterns, events, err);
+        if (r < 0)
+                goto out;
+        r = import_text_open(&x, path, real, &ref_time, err);
+        if (r < 0)
+                goto out;
+        r = import_text_stream(db, kind, x.f, x.name, real, patterns, ref_time, fn, ret_stats,
+                               err);
+out:
+        if (x.f && x.f != stdin)
+                fclose(x.f);
+        te_patterns_free(patterns);
         return r;
 }

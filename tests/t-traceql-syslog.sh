@@ -96,7 +96,7 @@ action(type="omfwd" target="127.0.0.1" port="$PORT" protocol="tcp"
 EOF
 RS_PIDS=
 stop_rsyslog() { for p in $RS_PIDS; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap 'stop_rsyslog; rm -rf "$T"' EXIT
+trap 'stop_rsyslog; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 rsyslogd -n -f "$T/central.conf" -i "$T/central.pid" > "$T/central.out" 2>&1 &
 RS_PIDS="$!"
 i=0
@@ -113,23 +113,26 @@ if [ ! -S "$T/log.sock" ]; then
 fi
 
 EXPECTED=832
+# RFC 5424 keeps 48 bytes of APP-NAME, rsyslog's RFC 3164 tag 32: a short,
+# still unique, identifier for this run
+ID="tjsl-$$-$(date +%s)"
 rc=0
-TJ_IDENTIFIER=$TJ_TEST_ID TJ_OUTPUT=journald,syslog TJ_SYSLOG_FORMAT=rfc5424 \
+TJ_IDENTIFIER=$ID TJ_OUTPUT=journald,syslog TJ_SYSLOG_FORMAT=rfc5424 \
         TJ_SYSLOG_SOCKET="$T/log.sock" $RUN "$BD" --threads 3 --requests 200 --trace '*' \
         --stats > /dev/null 2> "$T/run.err" || rc=$?
 check_eq syslog-e2e-run "0|blockdemo: events emitted $EXPECTED, written $EXPECTED, dropped 0" \
         "$rc|$(cat "$T/run.err")"
 i=0
-while [ "$(cat "$T/central-3164.log" 2>/dev/null | grep -c "$TJ_TEST_ID")" -lt $EXPECTED ] &&
+while [ "$(cat "$T/central-3164.log" 2>/dev/null | grep -c "$ID")" -lt $EXPECTED ] &&
         [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 journalctl --sync 2>/dev/null || true
 i=0
-while [ "$(journalctl -q "SYSLOG_IDENTIFIER=$TJ_TEST_ID" -o cat | wc -l)" -lt $EXPECTED ] &&
+while [ "$(journalctl -q "SYSLOG_IDENTIFIER=$ID" -o cat | wc -l)" -lt $EXPECTED ] &&
         [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 stop_rsyslog
 RS_PIDS=
 
-"$TQ" --db "$T/j.db" import --identifier "$TJ_TEST_ID"
+"$TQ" --db "$T/j.db" import --identifier "$ID"
 # rows: everything both sides know, in one order
 ROWS="select event, pid, tid, seq, time, mono, identifier, quote(a0), quote(a1), quote(a2),
              quote(a3) from events order by pid, seq"
@@ -139,7 +142,7 @@ ARGS="select event, pid, quote(a0), quote(a1), quote(a2), quote(a3) from events
 "$TQ" --db "$T/j.db" --no-sync --format csv "$ARGS" > "$T/j.args"
 check_eq syslog-e2e-journal-rows "$((EXPECTED + 1))" "$(wc -l < "$T/j.rows")"
 for f in 5424 3164 file; do
-        grep "$TJ_TEST_ID" "$T/central-$f.log" > "$T/c-$f.log" || true
+        grep "$ID" "$T/central-$f.log" > "$T/c-$f.log" || true
         "$TQ" --db "$T/s-$f.db" import --syslog "$T/c-$f.log" --events "$EV" 2> "$T/s-$f.err"
         check_eq "syslog-e2e-$f-summary" \
                 "traceql: $T/c-$f.log: $EXPECTED lines, $EXPECTED new events, 0 of them without a known event" \
