@@ -443,7 +443,13 @@ static const char *te_pattern_value(char conv, char kind, const char *s, size_t 
                 return n == 6 && memcmp(s, "(null)", 6) == 0 ? NULL : s;
         if (conv == 'p' && n == 5 && memcmp(s, "(nil)", 5) == 0)
                 v = 0, neg = false;
-        else if (conv == 'c' || !te_pattern_number(s, n, base, &neg, &v))
+        else if (conv == 'c' && n == 1 && kind != 's') {
+                /* a char argument is a number, as the library sends it */
+                int c = kind == 'i' ? (signed char) s[0] : (unsigned char) s[0];
+
+                *ret_n = (size_t) snprintf(buf, size, "%d", c);
+                return buf;
+        } else if (conv == 'c' || !te_pattern_number(s, n, base, &neg, &v))
                 return s;
         if (kind == 'p')
                 k = snprintf(buf, size, "0x%" PRIx64, neg ? 0 - v : v);
