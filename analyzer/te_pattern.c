@@ -34,6 +34,7 @@ struct te_pattern_event {
         bool failed;                    /* the pattern did not compile: never matches */
         char sig[TQ_MAX_ARGS * 64];     /* "name:k name:k", for TRACE_ARGS */
         char conv[TQ_MAX_ARGS];         /* printf conversion of each argument, 0 for none */
+        unsigned char bits[TQ_MAX_ARGS];        /* its width: %x of an int -1 is 32 f's */
         unsigned group[TQ_MAX_ARGS];    /* capture group of each argument, 0 for none */
 };
 
@@ -239,10 +240,18 @@ static void te_pattern_decode(const char *fmt, sqlite3_str *out)
                         if (*p)
                                 p++;
                 } else if (*p == 'P' && strncmp(p, "PRI", 3) == 0 && p[3]) {
-                        sqlite3_str_appendf(out, "ll%c", p[3]);
+                        const char *m = p, *d;
+                        char conv = p[3];
+
                         while ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
                                (*p >= 'a' && *p <= 'z') || *p == '_')
                                 p++;
+                        for (d = p; d > m && d[-1] >= '0' && d[-1] <= '9'; d--)
+                                ;
+                        /* the length modifier of the macro's width */
+                        sqlite3_str_appendf(out, "%s%c", p - d == 1 ? "hh" :
+                                            p - d == 2 && d[0] == '1' ? "h" :
+                                            p - d == 2 && d[0] == '3' ? "" : "ll", conv);
                 } else
                         p++;
         }
@@ -295,6 +304,7 @@ static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3
         sqlite3_str_appendall(re, "^");
         while (*s) {
                 bool hash = false, width = false;
+                unsigned bits = 32;
 
                 if (*s != '%' || s[1] == '%') {
                         te_pattern_literal(re, (unsigned char) *s);
@@ -318,8 +328,8 @@ static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3
                                 s++;
                         }
                 }
-                while (*s && strchr("hljztLq", *s))
-                        s++;
+                for (; *s && strchr("hljztLq", *s); s++)
+                        bits = *s == 'h' ? (bits == 16 ? 8 : 16) : 64;
                 if (!*s)
                         break;
                 if (width)
@@ -330,6 +340,7 @@ static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3
                 group++;
                 if (arg < TQ_MAX_ARGS) {
                         pe->conv[arg] = *s;
+                        pe->bits[arg] = (unsigned char) bits;
                         pe->group[arg] = group;
                 }
                 arg++;
@@ -430,8 +441,8 @@ static bool te_pattern_number(const char *s, size_t n, unsigned base, bool *ret_
 
 /* Write the value of one argument as ingest.c wants it into BUF; NULL for no
  * value (a "(null)" string), else BUF or the text itself (*RET_N its length). */
-static const char *te_pattern_value(char conv, char kind, const char *s, size_t n, char *buf,
-                                    size_t size, size_t *ret_n)
+static const char *te_pattern_value(char conv, unsigned bits, char kind, const char *s, size_t n,
+                                    char *buf, size_t size, size_t *ret_n)
 {
         unsigned base = conv == 'x' || conv == 'X' || conv == 'p' ? 16 : conv == 'o' ? 8 : 10;
         uint64_t v;
@@ -451,6 +462,11 @@ static const char *te_pattern_value(char conv, char kind, const char *s, size_t 
                 return buf;
         } else if (conv == 'c' || !te_pattern_number(s, n, base, &neg, &v))
                 return s;
+        if (kind == 'i' && base != 10 && !neg && bits < 64 && (v >> (bits - 1)) & 1) {
+                /* %x of a negative int: sign-extend from its width */
+                v = (0 - v) & ((UINT64_C(1) << bits) - 1);
+                neg = true;
+        }
         if (kind == 'p')
                 k = snprintf(buf, size, "0x%" PRIx64, neg ? 0 - v : v);
         else if (neg && kind == 'i')
@@ -523,7 +539,8 @@ int te_patterns_match(struct te_patterns *p, const char *msg, size_t len, struct
 
                 if (!g || (int) g >= rc || ov[2 * g] == PCRE2_UNSET)
                         continue;
-                v = te_pattern_value(pe->conv[i], te_pattern_kind(a->kind), rest + ov[2 * g],
+                v = te_pattern_value(pe->conv[i], pe->bits[i], te_pattern_kind(a->kind),
+                                     rest + ov[2 * g],
                                      ov[2 * g + 1] - ov[2 * g], buf, sizeof(buf), &vn);
                 if (v)
                         r = te_patterns_field(p, e, "TRACE_ARG_", a->name, v, vn);

@@ -2,7 +2,8 @@
 # t-traceql-syslog.sh - traceql import --syslog.
 #
 # Golden files: tests/syslog/NAME.log is imported (TZ=UTC, file time
-# 2026-11-22 00:00 UTC for the RFC 3164 year, with examples/trace-events) and
+# 2026-11-22 00:00 UTC for the RFC 3164 year, with examples/trace-events and
+# NAME.events when there is one) and
 # tests/syslog/NAME.out holds the summary or error, the exit status and the
 # events table.  Then resuming, and end to end: blockdemo's syslog output goes
 # to a relay rsyslogd on a unix socket that forwards over TCP to a "central"
@@ -24,7 +25,11 @@ golden() {
                 touch -d '2026-11-22 00:00:00 UTC' "$T/$name.log"
                 rm -f "$T/g.db"
                 rc=0
-                (cd "$T" && $RUN "$TQ" --db g.db import "$2" "$name.log" --events "$EV") \
+                set -- "$1" "$2" --events "$EV"
+                if [ -f "$TOP/tests/$1/$name.events" ]; then
+                        set -- "$@" --events "$TOP/tests/$1/$name.events"
+                fi
+                (cd "$T" && $RUN "$TQ" --db g.db import "$2" "$name.log" "$3" "$4" ${5:+"$5" "$6"}) \
                         > "$T/out" 2>&1 || rc=$?
                 echo "exit $rc" >> "$T/out"
                 "$TQ" --db "$T/g.db" --no-sync --format csv \
