@@ -75,7 +75,10 @@ int import_text_field(struct import_text *t, struct ingest_entry *e, const char 
                 memcpy(t->field + k, s, n);
                 return ingest_entry_add(e, t->field, k + n);
         }
-        for (i = 0; i < n;) {
+        i = (size_t) (hash - s);
+        memcpy(t->field + k, s, i);
+        k += i;
+        while (i < n) {
                 if (s[i] == '#' && import_text_escape(s + i, n - i, &c)) {
                         t->field[k++] = c;
                         i += 4;
