@@ -55,6 +55,13 @@ printf '[2]: blk_req_complete req 0x3 ret 0\n' >> "$T/r.log"
 "$TQ" --db "$T/r.db" import --syslog "$T/r.log" --events "$EV" 2>/dev/null
 check_eq syslog-resume-rows "1:1|1:2|2:3" "$("$TQ" --db "$T/r.db" --no-sync --format csv \
         "select group_concat(pid || ':' || a0, '|') from (select * from events order by id)" | tail -n +2)"
+# Standard input: no offset to resume from, RFC 3164 years from the time now.
+printf 'Jan  2 03:04:05 h app[9]: blk_req_complete req 0x9 ret 0\n' |
+        "$TQ" --db "$T/stdin.db" import --syslog - --events "$EV" 2> "$T/err"
+check_eq syslog-stdin "traceql: -: 1 lines, 1 new events, 0 of them without a known event|-||9" \
+        "$(cat "$T/err")|$("$TQ" --db "$T/stdin.db" --no-sync --format csv \
+        "select (select location || '|' || ifnull(offset, '') from sources) || '|' || pid as v
+         from events" | tail -n +2)"
 # A bad line imports nothing, and the next import starts at the same place.
 printf 'garbage\n' >> "$T/r.log"
 rc=0
