@@ -102,6 +102,29 @@ int import_text_field_int(struct import_text *t, struct ingest_entry *e, const c
         return import_text_field(t, e, name, p, (size_t) (num + sizeof(num) - p), false);
 }
 
+/* The library's own "tj_dropped N events dropped" line, in any output:
+ * event tj_dropped with TRACE_DROPPED, as from the journal.  1 when it is. */
+static int import_text_dropped(struct import_text *t, struct ingest_entry *e)
+{
+        static const char head[] = "tj_dropped ", tail[] = " events dropped";
+        const char *m = e->buf + e->message.off, *p;
+        size_t n = e->message.len, hl = sizeof(head) - 1, tl = sizeof(tail) - 1;
+        char num[24];
+        int r;
+
+        if (n <= hl + tl || n - hl - tl >= sizeof(num) || memcmp(m, head, hl) != 0 ||
+            memcmp(m + n - tl, tail, tl) != 0)
+                return 0;
+        for (p = m + hl; p < m + n - tl; p++)
+                if (*p < '0' || *p > '9')
+                        return 0;
+        memcpy(num, m + hl, n - hl - tl);       /* E's buffer moves as fields are added */
+        r = ingest_entry_add(e, "TRACE_EVENT=tj_dropped", 22);
+        if (r == 0)
+                r = import_text_field(t, e, "TRACE_DROPPED", num, n - hl - tl, false);
+        return r < 0 ? r : 1;
+}
+
 int import_text_recognise(struct import_text *t, struct ingest_entry *e)
 {
         int r = 0;
@@ -117,6 +140,8 @@ int import_text_recognise(struct import_text *t, struct ingest_entry *e)
                 return import_text_field(t, e, "TRACE_ARGS", sig, strlen(sig), false);
         }
         if (e->message.set)
+                r = import_text_dropped(t, e);
+        if (r == 0 && e->message.set)
                 r = te_patterns_match(t->patterns, e->buf + e->message.off, e->message.len, e);
         if (r < 0)
                 return r;
