@@ -204,9 +204,43 @@ size_t te_patterns_count(const struct te_patterns *p)
 
 /* ---- format -> pattern ------------------------------------------------ */
 
+static int te_pattern_hexdigit(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+                return (c | 0x20) - 'a' + 10;
+        return -1;
+}
+
+/* The byte of the C escape at *PP (just after its backslash); *PP is left
+ * on the escape's last character. */
+static unsigned te_pattern_escape(const char **pp)
+{
+        static const char simple[] = "a\ab\bf\fn\nr\rt\tv\v";
+        const char *p = *pp;
+        unsigned v = 0, k;
+
+        for (k = 0; simple[k]; k += 2)
+                if (simple[k] == *p)
+                        return (unsigned char) simple[k + 1];
+        if (*p == 'x') {
+                for (; p[1] && te_pattern_hexdigit(p[1]) >= 0; p++)
+                        v = v * 16 + (unsigned) te_pattern_hexdigit(p[1]);
+        } else if (*p >= '0' && *p <= '7') {
+                for (k = 0; k < 3 && *p >= '0' && *p <= '7'; k++, p++)
+                        v = v * 8 + (unsigned) (*p - '0');
+                p--;
+        } else
+                v = (unsigned char) *p;
+        *pp = p;
+        return v;
+}
+
 /* Decode the format as written (C literals and PRI macros) into the string
- * printf sees, a PRI macro becoming "ll" and its conversion.  The format was
- * checked by te_format.c, so this only has to be right on valid input. */
+ * printf sees, a PRI macro becoming the length modifier of its width and its
+ * conversion.  The format was checked by te_format.c, so this only has to be
+ * right on valid input. */
 static void te_pattern_decode(const char *fmt, sqlite3_str *out)
 {
         const char *p = fmt;
@@ -214,35 +248,14 @@ static void te_pattern_decode(const char *fmt, sqlite3_str *out)
         while (*p) {
                 if (*p == '"') {
                         for (p++; *p && *p != '"'; p++) {
-                                unsigned v = 0, k;
+                                unsigned v = (unsigned char) *p;
 
-                                if (*p != '\\') {
-                                        sqlite3_str_appendchar(out, 1, *p);
-                                        continue;
+                                if (*p == '\\') {
+                                        p++;
+                                        if (!*p)
+                                                return;
+                                        v = te_pattern_escape(&p);
                                 }
-                                p++;
-                                switch (*p) {
-                                case 'a': v = '\a'; break;
-                                case 'b': v = '\b'; break;
-                                case 'f': v = '\f'; break;
-                                case 'n': v = '\n'; break;
-                                case 'r': v = '\r'; break;
-                                case 't': v = '\t'; break;
-                                case 'v': v = '\v'; break;
-                                case 'x':
-                                        for (k = 0; p[1] && strchr("0123456789abcdefABCDEF", p[1]); k++, p++)
-                                                v = v * 16 + (unsigned) (p[1] <= '9' ? p[1] - '0' : (p[1] | 0x20) - 'a' + 10);
-                                        break;
-                                default:
-                                        if (*p >= '0' && *p <= '7') {
-                                                for (k = 0; k < 3 && *p >= '0' && *p <= '7'; k++, p++)
-                                                        v = v * 8 + (unsigned) (*p - '0');
-                                                p--;
-                                        } else
-                                                v = (unsigned char) *p;
-                                }
-                                if (!*p)
-                                        return;
                                 sqlite3_str_appendchar(out, 1, (char) v);
                         }
                         if (*p)
