@@ -216,6 +216,7 @@ bench: all $(B)/bench/tjbench
 	sh bench/run
 	sh bench/import.sh
 	sh bench/correlate.sh
+	sh bench/syslog.sh
 
 bench-callgrind: $(B)/bench/tjbench
 	sh bench/run callgrind

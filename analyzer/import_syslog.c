@@ -388,9 +388,12 @@ int import_syslog_line(struct import_text *t, const char *line, size_t len,
 
                 for (c.p++; c.p < c.end && *c.p >= '0' && *c.p <= '9' && pri < 1000; c.p++)
                         pri = pri * 10 + (*c.p - '0');
-                if (c.p >= c.end || *c.p != '>' || c.p == line + 1 || pri > 191)
+                if (c.p >= c.end || *c.p != '>' || c.p == line + 1 || pri > 191) {
+                        int shown = (int) (c.p - line) + (c.p < c.end);
+
                         return tq_error_set(err, -EBADMSG, "invalid PRI '%.*s'",
-                                            (int) (c.p - line > 8 ? 8 : c.p - line + (c.p < c.end)), line);
+                                            shown > 8 ? 8 : shown, line);
+                }
                 c.p++;
         }
         if (c.end - c.p >= 2 && c.p[0] == '1' && c.p[1] == ' ')

@@ -75,7 +75,10 @@ int import_text_field(struct import_text *t, struct ingest_entry *e, const char 
                 memcpy(t->field + k, s, n);
                 return ingest_entry_add(e, t->field, k + n);
         }
-        for (i = 0; i < n;) {
+        i = (size_t) (hash - s);
+        memcpy(t->field + k, s, i);
+        k += i;
+        while (i < n) {
                 if (s[i] == '#' && import_text_escape(s + i, n - i, &c)) {
                         t->field[k++] = c;
                         i += 4;
@@ -88,10 +91,38 @@ int import_text_field(struct import_text *t, struct ingest_entry *e, const char 
 int import_text_field_int(struct import_text *t, struct ingest_entry *e, const char *name,
                           int64_t v)
 {
-        char num[24];
-        int n = snprintf(num, sizeof(num), "%" PRId64, v);
+        char num[24], *p = num + sizeof(num);
+        uint64_t u = v < 0 ? 0 - (uint64_t) v : (uint64_t) v;
 
-        return import_text_field(t, e, name, num, (size_t) n, false);
+        do
+                *--p = (char) ('0' + u % 10);
+        while ((u /= 10));
+        if (v < 0)
+                *--p = '-';
+        return import_text_field(t, e, name, p, (size_t) (num + sizeof(num) - p), false);
+}
+
+/* The library's own "tj_dropped N events dropped" line, in any output:
+ * event tj_dropped with TRACE_DROPPED, as from the journal.  1 when it is. */
+static int import_text_dropped(struct import_text *t, struct ingest_entry *e)
+{
+        static const char head[] = "tj_dropped ", tail[] = " events dropped";
+        const char *m = e->buf + e->message.off, *p;
+        size_t n = e->message.len, hl = sizeof(head) - 1, tl = sizeof(tail) - 1;
+        char num[24];
+        int r;
+
+        if (n <= hl + tl || n - hl - tl >= sizeof(num) || memcmp(m, head, hl) != 0 ||
+            memcmp(m + n - tl, tail, tl) != 0)
+                return 0;
+        for (p = m + hl; p < m + n - tl; p++)
+                if (*p < '0' || *p > '9')
+                        return 0;
+        memcpy(num, m + hl, n - hl - tl);       /* E's buffer moves as fields are added */
+        r = ingest_entry_add(e, "TRACE_EVENT=tj_dropped", 22);
+        if (r == 0)
+                r = import_text_field(t, e, "TRACE_DROPPED", num, n - hl - tl, false);
+        return r < 0 ? r : 1;
 }
 
 int import_text_recognise(struct import_text *t, struct ingest_entry *e)
@@ -109,6 +140,8 @@ int import_text_recognise(struct import_text *t, struct ingest_entry *e)
                 return import_text_field(t, e, "TRACE_ARGS", sig, strlen(sig), false);
         }
         if (e->message.set)
+                r = import_text_dropped(t, e);
+        if (r == 0 && e->message.set)
                 r = te_patterns_match(t->patterns, e->buf + e->message.off, e->message.len, e);
         if (r < 0)
                 return r;
@@ -322,37 +355,26 @@ out:
         return r;
 }
 
-int import_text_file(sqlite3 *db, const char *kind, const char *path, char *const *events,
-                     import_text_line_fn fn, struct import_text_stats *ret_stats,
-                     struct tq_error *err)
+int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
+                       const char *location, struct te_patterns *patterns, int64_t ref_time,
+                       import_text_line_fn fn, struct import_text_stats *ret_stats,
+                       struct tq_error *err)
 {
-        struct import_text_file x = { 0 };
+        struct import_text_file x = { .f = f, .name = name };
         struct import_text_stats st = { 0 };
-        struct import_text t = { 0 };
+        struct import_text t = { .patterns = patterns, .ref_time = ref_time };
         struct ingest *ing = NULL;
-        char real[PATH_MAX];
         int64_t offset = -1;
         int r;
 
-        r = te_patterns_new(&t.patterns);
-        if (r < 0) {
-                tq_error_set(err, r, "out of memory");
-                goto out;
-        }
-        r = te_patterns_load(t.patterns, events, err);
-        if (r < 0)
-                goto out;
-        r = import_text_open(&x, path, real, &t.ref_time, err);
-        if (r < 0)
-                goto out;
-        r = ingest_begin(db, kind, real, "", &ing, NULL, &offset, err);
+        r = ingest_begin(db, kind, location, "", &ing, NULL, &offset, err);
         if (r < 0)
                 goto out;
         import_text_resume(&x, offset);
         r = import_text_lines(&x, &t, ing, fn, &st, err);
         if (r < 0)
                 goto out;
-        r = ingest_set_position(ing, NULL, x.f == stdin ? -1 : x.offset);
+        r = ingest_set_position(ing, NULL, strcmp(location, "-") == 0 ? -1 : x.offset);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
                 goto out;
@@ -366,11 +388,38 @@ int import_text_file(sqlite3 *db, const char *kind, const char *path, char *cons
                 *ret_stats = st;
 out:
         (void) ingest_end(ing, false, NULL);
-        if (x.f && x.f != stdin)
-                fclose(x.f);
         free(x.line);
         free(t.field);
         free(t.value);
-        te_patterns_free(t.patterns);
+        return r;
+}
+
+int import_text_file(sqlite3 *db, const char *kind, const char *path, char *const *events,
+                     import_text_line_fn fn, struct import_text_stats *ret_stats,
+                     struct tq_error *err)
+{
+        struct import_text_file x = { 0 };
+        struct te_patterns *patterns = NULL;
+        char real[PATH_MAX];
+        int64_t ref_time;
+        int r;
+
+        r = te_patterns_new(&patterns);
+        if (r < 0) {
+                tq_error_set(err, r, "out of memory");
+                goto out;
+        }
+        r = te_patterns_load(patterns, events, err);
+        if (r < 0)
+                goto out;
+        r = import_text_open(&x, path, real, &ref_time, err);
+        if (r < 0)
+                goto out;
+        r = import_text_stream(db, kind, x.f, x.name, real, patterns, ref_time, fn, ret_stats,
+                               err);
+out:
+        if (x.f && x.f != stdin)
+                fclose(x.f);
+        te_patterns_free(patterns);
         return r;
 }

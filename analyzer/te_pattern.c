@@ -24,6 +24,14 @@
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
 
 #include "traceql.h"
 #include "tracegen/te.h"
@@ -34,6 +42,7 @@ struct te_pattern_event {
         bool failed;                    /* the pattern did not compile: never matches */
         char sig[TQ_MAX_ARGS * 64];     /* "name:k name:k", for TRACE_ARGS */
         char conv[TQ_MAX_ARGS];         /* printf conversion of each argument, 0 for none */
+        unsigned char bits[TQ_MAX_ARGS];        /* its width: %x of an int -1 is 32 f's */
         unsigned group[TQ_MAX_ARGS];    /* capture group of each argument, 0 for none */
 };
 
@@ -195,9 +204,43 @@ size_t te_patterns_count(const struct te_patterns *p)
 
 /* ---- format -> pattern ------------------------------------------------ */
 
+static int te_pattern_hexdigit(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+                return (c | 0x20) - 'a' + 10;
+        return -1;
+}
+
+/* The byte of the C escape at *PP (just after its backslash); *PP is left
+ * on the escape's last character. */
+static unsigned te_pattern_escape(const char **pp)
+{
+        static const char simple[] = "a\ab\bf\fn\nr\rt\tv\v";
+        const char *p = *pp;
+        unsigned v = 0, k;
+
+        for (k = 0; simple[k]; k += 2)
+                if (simple[k] == *p)
+                        return (unsigned char) simple[k + 1];
+        if (*p == 'x') {
+                for (; p[1] && te_pattern_hexdigit(p[1]) >= 0; p++)
+                        v = v * 16 + (unsigned) te_pattern_hexdigit(p[1]);
+        } else if (*p >= '0' && *p <= '7') {
+                for (k = 0; k < 3 && *p >= '0' && *p <= '7'; k++, p++)
+                        v = v * 8 + (unsigned) (*p - '0');
+                p--;
+        } else
+                v = (unsigned char) *p;
+        *pp = p;
+        return v;
+}
+
 /* Decode the format as written (C literals and PRI macros) into the string
- * printf sees, a PRI macro becoming "ll" and its conversion.  The format was
- * checked by te_format.c, so this only has to be right on valid input. */
+ * printf sees, a PRI macro becoming the length modifier of its width and its
+ * conversion.  The format was checked by te_format.c, so this only has to be
+ * right on valid input. */
 static void te_pattern_decode(const char *fmt, sqlite3_str *out)
 {
         const char *p = fmt;
@@ -205,44 +248,31 @@ static void te_pattern_decode(const char *fmt, sqlite3_str *out)
         while (*p) {
                 if (*p == '"') {
                         for (p++; *p && *p != '"'; p++) {
-                                unsigned v = 0, k;
+                                unsigned v = (unsigned char) *p;
 
-                                if (*p != '\\') {
-                                        sqlite3_str_appendchar(out, 1, *p);
-                                        continue;
+                                if (*p == '\\') {
+                                        p++;
+                                        if (!*p)
+                                                return;
+                                        v = te_pattern_escape(&p);
                                 }
-                                p++;
-                                switch (*p) {
-                                case 'a': v = '\a'; break;
-                                case 'b': v = '\b'; break;
-                                case 'f': v = '\f'; break;
-                                case 'n': v = '\n'; break;
-                                case 'r': v = '\r'; break;
-                                case 't': v = '\t'; break;
-                                case 'v': v = '\v'; break;
-                                case 'x':
-                                        for (k = 0; p[1] && strchr("0123456789abcdefABCDEF", p[1]); k++, p++)
-                                                v = v * 16 + (unsigned) (p[1] <= '9' ? p[1] - '0' : (p[1] | 0x20) - 'a' + 10);
-                                        break;
-                                default:
-                                        if (*p >= '0' && *p <= '7') {
-                                                for (k = 0; k < 3 && *p >= '0' && *p <= '7'; k++, p++)
-                                                        v = v * 8 + (unsigned) (*p - '0');
-                                                p--;
-                                        } else
-                                                v = (unsigned char) *p;
-                                }
-                                if (!*p)
-                                        return;
                                 sqlite3_str_appendchar(out, 1, (char) v);
                         }
                         if (*p)
                                 p++;
                 } else if (*p == 'P' && strncmp(p, "PRI", 3) == 0 && p[3]) {
-                        sqlite3_str_appendf(out, "ll%c", p[3]);
+                        const char *m = p, *d;
+                        char conv = p[3];
+
                         while ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
                                (*p >= 'a' && *p <= 'z') || *p == '_')
                                 p++;
+                        for (d = p; d > m && d[-1] >= '0' && d[-1] <= '9'; d--)
+                                ;
+                        /* the length modifier of the macro's width */
+                        sqlite3_str_appendf(out, "%s%c", p - d == 1 ? "hh" :
+                                            p - d == 2 && d[0] == '1' ? "h" :
+                                            p - d == 2 && d[0] == '3' ? "" : "ll", conv);
                 } else
                         p++;
         }
@@ -295,6 +325,7 @@ static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3
         sqlite3_str_appendall(re, "^");
         while (*s) {
                 bool hash = false, width = false;
+                unsigned bits = 32;
 
                 if (*s != '%' || s[1] == '%') {
                         te_pattern_literal(re, (unsigned char) *s);
@@ -318,8 +349,8 @@ static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3
                                 s++;
                         }
                 }
-                while (*s && strchr("hljztLq", *s))
-                        s++;
+                for (; *s && strchr("hljztLq", *s); s++)
+                        bits = *s == 'h' ? (bits == 16 ? 8 : 16) : 64;
                 if (!*s)
                         break;
                 if (width)
@@ -330,6 +361,7 @@ static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3
                 group++;
                 if (arg < TQ_MAX_ARGS) {
                         pe->conv[arg] = *s;
+                        pe->bits[arg] = (unsigned char) bits;
                         pe->group[arg] = group;
                 }
                 arg++;
@@ -365,7 +397,8 @@ static bool te_pattern_compile(struct te_pattern_event *pe)
         sqlite3_free(pat);
         if (!pe->code)
                 return false;
-        (void) pcre2_jit_compile(pe->code, PCRE2_JIT_COMPLETE);
+        if (!RUNNING_ON_VALGRIND)       /* as in regexp.c: memcheck cannot follow JIT code */
+                (void) pcre2_jit_compile(pe->code, PCRE2_JIT_COMPLETE);
         pe->failed = false;
         return true;
 }
@@ -430,8 +463,8 @@ static bool te_pattern_number(const char *s, size_t n, unsigned base, bool *ret_
 
 /* Write the value of one argument as ingest.c wants it into BUF; NULL for no
  * value (a "(null)" string), else BUF or the text itself (*RET_N its length). */
-static const char *te_pattern_value(char conv, char kind, const char *s, size_t n, char *buf,
-                                    size_t size, size_t *ret_n)
+static const char *te_pattern_value(char conv, unsigned bits, char kind, const char *s, size_t n,
+                                    char *buf, size_t size, size_t *ret_n)
 {
         unsigned base = conv == 'x' || conv == 'X' || conv == 'p' ? 16 : conv == 'o' ? 8 : 10;
         uint64_t v;
@@ -443,8 +476,19 @@ static const char *te_pattern_value(char conv, char kind, const char *s, size_t 
                 return n == 6 && memcmp(s, "(null)", 6) == 0 ? NULL : s;
         if (conv == 'p' && n == 5 && memcmp(s, "(nil)", 5) == 0)
                 v = 0, neg = false;
-        else if (conv == 'c' || !te_pattern_number(s, n, base, &neg, &v))
+        else if (conv == 'c' && n == 1 && kind != 's') {
+                /* a char argument is a number, as the library sends it */
+                int c = kind == 'i' ? (signed char) s[0] : (unsigned char) s[0];
+
+                *ret_n = (size_t) snprintf(buf, size, "%d", c);
+                return buf;
+        } else if (conv == 'c' || !te_pattern_number(s, n, base, &neg, &v))
                 return s;
+        if (kind == 'i' && base != 10 && !neg && bits < 64 && (v >> (bits - 1)) & 1) {
+                /* %x of a negative int: sign-extend from its width */
+                v = (0 - v) & ((UINT64_C(1) << bits) - 1);
+                neg = true;
+        }
         if (kind == 'p')
                 k = snprintf(buf, size, "0x%" PRIx64, neg ? 0 - v : v);
         else if (neg && kind == 'i')
@@ -517,7 +561,8 @@ int te_patterns_match(struct te_patterns *p, const char *msg, size_t len, struct
 
                 if (!g || (int) g >= rc || ov[2 * g] == PCRE2_UNSET)
                         continue;
-                v = te_pattern_value(pe->conv[i], te_pattern_kind(a->kind), rest + ov[2 * g],
+                v = te_pattern_value(pe->conv[i], pe->bits[i], te_pattern_kind(a->kind),
+                                     rest + ov[2 * g],
                                      ov[2 * g + 1] - ov[2 * g], buf, sizeof(buf), &vn);
                 if (v)
                         r = te_patterns_field(p, e, "TRACE_ARG_", a->name, v, vn);

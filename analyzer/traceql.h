@@ -278,6 +278,14 @@ int import_text_file(sqlite3 *db, const char *kind, const char *path, char *cons
                      import_text_line_fn fn, struct import_text_stats *ret_stats,
                      struct tq_error *err);
 
+/* import_text_file() on the open stream F: NAME for messages, LOCATION for
+ * the sources table ("-" stores no offset), PATTERNS borrowed (may be NULL),
+ * REF_TIME for the RFC 3164 year. */
+int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
+                       const char *location, struct te_patterns *patterns, int64_t ref_time,
+                       import_text_line_fn fn, struct import_text_stats *ret_stats,
+                       struct tq_error *err);
+
 int import_syslog_line(struct import_text *t, const char *line, size_t len,
                        struct ingest_entry *e, struct tq_error *err);
 int import_log_line(struct import_text *t, const char *line, size_t len,

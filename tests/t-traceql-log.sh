@@ -24,7 +24,11 @@ golden() {
                 touch -d '2026-11-22 00:00:00 UTC' "$T/$name.log"
                 rm -f "$T/g.db"
                 rc=0
-                (cd "$T" && $RUN "$TQ" --db g.db import "$2" "$name.log" --events "$EV") \
+                set -- "$1" "$2" --events "$EV"
+                if [ -f "$TOP/tests/$1/$name.events" ]; then
+                        set -- "$@" --events "$TOP/tests/$1/$name.events"
+                fi
+                (cd "$T" && $RUN "$TQ" --db g.db import "$2" "$name.log" "$3" "$4" ${5:+"$5" "$6"}) \
                         > "$T/out" 2>&1 || rc=$?
                 echo "exit $rc" >> "$T/out"
                 "$TQ" --db "$T/g.db" --no-sync --format csv \
