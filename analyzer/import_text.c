@@ -185,7 +185,7 @@ int import_text_iso8601(const char *s, size_t len, bool need_zone, int64_t *ret_
 {
         static const unsigned mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
         int y, mo, d, h, mi, sec, oh = 0, om = 0;
-        int64_t ns = 0, scale = 100000000, off = 0;
+        int64_t ns = 0, scale = 100000000, off = 0, secs;
         size_t i = 19;
 
         if (len < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') ||
@@ -229,8 +229,13 @@ int import_text_iso8601(const char *s, size_t len, bool need_zone, int64_t *ret_
                 off = sign * (oh * 3600 + om * 60);
         } else if (need_zone)
                 return -EINVAL;
-        *ret_ns = ((import_text_days(y, (unsigned) mo, (unsigned) d) * 86400 + h * 3600 +
-                    mi * 60 + sec - off) * 1000000000) + ns;
+        /* nanoseconds since the epoch fit in 64 bits until 2262: a later
+         * (or much earlier) year is not a time this importer can store */
+        secs = import_text_days(y, (unsigned) mo, (unsigned) d) * 86400 + h * 3600 + mi * 60 +
+               sec - off;
+        if (__builtin_mul_overflow(secs, (int64_t) 1000000000, &secs) ||
+            __builtin_add_overflow(secs, (int64_t) ns, ret_ns))
+                return -EINVAL;
         *ret_used = i;
         return 0;
 }
