@@ -148,6 +148,16 @@ $(B)/tests/%: tests/c/%.c $(B)/libtracejournal.a
 	@mkdir -p "$(@D)"
 	$(CC) $(ALL_CFLAGS) -Itests/c $(LDFLAGS) -o "$@" "$<" $(B)/libtracejournal.a $(LIB_LIBS)
 
+# lib-nomem makes the library's allocations and thread creation fail: its
+# references to them are redirected to the test's wrappers.
+NOMEM_WRAP  := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup \
+               -Wl,--wrap=posix_memalign,--wrap=pthread_create
+
+$(B)/tests/lib-nomem: tests/c/lib-nomem.c $(B)/libtracejournal.a
+	@mkdir -p "$(@D)"
+	$(CC) $(ALL_CFLAGS) -Itests/c $(LDFLAGS) $(NOMEM_WRAP) -o "$@" "$<" \
+		$(B)/libtracejournal.a $(LIB_LIBS)
+
 check: all examples tests fuzz-replay
 	sh tests/run
 
