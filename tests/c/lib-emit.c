@@ -25,6 +25,8 @@
  *   signal:N            N times: SIGUSR1 to itself while tracing req:10; the
  *                       handler traces tga_void (trace points in a handler)
  *   long:N              one tga_all whose string is N bytes of 'y'
+ *   str:HEX             one tga_all(1, 2, 0x3, S, 4, 5), S the bytes HEX spells
+ *                       (a 00 ends S there, as any C string)
  *   two                 register group "tgc" with tgc_two(a, b), two strings
  *   twolong:N           tgc_two with two N-byte strings: the second is cut
  *   slow:N:US           N tgb_req events, US microseconds apart
@@ -138,6 +140,21 @@ static void run_forkbusy(long t, long n, long k)
         printf("children=%ld exited=%ld\n", k, exited);
 }
 
+/* str:HEX - any bytes as tga_all's string argument. */
+static void run_str(const char *hex)
+{
+        char buf[4096];
+        size_t n = 0;
+        unsigned byte;
+
+        while (n + 1 < sizeof(buf) && sscanf(hex, "%2x", &byte) == 1 && hex[1]) {
+                buf[n++] = (char)byte;
+                hex += 2;
+        }
+        buf[n] = '\0';
+        trace_tga_all(1, 2, (void *)(uintptr_t)3, buf, 4, 5);
+}
+
 static uint16_t dup_dstate;
 static struct tj_event dup_event = {
         .name = "tgb_done", .fmt = "\"\"", .argsig = "TRACE_ARGS=",
@@ -226,6 +243,8 @@ static void step(const char *s)
                 run_threads(1, atol(arg));
         else if (strncmp(s, "fork:", 5) == 0)
                 run_fork(atol(arg));
+        else if (strncmp(s, "str:", 4) == 0)
+                run_str(arg);
         else if (strncmp(s, "forkbusy:", 9) == 0) {
                 const char *a2 = strchr(arg, ':') + 1;
 
