@@ -219,10 +219,11 @@ $(B)/bench/tjbench: bench/bench.c tests/c/tgroup.h $(B)/libtracejournal.a
 	@mkdir -p "$(@D)"
 	$(CC) $(ALL_CFLAGS) -Itests/c $(LDFLAGS) -o "$@" bench/bench.c $(B)/libtracejournal.a $(LIB_LIBS)
 
-bench: all $(B)/bench/tjbench
+bench: all tests $(B)/bench/tjbench
 	sh bench/run
 	sh bench/import.sh
 	sh bench/correlate.sh
+	sh bench/load.sh
 
 bench-callgrind: $(B)/bench/tjbench
 	sh bench/run callgrind
