@@ -151,6 +151,16 @@ $(B)/tests/%: tests/c/%.c $(B)/libtracejournal.a
 	@mkdir -p "$(@D)"
 	$(CC) $(ALL_CFLAGS) -Itests/c $(LDFLAGS) -o "$@" "$<" $(B)/libtracejournal.a $(LIB_LIBS)
 
+# lib-nomem makes the library's allocations and thread creation fail: its
+# references to them are redirected to the test's wrappers.
+NOMEM_WRAP  := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup \
+               -Wl,--wrap=posix_memalign,--wrap=pthread_create
+
+$(B)/tests/lib-nomem: tests/c/lib-nomem.c $(B)/libtracejournal.a
+	@mkdir -p "$(@D)"
+	$(CC) $(ALL_CFLAGS) -Itests/c $(LDFLAGS) $(NOMEM_WRAP) -o "$@" "$<" \
+		$(B)/libtracejournal.a $(LIB_LIBS)
+
 check: all examples tests fuzz-replay
 	sh tests/run
 
@@ -212,11 +222,12 @@ $(B)/bench/tjbench: bench/bench.c tests/c/tgroup.h $(B)/libtracejournal.a
 	@mkdir -p "$(@D)"
 	$(CC) $(ALL_CFLAGS) -Itests/c $(LDFLAGS) -o "$@" bench/bench.c $(B)/libtracejournal.a $(LIB_LIBS)
 
-bench: all $(B)/bench/tjbench
+bench: all tests $(B)/bench/tjbench
 	sh bench/run
 	sh bench/import.sh
 	sh bench/correlate.sh
 	sh bench/syslog.sh
+	sh bench/load.sh
 
 bench-callgrind: $(B)/bench/tjbench
 	sh bench/run callgrind

@@ -813,17 +813,27 @@ static void ingest_bind_arg(sqlite3_stmt *st, int col, const struct ingest_entry
                 ingest_bind_str(st, col, e, a->value);
 }
 
+/* journald's realtime in microseconds, as ns; false when the product does
+ * not fit (a forged __REALTIME_TIMESTAMP in an export stream): no time. */
+static bool ingest_realtime_ns(const struct ingest_entry *e, int64_t *ret_ns)
+{
+        return e->has_realtime && !__builtin_mul_overflow(e->realtime_us, 1000, ret_ns);
+}
+
 static int ingest_suppressed(struct ingest *ing, const struct ingest_entry *e, int64_t jid,
                              struct tq_error *err)
 {
         sqlite3_stmt *st = ing->suppressed;
         const char *msg = e->buf + e->message.off;
         long long count = 0;
+        int64_t rt_ns = 0;
+        bool has_rt;
         int rc;
 
         if (e->message.set)
                 (void) sscanf(msg, "Suppressed %lld messages", &count);
-        ingest_bind_int(st, 1, e->has_realtime, e->realtime_us * 1000);
+        has_rt = ingest_realtime_ns(e, &rt_ns);
+        ingest_bind_int(st, 1, has_rt, rt_ns);
         ingest_bind_str(st, 2, e, &e->host);
         ingest_bind_str(st, 3, e, &e->boot);
         sqlite3_bind_int64(st, 4, count);
@@ -847,8 +857,12 @@ static void ingest_bind_row(struct ingest *ing, const struct ingest_entry *e, in
 
         if (e->has_time)
                 sqlite3_bind_int64(st, 1, e->time);
-        else
-                ingest_bind_int(st, 1, e->has_realtime, e->realtime_us * 1000);
+        else {
+                int64_t rt_ns = 0;
+                bool has_rt = ingest_realtime_ns(e, &rt_ns);
+
+                ingest_bind_int(st, 1, has_rt, rt_ns);
+        }
         ingest_bind_int(st, 2, e->has_mono, e->mono);
         ingest_bind_str(st, 3, e, &e->host);
         ingest_bind_str(st, 4, e, &e->boot);

@@ -27,7 +27,7 @@ static int log_open(void)
 
         if (config.log_file[0]) {
                 fd = open(config.log_file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
-                          O_CLOEXEC, 0644);
+                          O_CLOEXEC, 0600);   /* trace data: the owner's only */
                 if (fd < 0) {
                         config_warn("log: %s: %s", config.log_file, strerror(errno));
                         fd = 2;

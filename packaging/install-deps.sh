@@ -20,6 +20,7 @@ gcc clang make pkg-config binutils
 libsystemd-dev libpcre2-dev libsqlite3-dev
 systemd procps
 mandoc rsyslog valgrind python3 sqlite3 lnav
+libclang-rt-14-dev
 meson ninja-build cmake
 build-essential debhelper dpkg-dev lintian fakeroot rpm
 git ca-certificates

@@ -28,6 +28,20 @@ for n in $names; do
         fi
 done
 
+# What the fixed crashes did, checked by behaviour with the plain build (a
+# signed overflow is silent without UBSan): an out-of-range
+# __REALTIME_TIMESTAMP (microseconds that overflow as ns) gives no time.
+for us in 17020000000011000 -9223372036854775807; do
+        printf '__CURSOR=s=0123;i=1;b=0123456789abcdef0123456789abcdef;m=1;t=1;x=1\n__REALTIME_TIMESTAMP=%s\n_PID=1\nTRACE_EVENT=ev\n\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 3 messages\n__REALTIME_TIMESTAMP=%s\n\n' \
+                "$us" "$us" > "$T/rt.export"
+        rm -f "$T/rt.db"*
+        "$B/traceql" --db "$T/rt.db" import --export "$T/rt.export" > /dev/null 2>&1 || true
+        check_eq "fuzz-regress-export-realtime-overflow$us" "1|1" \
+                "$("$B/traceql" --db "$T/rt.db" --no-sync --format csv \
+                   "select (select count(*) from events where time is null) || '|' ||
+                           (select count(*) from journal_suppressed where time is null)" | tail -1)"
+done
+
 # libFuzzer needs clang and libclang_rt.fuzzer (libclang-rt-14-dev on Debian 12).
 why=
 if ! command -v "${FUZZ_CC:-clang}" > /dev/null 2>&1; then

@@ -13,8 +13,10 @@ start_journald() {
         i=0; while [ ! -S /run/systemd/journal/socket ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 }
 start_journald
+# timeout: the emitter traces for ~3 s and its flush is bounded by 2 s; a
+# hang (a send or a flush that does not give up) shows as status 124.
 TJ_IDENTIFIER="$id" TJ_EVENTS=tgb_req,tga_void TJ_QUIET=0 TJ_FLUSH_TIMEOUT_MS=2000 \
-        "$E" init slow:1500:2000 flush stats void > "$out/stats" 2> "$out/err" &
+        timeout 60 "$E" init slow:1500:2000 flush stats void > "$out/stats" 2> "$out/err" &
 emitter=$!
 sleep 1
 kill "$(cat "$out/journald.pid")"

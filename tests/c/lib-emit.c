@@ -15,6 +15,9 @@
  *   threads:T:N         T threads at once, each doing req:N
  *   texit:N             a thread does req:N and exits; then wait for it
  *   fork:N              fork; the child does req:N and exits; wait for it
+ *   forkbusy:T:N:K      T threads each doing req:N and, while they trace, K
+ *                       forks whose children do req:10 and exit; prints
+ *                       "children=K exited=E" (E: children that exited 0)
  *   flush               tj_flush(), prints "flush=R" when R != 0
  *   stats               prints "emitted=E written=W dropped=D"
  *   shutdown            tj_shutdown()
@@ -22,6 +25,8 @@
  *   signal:N            N times: SIGUSR1 to itself while tracing req:10; the
  *                       handler traces tga_void (trace points in a handler)
  *   long:N              one tga_all whose string is N bytes of 'y'
+ *   str:HEX             one tga_all(1, 2, 0x3, S, 4, 5), S the bytes HEX spells
+ *                       (a 00 ends S there, as any C string)
  *   two                 register group "tgc" with tgc_two(a, b), two strings
  *   twolong:N           tgc_two with two N-byte strings: the second is cut
  *   slow:N:US           N tgb_req events, US microseconds apart
@@ -105,6 +110,49 @@ static void run_fork(long n)
         }
         if (pid > 0)
                 waitpid(pid, &status, 0);
+}
+
+/* fork() while other threads are in the middle of tracing: locks or rings
+ * they hold at that instant must not hang or corrupt the child. */
+static void run_forkbusy(long t, long n, long k)
+{
+        pthread_t th[64];
+        long exited = 0;
+
+        if (t > 64)
+                t = 64;
+        for (long i = 0; i < t; i++)
+                pthread_create(&th[i], NULL, thread_main, (void *)(intptr_t)n);
+        for (long i = 0; i < k; i++) {
+                pid_t pid = fork();
+                int status;
+
+                if (pid == 0) {
+                        emit_reqs(10);
+                        exit(0);
+                }
+                if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                    WEXITSTATUS(status) == 0)
+                        exited++;
+        }
+        for (long i = 0; i < t; i++)
+                pthread_join(th[i], NULL);
+        printf("children=%ld exited=%ld\n", k, exited);
+}
+
+/* str:HEX - any bytes as tga_all's string argument. */
+static void run_str(const char *hex)
+{
+        char buf[4096];
+        size_t n = 0;
+        unsigned byte;
+
+        while (n + 1 < sizeof(buf) && sscanf(hex, "%2x", &byte) == 1 && hex[1]) {
+                buf[n++] = (char)byte;
+                hex += 2;
+        }
+        buf[n] = '\0';
+        trace_tga_all(1, 2, (void *)(uintptr_t)3, buf, 4, 5);
 }
 
 static uint16_t dup_dstate;
@@ -195,6 +243,13 @@ static void step(const char *s)
                 run_threads(1, atol(arg));
         else if (strncmp(s, "fork:", 5) == 0)
                 run_fork(atol(arg));
+        else if (strncmp(s, "str:", 4) == 0)
+                run_str(arg);
+        else if (strncmp(s, "forkbusy:", 9) == 0) {
+                const char *a2 = strchr(arg, ':') + 1;
+
+                run_forkbusy(atol(arg), atol(a2), atol(strchr(a2, ':') + 1));
+        }
         else if (strcmp(s, "flush") == 0) {
                 r = tj_flush();
                 if (r != 0)

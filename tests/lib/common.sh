@@ -11,13 +11,27 @@ set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B="$TOP/build"
 T=$(mktemp -d "${TMPDIR:-/tmp}/tj-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+trap 'common_exit' EXIT
 TJ_TEST_ID="tjtest-$(basename "$0" .sh)-$$-$(date +%s%N)"
 export TJ_QUIET=1
 RUN=
 if [ "${VALGRIND:-}" = 1 ]; then
-        RUN="valgrind -q --error-exitcode=99 --leak-check=full"
+        # Each process writes its own log: a report is a FAIL line at exit even
+        # when the test only looks at the program's output, not its status.
+        mkdir "$T/valgrind"
+        RUN="valgrind -q --error-exitcode=99 --leak-check=full --log-file=$T/valgrind/%p.log"
 fi
+
+common_exit() {
+        if [ -d "$T/valgrind" ]; then
+                for log in "$T"/valgrind/*.log; do
+                        [ -s "$log" ] || continue
+                        echo "FAIL: valgrind-$(basename "$0" .sh) (memcheck report, pid $(basename "$log" .log))"
+                        head -40 "$log" | sed 's/^/    /'
+                done
+        fi
+        rm -rf "$T"
+}
 
 # A sanitized build (make SANITIZE=... check passes SANITIZE down): programs a
 # test links against build/libtracejournal.a need the same runtime.

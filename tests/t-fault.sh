@@ -1,0 +1,82 @@
+#!/bin/sh
+# t-fault.sh - faults around the library and traceql (issue 9):
+#   - fork() while other threads are tracing: no hang, parent and children
+#     each deliver all their events with their own TRACE_SEQ;
+#   - the database on a full filesystem (a 2 MiB tmpfs in a private mount
+#     namespace): a clear error, the database intact and empty (one
+#     transaction), and the import succeeds once the filesystem has room.
+# (journald killed and restarted: t-lib-async.sh; SIGKILL during an import:
+# t-traceql.sh; allocation failure in init: t-lib-nomem.sh; signal handlers:
+# t-lib-async.sh.)
+. "$(dirname "$0")/lib/common.sh"
+E="$B/tests/lib-emit"
+TQ="$B/traceql"
+
+# ---- fork while 4 threads trace ------------------------------------------
+if have_journald; then
+        id="$TJ_TEST_ID-forkbusy"
+        # block mode: nothing is dropped, so every count is exact.  timeout:
+        # a deadlock in the child or the parent shows as status 124.
+        out=$(TJ_IDENTIFIER="$id" TJ_ON_FULL=block TJ_EVENTS=tgb_req,tga_void \
+              timeout 120 $RUN "$E" init forkbusy:4:500:20 flush stats void; echo "exit=$?")
+        check_eq fault-fork-busy-run "children=20 exited=20
+emitted=2000 written=2000 dropped=0
+exit=0" "$out"
+        "$B/tests/journal-dump" "$id" until:TRACE_EVENT=tga_void _PID TRACE_EVENT TRACE_SEQ \
+                > "$T/j" || true
+        # parent: the pid of the tga_void entry
+        ppid=$(sed -n 's/^_PID=\([0-9]*\) TRACE_EVENT=tga_void .*/\1/p' "$T/j")
+        check_eq fault-fork-busy-parent "2000" "$(grep -c "^_PID=$ppid TRACE_EVENT=tgb_req " "$T/j" || true)"
+        # children: 20 pids, each with exactly TRACE_SEQ 1..10
+        grep -v "^_PID=$ppid " "$T/j" | sed 's/^_PID=\([0-9]*\) .*TRACE_SEQ=\([0-9]*\)$/\1 \2/' |
+                sort -k1,1n -k2,2n | awk '
+                { seqs[$1] = seqs[$1] " " $2 }
+                END { n = 0; bad = 0
+                      for (p in seqs) { n++; if (seqs[p] != " 1 2 3 4 5 6 7 8 9 10") bad++ }
+                      print n " children, " bad " with a wrong sequence" }' > "$T/kids"
+        check_eq fault-fork-busy-children "20 children, 0 with a wrong sequence" "$(cat "$T/kids")"
+else
+        skip fault-fork-busy "no journald socket"
+fi
+
+# ---- the database on a full filesystem -----------------------------------
+python3 - "$T/big.export" <<'PY'
+import sys
+boot = "0123456789abcdef0123456789abcdef"
+with open(sys.argv[1], "w") as f:
+    for i in range(1, 20001):
+        f.write("__CURSOR=s=fedcba9876543210fedcba9876543210;i=%x;b=%s;m=%x;t=1;x=1\n"
+                "__REALTIME_TIMESTAMP=%d\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n"
+                "_HOSTNAME=h\n_PID=7\nTID=7\nSYSLOG_IDENTIFIER=big\nTRACE_GROUP=g\n"
+                "TRACE_EVENT=ev_%d\nTRACE_SEQ=%d\nMESSAGE=ev req %d %s\nTRACE_ARGS=req\n"
+                "TRACE_ARG_REQ=%d\n\n" % (i, boot, i, 1700000000000000 + i, i, boot,
+                                         i % 5, i, i, "x" * 100, i))
+PY
+if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
+        mkdir "$T/small"
+        cat > "$T/full.sh" <<SH
+mount -t tmpfs -o size=2m tmpfs "$T/small" || exit 99
+$TQ --db "$T/small/t.db" import --export "$T/big.export" > "$T/full.out" 2> "$T/full.err"
+echo \$? > "$T/full.rc"
+$TQ --db "$T/small/t.db" --no-sync --format csv "select count(*) from events; pragma integrity_check" \
+        > "$T/full.check" 2>&1
+mount -o remount,size=64m "$T/small"
+$TQ --db "$T/small/t.db" import --export "$T/big.export" > "$T/again.out" 2>&1
+echo \$? > "$T/again.rc"
+$TQ --db "$T/small/t.db" --no-sync --format csv "select count(*), count(distinct event) from events; pragma integrity_check" \
+        > "$T/again.check" 2>&1
+SH
+        unshare -m sh "$T/full.sh"
+        check_eq fault-fs-full-error "4 traceql: $T/small/t.db: database or disk is full" \
+                "$(cat "$T/full.rc") $(cat "$T/full.err")"
+        check_eq fault-fs-full-intact "count(*)
+0
+integrity_check
+ok" "$(cat "$T/full.check")"
+        check_eq fault-fs-full-resumed "0 count(*),count(distinct event)
+20000,5
+integrity_check
+ok" "$(cat "$T/again.rc") $(cat "$T/again.check")"
+else
+        skip fault-fs-full "needs root and unshare -m for a private tmpfs"
+fi
