@@ -42,6 +42,17 @@ for us in 17020000000011000 -9223372036854775807; do
                            (select count(*) from journal_suppressed where time is null)" | tail -1)"
 done
 
+# An ISO 8601 time past 2262 (nanoseconds overflow 64 bits) in a syslog or
+# log line is a bad timestamp, named, not a signed overflow.
+printf '3334-06-03T11:22:33.123456Z vm qemu-trace[42]: blk_dev_open name disk1\n' > "$T/y.log"
+rc=0; "$B/traceql" --db "$T/y.db" import --syslog "$T/y.log" 2> "$T/y.err" || rc=$?
+check_eq fuzz-regress-syslog-iso8601-overflow \
+        "4|traceql: $T/y.log:1: invalid timestamp '3334-06-03T11:22:33.123456Z'" "$rc|$(cat "$T/y.err")"
+printf '5555-06-03T11:22:33.123456Z blk_dev_open name disk1\n' > "$T/y2.log"
+rc=0; "$B/traceql" --db "$T/y2.db" import --log "$T/y2.log" 2> "$T/y2.err" || rc=$?
+check_eq fuzz-regress-log-iso8601-overflow \
+        "4|traceql: $T/y2.log:1: invalid timestamp '5555-06-03T11:22:33.123456Z'" "$rc|$(cat "$T/y2.err")"
+
 # libFuzzer needs clang and libclang_rt.fuzzer (libclang-rt-14-dev on Debian 12).
 why=
 if ! command -v "${FUZZ_CC:-clang}" > /dev/null 2>&1; then
