@@ -161,7 +161,13 @@ $(B)/tests/lib-nomem: tests/c/lib-nomem.c $(B)/libtracejournal.a
 	$(CC) $(ALL_CFLAGS) -Itests/c $(LDFLAGS) $(NOMEM_WRAP) -o "$@" "$<" \
 		$(B)/libtracejournal.a $(LIB_LIBS)
 
-check: all examples tests fuzz-replay
+# check first installs missing Debian packages (as root; else it says what to
+# run), then builds in a new make, whose pkg-config flags see them.
+check:
+	@sh packaging/install-deps.sh --ensure
+	@$(MAKE) --no-print-directory check-run
+
+check-run: all examples tests fuzz-replay
 	sh tests/run
 
 # Fuzz targets: tests/fuzz/fuzz_NAME.c (LLVMFuzzerTestOneInput), seeds in
@@ -259,7 +265,7 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all examples tests check demo bench bench-callgrind install uninstall clean FORCE \
+.PHONY: all examples tests check check-run demo bench bench-callgrind install uninstall clean FORCE \
 	fuzz fuzz-build fuzz-replay
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

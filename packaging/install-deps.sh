@@ -10,6 +10,9 @@
 #   packaging/install-deps.sh --command  print the exact apt-get command that
 #                                        installs the missing ones
 #   packaging/install-deps.sh --list     print the whole list
+#   packaging/install-deps.sh --ensure   nothing when all are installed; else
+#                                        install them as root, or print the
+#                                        apt-get command and fail (make check)
 #
 # Keep the list in step with what the Makefile, tests/, examples/demo.sh,
 # bench/ and .ci/run call.
@@ -44,6 +47,15 @@ case "${1:-}" in
         [ -z "$m" ] || echo "apt-get update && apt-get install -y $m" ;;
 --list)
         echo $PACKAGES ;;
+--ensure)
+        m=$(missing)
+        [ -n "$m" ] || exit 0
+        if [ "$(id -u)" != 0 ]; then
+                echo "install-deps.sh: missing packages: $m" >&2
+                echo "install-deps.sh: run as root, or first: sudo apt-get update && sudo apt-get install -y $m" >&2
+                exit 1
+        fi
+        exec sh "$0" ;;
 "")
         if [ "$(id -u)" != 0 ]; then
                 echo "install-deps.sh: must run as root; or run:" >&2
@@ -55,6 +67,6 @@ case "${1:-}" in
         # shellcheck disable=SC2086
         apt-get install -y --no-install-recommends $PACKAGES ;;
 *)
-        echo "usage: $0 [--missing|--command|--list]" >&2
+        echo "usage: $0 [--missing|--command|--list|--ensure]" >&2
         exit 2 ;;
 esac
