@@ -74,7 +74,8 @@ static uint64_t te_catalog_hash(const char *s, size_t n)
         return h;
 }
 
-/* Rebuild the name index over every event (the first of a name wins). */
+/* Rebuild the name index over every event (a later declaration of a name
+ * wins, as in te_pattern.c). */
 static int te_catalog_reindex(struct te_catalog *cat)
 {
         size_t size = 64, i, j;
@@ -92,8 +93,7 @@ static int te_catalog_reindex(struct te_catalog *cat)
                 for (j = te_catalog_hash(name, n) & (size - 1); index[j]; j = (j + 1) & (size - 1))
                         if (strcmp(cat->list->events[index[j] - 1].name, name) == 0)
                                 break;
-                if (!index[j])
-                        index[j] = (uint32_t) i + 1;
+                index[j] = (uint32_t) i + 1;
         }
         free(cat->index);
         cat->index = index;
