@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib/common.sh"
 TG="$B/tracegen"
 if [ ! -x "$TG" ] || [ ! -f "$B/libtracejournal.a" ]; then fail dtrace-built "run make"; exit 0; fi
-if [ ! -f /usr/include/x86_64-linux-gnu/sys/sdt.h ] && [ ! -f /usr/include/sys/sdt.h ]; then
+if ! echo '#include <sys/sdt.h>' | ${CC:-cc} -E - > /dev/null 2>&1; then
         skip dtrace "no <sys/sdt.h> (Debian: systemtap-sdt-dev)"; exit 0
 fi
 CF="-std=gnu11 -O2 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \

@@ -289,18 +289,17 @@ static void te_emit_ust_field(const struct te_arg *a, FILE *out)
 {
         switch (a->kind) {
         case TE_KIND_STRING:
-                fprintf(out, "%s%s%slttng_ust_field_string(%s, %s)\n", te_emit_ind, te_emit_ind,
-                        te_emit_ind, a->name, a->name);
+                fprintf(out, "%s%slttng_ust_field_string(%s, %s)\n", te_emit_ind, te_emit_ind,
+                        a->name, a->name);
                 break;
         case TE_KIND_POINTER:
-                fprintf(out, "%s%s%slttng_ust_field_integer_hex(uintptr_t, %s, "
-                        "(uintptr_t)%s)\n", te_emit_ind, te_emit_ind, te_emit_ind, a->name,
-                        a->name);
+                fprintf(out, "%s%slttng_ust_field_integer_hex(uintptr_t, %s, (uintptr_t)%s)\n",
+                        te_emit_ind, te_emit_ind, a->name, a->name);
                 break;
         default:
-                fprintf(out, "%s%s%slttng_ust_field_integer(%s, %s, %s)\n", te_emit_ind,
-                        te_emit_ind, te_emit_ind, a->type.base == TE_BOOL ? "uint8_t" :
-                        a->type.spelling, a->name, a->name);
+                fprintf(out, "%s%slttng_ust_field_integer(%s, %s, %s)\n", te_emit_ind,
+                        te_emit_ind, a->type.base == TE_BOOL ? "uint8_t" : a->type.spelling,
+                        a->name, a->name);
         }
 }
 
