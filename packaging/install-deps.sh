@@ -22,6 +22,7 @@ systemd procps
 mandoc rsyslog valgrind python3 sqlite3
 meson ninja-build cmake
 git ca-certificates
+systemtap-sdt-dev liblttng-ust-dev lttng-tools babeltrace2 bpftrace util-linux
 "
 
 missing() {
