@@ -191,3 +191,42 @@ if wait_for '[ -S "$T/ctl/$P.sock" ]'; then
 else
         fail control-dir "$T/ctl/$P.sock did not appear"
 fi
+
+# ---- the API: tj_control_start/path/stop, and a fork child leaves the
+# parent's socket alone ----
+cat > "$T/api.c" <<'SRC'
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <tracejournal.h>
+static int exists(const char *p) { struct stat st; return stat(p, &st) == 0; }
+int main(void)
+{
+        char path[256], small[4];
+        int r0 = tj_control_path(path, sizeof(path));
+        int r1 = tj_control_start(), r2 = tj_control_start();
+        int r3 = tj_control_path(path, sizeof(path));
+        int r4 = tj_control_path(small, sizeof(small));
+        pid_t child = fork();
+
+        if (child == 0) {
+                tj_control_stop();
+                _exit(exists(path) ? 0 : 1);    /* exit() would run atexit */
+        }
+        int st = 0;
+        waitpid(child, &st, 0);
+        printf("%d %d %d %d %d child-kept=%d exists=%d", r0, r1, r2, r3, r4,
+               WIFEXITED(st) && WEXITSTATUS(st) == 0, exists(path));
+        tj_control_stop();
+        printf(" after-stop=%d\n", exists(path));
+        return 0;
+}
+SRC
+if ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -I"$TOP/include" -o "$T/api" "$T/api.c" \
+        "$B/libtracejournal.a" -lsystemd -lpthread 2> "$T/err"; then
+        check_eq control-api "-107 0 0 0 -36 child-kept=1 exists=1 after-stop=0" \
+                "$(TJ_CONTROL_DIR="$T/ctl" "$T/api")"
+else
+        fail control-api "$(head -3 "$T/err")"
+fi
