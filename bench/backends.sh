@@ -31,11 +31,23 @@ if ! build/tracegen --group=bdt --backend=dtrace --header="$W/bdt.h" --source="$
 fi
 X="$W/tjbackends"
 LTTNG_UST_REGISTER_TIMEOUT=0 "$X" disabled "$N" > "$W/dis"
+# Instructions per disabled call beyond the empty loop, as bench/run counts ours.
+insn() { echo "n/a (valgrind missing)"; }
+if command -v valgrind > /dev/null 2>&1 &&
+   LTTNG_UST_REGISTER_TIMEOUT=0 valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" \
+        "$X" disabled 1000000 > /dev/null 2>&1; then
+        callgrind_annotate --inclusive=yes "$W/cg.out" > "$W/cg.txt" 2> /dev/null || true
+        insn() {
+                awk -v f="$1" -v n=5000000 '$0 ~ f { d = $1 } /backends_empty_loop/ { e = $1 }
+                        END { gsub(",", "", d); gsub(",", "", e);
+                              printf "%.2f instructions/call beyond the loop", (d - e) / n }' "$W/cg.txt"
+        }
+fi
 row "disabled trace point, USDT (dtrace backend, semaphore down)" \
-    "$(val dtrace_disabled_ns "$W/dis") ns/call (empty loop $(val empty_loop_ns "$W/dis") ns)" \
+    "$(val dtrace_disabled_ns "$W/dis") ns/call (empty loop $(val empty_loop_ns "$W/dis") ns); $(insn backends_dtrace_loop)" \
     "same as ours: a load + unlikely branch"
 row "disabled trace point, LTTng-UST (ust backend, no session)" \
-    "$(val ust_disabled_ns "$W/dis") ns/call (empty loop $(val empty_loop_ns "$W/dis") ns)" \
+    "$(val ust_disabled_ns "$W/dis") ns/call (empty loop $(val empty_loop_ns "$W/dis") ns); $(insn backends_ust_loop)" \
     "LTTng-UST: a load + unlikely branch"
 
 # USDT enabled: bpftrace counting the probe (each hit traps into the kernel).
