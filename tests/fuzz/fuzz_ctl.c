@@ -5,6 +5,9 @@
  * command and a NUL-terminated, blank-free argument that was in the input;
  * a refused one has a non-empty, printable, one-line message.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE     /* memmem */
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
