@@ -14,7 +14,7 @@ for p in "$TQ" "$DEMO" "$SEND"; do
 done
 unset TJ_CONTROL_DIR XDG_RUNTIME_DIR
 P=
-trap '[ -n "$P" ] && kill "$P" 2>/dev/null; rm -f "${S:-}"; rm -rf "$T"' EXIT
+trap '[ -n "$P" ] && kill "$P" 2>/dev/null; rm -f "${S:-}"; rm -rf "$T" ${PUB:+"$PUB"}' EXIT
 
 # wait_for COND...: up to 10 s for a shell condition to hold
 wait_for() {
@@ -131,9 +131,15 @@ if kill -0 "$P" 2> /dev/null; then pass control-survives-bad-requests; else
 
 # ---- another uid is refused, and the refusal is reported and counted ----
 if command -v setpriv > /dev/null 2>&1 && [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1; then
+        # A copy nobody can run, wherever the tree lives (/root is 0700).
+        PUB=$(mktemp -d "${TMPDIR:-/tmp}/tj-ctl-pub.XXXXXX")
+        chmod 755 "$PUB"
+        cp "$TQ" "$PUB/traceql"
+        chmod 755 "$PUB/traceql"
         rc=0
-        setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$TQ" ctl "$P" stats \
-                > "$T/out" 2> "$T/err" || rc=$?
+        setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$PUB/traceql" ctl "$P" \
+                stats > "$T/out" 2> "$T/err" || rc=$?
+        rm -rf "$PUB"
         check_eq control-refused-status 7 "$rc"
         check_eq control-refused-msg \
                 "traceql: ctl $P: permission denied: uid $(id -u nobody) is neither the owner (uid 0) nor root" \
