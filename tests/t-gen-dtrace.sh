@@ -48,6 +48,15 @@ blockdemo qemu_vfree sem 8
 blockdemo qemu_vmalloc sem 8 8
 EOF
 check_file dtrace-notes exp notes
+# Repeated --backend, one list, QEMU's --backends and nop in a list: same code.
+for opts in "--backend=tracejournal,dtrace" "--backends=dtrace,tracejournal" \
+            "--backend=nop,dtrace --backend=tracejournal"; do
+        # shellcheck disable=SC2086
+        "$TG" --group=blockdemo $opts --header=t2.h --header-include=trace.h --source=t2.c \
+                "$TOP/examples/trace-events"
+        if cmp -s trace.h t2.h && cmp -s trace.c t2.c; then pass "dtrace-opts $opts"; else
+                fail "dtrace-opts $opts" "generated code differs"; fi
+done
 check_eq dtrace-no-disabled-probe "" "$(readelf -n blockdemo | grep 'Name: blk_req_debug' || true)"
 
 # The tracejournal backend beside it is unchanged.

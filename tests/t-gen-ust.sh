@@ -18,6 +18,12 @@ cd "$T"
 cp "$TOP/examples/trace-events" trace-events
 "$TG" --group=blockdemo --backends=tracejournal,ust --header=trace.h --source=trace.c trace-events
 check_file ust-provider-golden "$TOP/tests/gen/blockdemo-ust.h.expected" trace-ust.h
+rc=0; "$TG" --group=blockdemo --backend=ust --source=only.c trace-events 2> err || rc=$?
+check_eq ust-needs-header "2 tracegen: the ust backend needs --header (or --output-dir)" \
+        "$rc $(cat err)"
+mkdir od
+"$TG" --group=blockdemo --backend=ust --output-dir=od trace-events
+check_eq ust-output-dir "trace-blockdemo-ust.h trace-blockdemo.c trace-blockdemo.h" "$(ls od | tr '\n' ' ' | sed 's/ $//')"
 # shellcheck disable=SC2086
 if ${CC:-cc} $CF -I"$TOP/include" -I. -o blockdemo "$TOP/examples/blockdemo.c" trace.c \
         "$B/libtracejournal.a" -lsystemd -lpthread $UST_LIBS 2> cc.err; then
