@@ -236,3 +236,53 @@ if ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -I"$TOP/include" -o "$T/api" "$T/a
 else
         fail control-api "$(head -3 "$T/err")"
 fi
+
+# ---- the fuzz target, replayed: its seeds, then mutations of them and
+# random buffers (a fixed PRNG), under ASan/UBSan when the compiler has them ----
+cat > "$T/replay.c" <<'SRC'
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int main(int argc, char **argv)
+{
+        static uint8_t buf[9000];
+        uint64_t x = 88172645463325252ull;
+        long runs = 0;
+
+        for (int i = 1; i < argc; i++) {
+                FILE *f = fopen(argv[i], "rb");
+                size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
+
+                if (f)
+                        fclose(f);
+                for (int k = 0; k < 20000; k++, runs++) {
+                        uint8_t m[9000];
+                        size_t len = n;
+
+                        memcpy(m, buf, n);
+                        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                        if (len && k)
+                                m[x % len] = (uint8_t)(x >> 24);
+                        if (k % 7 == 3)
+                                len = (size_t)(x >> 40) % (sizeof(m) + 1);
+                        LLVMFuzzerTestOneInput(m, len);
+                }
+        }
+        printf("%ld\n", runs);
+        return 0;
+}
+SRC
+seeds=$(ls "$TOP"/tests/fuzz/seeds/ctl/*)
+san="-fsanitize=address,undefined -fno-sanitize-recover=all"
+# shellcheck disable=SC2086
+if ${CC:-cc} -std=gnu11 -O1 -g $san -I"$TOP/backend" -o "$T/replay" "$T/replay.c" \
+        "$TOP/tests/fuzz/fuzz_ctl.c" "$TOP/backend/control_request.c" 2> /dev/null ||
+   ${CC:-cc} -std=gnu11 -O1 -g -I"$TOP/backend" -o "$T/replay" "$T/replay.c" \
+        "$TOP/tests/fuzz/fuzz_ctl.c" "$TOP/backend/control_request.c" 2> "$T/err"; then
+        # shellcheck disable=SC2086
+        check_eq control-fuzz-replay "$(( $(echo $seeds | wc -w) * 20000 ))" "$("$T/replay" $seeds 2>&1)"
+else
+        fail control-fuzz-replay "$(head -3 "$T/err")"
+fi
