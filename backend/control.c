@@ -118,8 +118,11 @@ static ssize_t control_read_request(int fd, char *buf, int64_t deadline)
         return (ssize_t)len;
 }
 
-static void control_send(int fd, const char *data, size_t len, int64_t deadline)
+/* Send the reply, within its own time bound (the request's may be over). */
+static void control_send(int fd, const char *data, size_t len)
 {
+        int64_t deadline = control_now_ms() + CONTROL_IO_TIMEOUT_MS;
+
         while (len > 0) {
                 ssize_t n;
 
@@ -230,7 +233,7 @@ static int control_execute(const struct control_request *req, FILE *out,
 }
 
 /* Answer one request on FD: data lines, then "ok" or "error MESSAGE". */
-static void control_answer(int fd, const char *buf, size_t len, int64_t deadline)
+static void control_answer(int fd, const char *buf, size_t len)
 {
         struct control_request req;
         char err[CONTROL_ARG_MAX + 256] = "";
@@ -242,7 +245,7 @@ static void control_answer(int fd, const char *buf, size_t len, int64_t deadline
         if (!out) {
                 static const char nomem[] = "error out of memory\n";
 
-                control_send(fd, nomem, sizeof(nomem) - 1, deadline);
+                control_send(fd, nomem, sizeof(nomem) - 1);
                 return;
         }
         r = control_request_parse(buf, len, &req, err, sizeof(err));
@@ -253,7 +256,7 @@ static void control_answer(int fd, const char *buf, size_t len, int64_t deadline
         else
                 fputs("ok\n", out);
         if (fclose(out) == 0)
-                control_send(fd, reply, size, deadline);
+                control_send(fd, reply, size);
         free(reply);
         atomic_fetch_add(&ctl.served, 1);
 }
@@ -271,7 +274,7 @@ static void control_serve(int fd)
                 static const char msg[] = "error permission denied: no peer credentials\n";
 
                 atomic_fetch_add(&ctl.refused, 1);
-                control_send(fd, msg, sizeof(msg) - 1, deadline);
+                control_send(fd, msg, sizeof(msg) - 1);
                 return;
         }
         if (cred.uid != 0 && cred.uid != geteuid()) {
@@ -281,19 +284,19 @@ static void control_serve(int fd)
                                    (unsigned)cred.uid, (unsigned)geteuid());
 
                 atomic_fetch_add(&ctl.refused, 1);
-                control_send(fd, msg, (size_t)len, deadline);
+                control_send(fd, msg, (size_t)len);
                 return;
         }
         n = control_read_request(fd, buf, deadline);
         if (n == -ETIMEDOUT) {
                 static const char msg[] = "error timed out waiting for the request\n";
 
-                control_send(fd, msg, sizeof(msg) - 1, deadline);
+                control_send(fd, msg, sizeof(msg) - 1);
                 return;
         }
         if (n < 0)
                 return;
-        control_answer(fd, buf, (size_t)n, deadline);
+        control_answer(fd, buf, (size_t)n);
 }
 
 static void *control_main(void *arg)

@@ -36,6 +36,7 @@ struct control_request {
  * / -E2BIG (too long) with a one-line message in ERRBUF (ERRSIZE bytes, at
  * least 1) and *RET untouched.
  */
+__attribute__((visibility("hidden")))
 int control_request_parse(const char *buf, size_t len, struct control_request *ret,
                           char *errbuf, size_t errsize);
 

@@ -21,9 +21,31 @@
 static atomic_int log_fd = 2;
 static atomic_bool log_active;          /* the log output is selected */
 
+/*
+ * Make the log descriptor refer to FD's file (FD is consumed unless it is 2).
+ * Once a descriptor of our own exists its number never changes: dup3() swaps
+ * the file under it atomically, so a thread writing while the outputs are
+ * switched (the control endpoint does it at any time) writes to the old file
+ * or the new one, never to a closed descriptor or one reused by the program.
+ */
+static void log_install(int fd)
+{
+        int cur = atomic_load(&log_fd);
+
+        if (cur > 2 && cur != fd && dup3(fd, cur, O_CLOEXEC) >= 0) {
+                if (fd > 2)
+                        close(fd);
+                return;
+        }
+        if (cur <= 2)
+                atomic_store(&log_fd, fd);
+        else if (fd > 2 && cur != fd)
+                close(fd);      /* dup3 failed: keep writing to the old file */
+}
+
 static int log_open(void)
 {
-        int fd = 2, old;
+        int fd = 2;
 
         if (config.log_file[0]) {
                 fd = open(config.log_file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
@@ -33,9 +55,7 @@ static int log_open(void)
                         fd = 2;
                 }
         }
-        old = atomic_exchange(&log_fd, fd);
-        if (old > 2)
-                close(old);
+        log_install(fd);
         atomic_store(&log_active, true);
         return 0;
 }
@@ -88,13 +108,17 @@ static int log_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_ns)
                                            realtime_ns), msg);
 }
 
+/* The file is closed, but the descriptor stays, on /dev/null (log_install). */
 static void log_close(void)
 {
-        int old = atomic_exchange(&log_fd, 2);
+        int null;
 
         atomic_store(&log_active, false);
-        if (old > 2)
-                close(old);
+        if (atomic_load(&log_fd) <= 2)
+                return;
+        null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null >= 0)
+                log_install(null);
 }
 
 TJ_HIDDEN const struct tj_output out_log = {

@@ -27,6 +27,7 @@ libclang-rt-14-dev
 meson ninja-build cmake
 build-essential debhelper dpkg-dev lintian fakeroot rpm
 git ca-certificates
+systemtap-sdt-dev liblttng-ust-dev lttng-tools babeltrace2 bpftrace util-linux
 "
 
 missing() {

@@ -79,8 +79,8 @@ $usage_tail" "$(cat "$T/err")"
 run gen-cli-bad-group 2 "$TG" --group=hw-block --header="$T/x.h" basic.events
 check_eq gen-cli-bad-group-msg "tracegen: --group must be a C identifier: hw-block
 $usage_tail" "$(cat "$T/err")"
-run gen-cli-bad-backend 2 "$TG" --group=g --backend=dtrace --header="$T/x.h" basic.events
-check_eq gen-cli-bad-backend-msg "tracegen: unknown backend (use tracejournal or nop): dtrace
+run gen-cli-bad-backend 2 "$TG" --group=g --backend=lttng --header="$T/x.h" basic.events
+check_eq gen-cli-bad-backend-msg "tracegen: unknown backend (use tracejournal, dtrace, ust or nop): lttng
 $usage_tail" "$(cat "$T/err")"
 run gen-cli-bad-option 2 "$TG" --frobnicate basic.events
 check_eq gen-cli-bad-option-msg "tracegen: unknown option: --frobnicate

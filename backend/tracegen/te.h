@@ -89,13 +89,24 @@ void te_list_free(struct te_list *list);
  */
 int te_parse_file(struct te_list *list, const char *path, FILE *f, FILE *err);
 
-/* te_emit.c: write the header / source for GROUP to OUT. Returns 0 or -errno. */
-enum te_backend { TE_BACKEND_TRACEJOURNAL, TE_BACKEND_NOP };
+/*
+ * te_emit.c: write the header / source for GROUP to OUT. Returns 0 or -errno.
+ * BACKENDS is a set of enum te_backend bits; none at all is the nop backend.
+ */
+enum te_backend {
+        TE_BACKEND_TRACEJOURNAL = 1 << 0,
+        TE_BACKEND_DTRACE = 1 << 1,     /* USDT probes through <sys/sdt.h> */
+        TE_BACKEND_UST = 1 << 2,        /* an LTTng-UST tracepoint provider */
+};
+#define TE_BACKEND_NOP 0u
 struct te_emit_opts {
         const char *group;
         const char *header_include;     /* what the source #includes */
-        enum te_backend backend;
+        const char *ust_include;        /* the UST provider header's #include name */
+        unsigned backends;
 };
+/* With TE_BACKEND_UST: the tracepoint provider header, included by the header. */
+int te_emit_ust_header(const struct te_list *list, const struct te_emit_opts *o, FILE *out);
 int te_emit_header(const struct te_list *list, const struct te_emit_opts *o, FILE *out);
 int te_emit_source(const struct te_list *list, const struct te_emit_opts *o, FILE *out);
 

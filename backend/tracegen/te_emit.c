@@ -13,7 +13,11 @@
  * the group.  The ABI all this follows is in include/tracejournal.h.
  *
  * With the nop backend every trace point compiles to nothing, but its call
- * still type-checks against an empty static inline function.
+ * still type-checks against an empty static inline function.  The dtrace
+ * backend adds a USDT probe per event (<sys/sdt.h>, provider GROUP, with a
+ * semaphore); the ust backend an LTTng-UST tracepoint per event, declared in
+ * a provider header of its own (te_emit_ust_header()).  Either can be
+ * combined with tracejournal; the code of tracejournal alone is unchanged.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -146,8 +150,102 @@ static bool te_emit_uses_ssize(const struct te_list *list)
         return false;
 }
 
+/* The probe of the dtrace backend: STAP_PROBEn(group, event, args). */
+static void te_emit_stap_probe(const struct te_event *ev, const char *group, FILE *out)
+{
+        if (ev->nargs == 0)
+                fprintf(out, "STAP_PROBE(%s, %s)", group, ev->name);
+        else {
+                fprintf(out, "STAP_PROBE%u(%s, %s", ev->nargs, group, ev->name);
+                te_emit_names(ev, true, out);
+                fputc(')', out);
+        }
+}
+
+/*
+ * An event when dtrace or ust is among the backends: one guarded call per
+ * backend in the inline function.  The tracejournal part is the same load
+ * and unlikely branch as alone; the dtrace part tests the probe's semaphore,
+ * which a tracer (bpftrace, SystemTap) raises when it attaches, so the
+ * arguments are not even computed otherwise; lttng_ust_tracepoint() tests
+ * its own state.  'disable' events get no probe at all.
+ */
+static void te_emit_header_multi(const struct te_event *ev, const struct te_emit_opts *o,
+                                 FILE *out)
+{
+        const char *n = ev->name, *g = o->group;
+        bool tj = o->backends & TE_BACKEND_TRACEJOURNAL;
+        bool dt = (o->backends & TE_BACKEND_DTRACE) && !ev->disabled;
+        bool ust = (o->backends & TE_BACKEND_UST) && !ev->disabled;
+        const char *sep = "";
+
+        if (tj) {
+                fputs("extern uint16_t _TRACE_", out); te_emit_upper(out, n);
+                fputs("_DSTATE;\nextern struct tj_event _TRACE_", out); te_emit_upper(out, n);
+                fputs("_EVENT;\n", out);
+        }
+        if (dt)
+                fprintf(out, "extern unsigned short %s_%s_semaphore;\n", g, n);
+        fputs("#define TRACE_", out); te_emit_upper(out, n);
+        fprintf(out, "_ENABLED %d\n", ev->disabled ? 0 : 1);
+        fputs("#define TRACE_", out); te_emit_upper(out, n); fputs("_BACKEND_DSTATE() (", out);
+        if (tj) {
+                fputs("__atomic_load_n(&_TRACE_", out); te_emit_upper(out, n);
+                fputs("_DSTATE, __ATOMIC_RELAXED)", out);
+                sep = " || ";
+        }
+        if (dt) {
+                fprintf(out, "%s__atomic_load_n(&%s_%s_semaphore, __ATOMIC_RELAXED)", sep, g, n);
+                sep = " || ";
+        }
+        if (ust) {
+                fprintf(out, "%slttng_ust_tracepoint_enabled(%s, %s)", sep, g, n);
+                sep = " || ";
+        }
+        fprintf(out, "%s)\n", *sep ? "" : "0");
+        if (tj) {
+                fprintf(out, "__attribute__((cold)) void _tj_trace_%s(", n);
+                te_emit_params(ev, "const struct tj_site *_tj_site", out);
+                fputs(");\n", out);
+        }
+        fprintf(out, "static inline void _tj_trace_%s_inline(", n);
+        te_emit_params(ev, tj ? "const struct tj_site *_tj_site" : NULL, out);
+        fputs(")\n{\n", out);
+        if (tj) {
+                fprintf(out, "%sif (TRACE_", te_emit_ind); te_emit_upper(out, n);
+                fputs("_ENABLED && __builtin_expect(!!__atomic_load_n(&_TRACE_", out);
+                te_emit_upper(out, n);
+                fprintf(out, "_DSTATE, __ATOMIC_RELAXED), 0))\n%s%s_tj_trace_%s(_tj_site",
+                        te_emit_ind, te_emit_ind, n);
+                te_emit_names(ev, true, out);
+                fputs(");\n", out);
+        }
+        if (dt) {
+                fprintf(out, "%sif (__builtin_expect(!!__atomic_load_n(&%s_%s_semaphore, "
+                        "__ATOMIC_RELAXED), 0))\n%s%s", te_emit_ind, g, n, te_emit_ind,
+                        te_emit_ind);
+                te_emit_stap_probe(ev, g, out);
+                fputs(";\n", out);
+        }
+        if (ust) {
+                fprintf(out, "%slttng_ust_tracepoint(%s, %s", te_emit_ind, g, n);
+                te_emit_names(ev, true, out);
+                fputs(");\n", out);
+        }
+        if (!tj && !dt && !ust)
+                for (unsigned i = 0; i < ev->nargs; i++)
+                        fprintf(out, "%s(void)%s;\n", te_emit_ind, ev->args[i].name);
+        fprintf(out, "}\n#define trace_%s(", n);
+        te_emit_names(ev, false, out);
+        fprintf(out, ") _tj_trace_%s_inline(%s", n, tj ? "TJ_SITE()" : "");
+        te_emit_names(ev, tj, out);
+        fputs(")\n\n", out);
+}
+
 int te_emit_header(const struct te_list *list, const struct te_emit_opts *o, FILE *out)
 {
+        bool tj = o->backends & TE_BACKEND_TRACEJOURNAL;
+        bool multi = o->backends & (TE_BACKEND_DTRACE | TE_BACKEND_UST);
         size_t i;
 
         te_emit_banner(list, out);
@@ -156,21 +254,92 @@ int te_emit_header(const struct te_list *list, const struct te_emit_opts *o, FIL
         fputs("_GENERATED_TRACERS_H\n\n", out);
         if (te_emit_uses_ssize(list))
                 fputs("#include <sys/types.h>\n", out);
-        if (o->backend == TE_BACKEND_TRACEJOURNAL)
-                fputs("#include <tracejournal.h>\n\n", out);
+        if (tj)
+                fputs("#include <tracejournal.h>\n", out);
         else
-                fputs("#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n"
-                      "#ifndef trace_event_get_state_backends\n"
+                fputs("#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n", out);
+        if (o->backends & TE_BACKEND_DTRACE)
+                fputs("#ifndef _SDT_HAS_SEMAPHORES\n#define _SDT_HAS_SEMAPHORES 1\n#endif\n"
+                      "#include <sys/sdt.h>\n", out);
+        if (o->backends & TE_BACKEND_UST) {
+                fputs("#include \"", out);
+                te_emit_cstr(out, o->ust_include);
+                fputs("\"\n", out);
+        }
+        fputc('\n', out);
+        if (!tj)
+                fputs("#ifndef trace_event_get_state_backends\n"
                       "#define trace_event_get_state_backends(id) "
                       "((id ## _ENABLED) && (id ## _BACKEND_DSTATE()))\n#endif\n\n", out);
         for (i = 0; i < list->n; i++) {
-                if (o->backend == TE_BACKEND_TRACEJOURNAL)
+                if (multi)
+                        te_emit_header_multi(&list->events[i], o, out);
+                else if (tj)
                         te_emit_header_event(&list->events[i], out);
                 else
                         te_emit_header_nop(&list->events[i], out);
         }
         fputs("#endif /* TRACE_", out); te_emit_upper(out, o->group);
         fputs("_GENERATED_TRACERS_H */\n", out);
+        return ferror(out) ? -EIO : 0;
+}
+
+/* The LTTng-UST field of one argument. */
+static void te_emit_ust_field(const struct te_arg *a, FILE *out)
+{
+        switch (a->kind) {
+        case TE_KIND_STRING:
+                fprintf(out, "%s%slttng_ust_field_string(%s, %s)\n", te_emit_ind, te_emit_ind,
+                        a->name, a->name);
+                break;
+        case TE_KIND_POINTER:
+                fprintf(out, "%s%slttng_ust_field_integer_hex(uintptr_t, %s, (uintptr_t)%s)\n",
+                        te_emit_ind, te_emit_ind, a->name, a->name);
+                break;
+        default:
+                fprintf(out, "%s%slttng_ust_field_integer(%s, %s, %s)\n", te_emit_ind,
+                        te_emit_ind, a->type.base == TE_BOOL ? "uint8_t" : a->type.spelling,
+                        a->name, a->name);
+        }
+}
+
+/*
+ * The tracepoint provider of the ust backend: one LTTNG_UST_TRACEPOINT_EVENT
+ * per event (not for 'disable' ones), provider GROUP, one typed field per
+ * argument.  LTTng-UST includes it several times; the source defines
+ * LTTNG_UST_TRACEPOINT_CREATE_PROBES before including it once.
+ */
+int te_emit_ust_header(const struct te_list *list, const struct te_emit_opts *o, FILE *out)
+{
+        te_emit_banner(list, out);
+        fprintf(out, "#undef LTTNG_UST_TRACEPOINT_PROVIDER\n"
+                "#define LTTNG_UST_TRACEPOINT_PROVIDER %s\n\n"
+                "#undef LTTNG_UST_TRACEPOINT_INCLUDE\n"
+                "#define LTTNG_UST_TRACEPOINT_INCLUDE \"", o->group);
+        te_emit_cstr(out, o->ust_include);
+        fputs("\"\n\n#if !defined(TRACE_", out); te_emit_upper(out, o->group);
+        fputs("_UST_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)\n#define TRACE_", out);
+        te_emit_upper(out, o->group);
+        fputs("_UST_H\n\n#include <stdint.h>\n", out);
+        if (te_emit_uses_ssize(list))
+                fputs("#include <sys/types.h>\n", out);
+        fputs("#include <lttng/tracepoint.h>\n\n", out);
+        for (size_t i = 0; i < list->n; i++) {
+                const struct te_event *ev = &list->events[i];
+
+                if (ev->disabled)
+                        continue;
+                fprintf(out, "LTTNG_UST_TRACEPOINT_EVENT(\n%s%s, %s,\n%sLTTNG_UST_TP_ARGS(",
+                        te_emit_ind, o->group, ev->name, te_emit_ind);
+                for (unsigned j = 0; j < ev->nargs; j++)
+                        fprintf(out, "%s%s, %s", j ? ", " : "", ev->args[j].type.spelling,
+                                ev->args[j].name);
+                fprintf(out, "),\n%sLTTNG_UST_TP_FIELDS(\n", te_emit_ind);
+                for (unsigned j = 0; j < ev->nargs; j++)
+                        te_emit_ust_field(&ev->args[j], out);
+                fprintf(out, "%s)\n)\n\n", te_emit_ind);
+        }
+        fputs("#endif\n\n#include <lttng/tracepoint-event.h>\n", out);
         return ferror(out) ? -EIO : 0;
 }
 
@@ -315,19 +484,40 @@ static void te_emit_group(const struct te_list *list, const char *g, FILE *out)
                 "%stj_group_register(&_tj_group_%s);\n}\n", g, te_emit_ind, g);
 }
 
+/* The dtrace backend's semaphores: raised by a tracer attached to the probe. */
+static void te_emit_semaphores(const struct te_list *list, const char *g, FILE *out)
+{
+        for (size_t i = 0; i < list->n; i++)
+                if (!list->events[i].disabled)
+                        fprintf(out, "unsigned short %s_%s_semaphore "
+                                "__attribute__((section(\".probes\")));\n", g,
+                                list->events[i].name);
+        fputc('\n', out);
+}
+
 int te_emit_source(const struct te_list *list, const struct te_emit_opts *o, FILE *out)
 {
         size_t i;
 
         te_emit_banner(list, out);
-        if (o->backend == TE_BACKEND_NOP) {
+        if (o->backends == TE_BACKEND_NOP) {
                 /* ISO C wants at least one declaration in a translation unit. */
                 fprintf(out, "typedef int _tj_nop_group_%s;\n", o->group);
                 return ferror(out) ? -EIO : 0;
         }
-        fputs("#include <inttypes.h>\n#include <stdio.h>\n\n#include \"", out);
+        fputs("#include <inttypes.h>\n#include <stdio.h>\n\n", out);
+        if (o->backends & TE_BACKEND_UST)
+                fputs("#define LTTNG_UST_TRACEPOINT_CREATE_PROBES\n"
+                      "#define LTTNG_UST_TRACEPOINT_DEFINE\n", out);
+        fputs("#include \"", out);
         te_emit_cstr(out, o->header_include);
         fputs("\"\n\n", out);
+        if (o->backends & TE_BACKEND_DTRACE)
+                te_emit_semaphores(list, o->group, out);
+        if (!(o->backends & TE_BACKEND_TRACEJOURNAL)) {
+                fprintf(out, "typedef int _tj_group_%s;\n", o->group);
+                return ferror(out) ? -EIO : 0;
+        }
         for (i = 0; i < list->n; i++)
                 te_emit_source_event(&list->events[i], out);
         te_emit_group(list, o->group, out);

@@ -24,7 +24,8 @@ enum tracegen_exit {
 
 struct tracegen_opts {
         const char *group, *header, *source, *header_include, *output_dir;
-        enum te_backend backend;
+        unsigned backends;
+        bool have_backend;              /* a --backend or --backends was given */
         bool check;
 };
 
@@ -61,11 +62,15 @@ static void tracegen_help(void)
               "                             file name)\n"
               "  -o, --output-dir=DIR       write relative --header/--source paths under DIR;\n"
               "                             without them, write DIR/trace-GROUP.h and .c\n"
-              "  -b, --backend=NAME         tracejournal (default) or nop\n"
+              "  -b, --backend=LIST         tracejournal (default), dtrace, ust or nop; a\n"
+              "                             comma-separated list or repeated for several\n"
+              "      --backends=LIST        the same (QEMU's spelling)\n"
               "  -c, --check                only check the input files\n"
               "  -h, --help                 show this help and exit\n"
               "  -V, --version              show the version and exit\n"
               "\n"
+              "The ust backend also writes its tracepoint provider header next to the\n"
+              "header, with '-ust.h' in place of '.h'.\n"
               "A TRACE-EVENTS of '-' reads standard input.  Exit status: 0 success,\n"
               "1 errors in the input, 2 usage error, 3 file or memory error.\n"
               "See tracegen(1) and trace-events(5).\n", stdout);
@@ -84,6 +89,35 @@ static bool tracegen_is_ident(const char *s)
         return true;
 }
 
+/* Add the backends of LIST ("tracejournal,dtrace") to O. */
+static void tracegen_add_backends(struct tracegen_opts *o, const char *list)
+{
+        static const struct {
+                const char *name;
+                unsigned bits;
+        } known[] = {
+                { "tracejournal", TE_BACKEND_TRACEJOURNAL },
+                { "dtrace", TE_BACKEND_DTRACE },
+                { "ust", TE_BACKEND_UST },
+                { "nop", TE_BACKEND_NOP },
+        };
+        const char *p = list;
+
+        o->have_backend = true;
+        do {
+                size_t len = strcspn(p, ","), i;
+
+                for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+                        if (strlen(known[i].name) == len && strncmp(known[i].name, p, len) == 0)
+                                break;
+                if (i == sizeof(known) / sizeof(known[0]))
+                        tracegen_usage_error("unknown backend (use tracejournal, dtrace, ust "
+                                             "or nop)", list);
+                o->backends |= known[i].bits;
+                p += len;
+        } while (*p++ == ',');
+}
+
 static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
 {
         static const struct option longopts[] = {
@@ -93,6 +127,7 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
                 { "header-include", required_argument, NULL, 'I' },
                 { "output-dir", required_argument, NULL, 'o' },
                 { "backend", required_argument, NULL, 'b' },
+                { "backends", required_argument, NULL, 'b' },
                 { "check", no_argument, NULL, 'c' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
@@ -110,13 +145,7 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
                 case 'o': o->output_dir = optarg; break;
                 case 'c': o->check = true; break;
                 case 'b':
-                        if (strcmp(optarg, "tracejournal") == 0)
-                                o->backend = TE_BACKEND_TRACEJOURNAL;
-                        else if (strcmp(optarg, "nop") == 0)
-                                o->backend = TE_BACKEND_NOP;
-                        else
-                                tracegen_usage_error("unknown backend (use tracejournal or nop)",
-                                                     optarg);
+                        tracegen_add_backends(o, optarg);
                         break;
                 case 'h':
                         tracegen_help();
@@ -133,6 +162,8 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
         }
         if (optind >= argc)
                 tracegen_usage_error("no trace-events file given", NULL);
+        if (!o->have_backend)
+                o->backends = TE_BACKEND_TRACEJOURNAL;
         if (o->group && !tracegen_is_ident(o->group))
                 tracegen_usage_error("--group must be a C identifier", o->group);
         if (o->check)
@@ -202,7 +233,36 @@ static void tracegen_render(const struct te_list *list, const struct te_emit_opt
                 tracegen_nomem();
 }
 
-/* Write both outputs, or neither. Returns an exit status. */
+/* The ust backend's provider header: PATH.h -> PATH-ust.h. */
+static char *tracegen_ust_path(const char *header)
+{
+        size_t len = strlen(header);
+        char *p;
+
+        if (len > 2 && strcmp(header + len - 2, ".h") == 0)
+                len -= 2;
+        p = malloc(len + sizeof("-ust.h"));
+        if (!p)
+                tracegen_nomem();
+        memcpy(p, header, len);
+        strcpy(p + len, "-ust.h");
+        return p;
+}
+
+static void tracegen_render_ust(const struct te_list *list, const struct te_emit_opts *eo,
+                                struct tracegen_output *out)
+{
+        FILE *f = open_memstream(&out->text, &out->len);
+        int r;
+
+        if (!f)
+                tracegen_nomem();
+        r = te_emit_ust_header(list, eo, f);
+        if (fclose(f) != 0 || r < 0)
+                tracegen_nomem();
+}
+
+/* Write every output, or none. Returns an exit status. */
 static int tracegen_write(struct tracegen_output *outs, size_t n)
 {
         size_t i;
@@ -236,8 +296,9 @@ static const char *tracegen_basename(const char *path)
 
 int main(int argc, char **argv)
 {
-        struct tracegen_opts o = { .backend = TE_BACKEND_TRACEJOURNAL };
-        struct tracegen_output outs[2] = { { 0 } };
+        struct tracegen_opts o = { 0 };
+        struct tracegen_output outs[3] = { { 0 } };
+        char *ust_path = NULL;
         struct te_emit_opts eo;
         struct te_list *list;
         size_t n = 0, i;
@@ -251,12 +312,27 @@ int main(int argc, char **argv)
         if (status != TRACEGEN_EXIT_OK || o.check)
                 goto out;
 
-        eo = (struct te_emit_opts){ .group = o.group, .backend = o.backend };
+        eo = (struct te_emit_opts){ .group = o.group, .backends = o.backends };
         if (o.header || (o.output_dir && !o.source)) {
                 outs[n].path = tracegen_path(o.output_dir, o.header, o.group, ".h");
                 if (!outs[n].path)
                         tracegen_nomem();
+                if (o.backends & TE_BACKEND_UST) {
+                        ust_path = tracegen_ust_path(outs[n].path);
+                        eo.ust_include = tracegen_basename(ust_path);
+                }
                 tracegen_render(list, &eo, true, &outs[n]);
+                n++;
+        } else if (o.backends & TE_BACKEND_UST) {
+                fputs("tracegen: the ust backend needs --header (or --output-dir)\n", stderr);
+                status = TRACEGEN_EXIT_USAGE;
+                goto out;
+        }
+        if (ust_path) {
+                outs[n].path = strdup(ust_path);
+                if (!outs[n].path)
+                        tracegen_nomem();
+                tracegen_render_ust(list, &eo, &outs[n]);
                 n++;
         }
         if (o.source || (o.output_dir && !o.header)) {
@@ -276,10 +352,11 @@ int main(int argc, char **argv)
         }
         status = tracegen_write(outs, n);
 out:
-        for (i = 0; i < 2; i++) {
+        for (i = 0; i < 3; i++) {
                 free(outs[i].path);
                 free(outs[i].text);
         }
+        free(ust_path);
         te_list_free(list);
         return status;
 }

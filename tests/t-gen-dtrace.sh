@@ -1,0 +1,128 @@
+#!/bin/sh
+# t-gen-dtrace.sh - tracegen --backends=tracejournal,dtrace: the example built
+# with USDT probes has one stapsdt note per call site of every event that is
+# not 'disable', with provider blockdemo, the event's name, a semaphore and
+# argument specs of the right sizes and signs (readelf -n); the tracejournal
+# side still works; and where BPF is allowed, bpftrace attached to probes
+# sees the arguments, and raising the semaphore opens the
+# trace_event_get_state_backends() guard of an expensive argument.
+. "$(dirname "$0")/lib/common.sh"
+TG="$B/tracegen"
+if [ ! -x "$TG" ] || [ ! -f "$B/libtracejournal.a" ]; then fail dtrace-built "run make"; exit 0; fi
+if ! echo '#include <sys/sdt.h>' | ${CC:-cc} -E - > /dev/null 2>&1; then
+        skip dtrace "no <sys/sdt.h> (Debian: systemtap-sdt-dev)"; exit 0
+fi
+CF="-std=gnu11 -O2 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
+-Wstrict-prototypes -Wmissing-prototypes -D_GNU_SOURCE"
+
+cd "$T"
+"$TG" --group=blockdemo --backend=tracejournal --backend=dtrace --header=trace.h \
+        --source=trace.c "$TOP/examples/trace-events"
+# shellcheck disable=SC2086
+if ${CC:-cc} $CF -I"$TOP/include" -I. -o blockdemo "$TOP/examples/blockdemo.c" trace.c \
+        "$B/libtracejournal.a" -lsystemd -lpthread 2> cc.err; then
+        pass dtrace-example-builds
+else
+        fail dtrace-example-builds "$(head -5 cc.err)"; exit 0
+fi
+
+# One line per note: provider, name, whether it has a semaphore, then the
+# argument sizes (negative: signed) with their locations stripped.
+readelf -n blockdemo | awk '
+        function out() { if (p != "") print p, n, s a; p = "" }
+        /NT_STAPSDT/ { out() }
+        /Provider:/ { p = $2; a = "" }
+        /Name:/ { n = $2 }
+        /Semaphore:/ { s = ($NF ~ /^0x0+$/) ? "nosem" : "sem" }
+        /Arguments:/ { for (i = 2; i <= NF; i++) { sub(/@.*/, "", $i); a = a " " $i } }
+        END { out() }' | sort -u > notes
+cat > exp <<'EOF'
+blockdemo blk_dev_open sem 8 8
+blockdemo blk_drain_all sem
+blockdemo blk_req_complete sem 8 -4
+blockdemo blk_req_error sem 8 8 8
+blockdemo blk_req_submit sem 8 8 4 -4
+blockdemo blk_worker_start sem -4 4
+blockdemo blk_worker_stats sem -4 8
+blockdemo qemu_vfree sem 8
+blockdemo qemu_vmalloc sem 8 8
+EOF
+check_file dtrace-notes exp notes
+# Repeated --backend, one list, QEMU's --backends and nop in a list: same code.
+for opts in "--backend=tracejournal,dtrace" "--backends=dtrace,tracejournal" \
+            "--backend=nop,dtrace --backend=tracejournal"; do
+        # shellcheck disable=SC2086
+        "$TG" --group=blockdemo $opts --header=t2.h --header-include=trace.h --source=t2.c \
+                "$TOP/examples/trace-events"
+        if cmp -s trace.h t2.h && cmp -s trace.c t2.c; then pass "dtrace-opts $opts"; else
+                fail "dtrace-opts $opts" "generated code differs"; fi
+done
+check_eq dtrace-no-disabled-probe "" "$(readelf -n blockdemo | grep 'Name: blk_req_debug' || true)"
+
+# The tracejournal backend beside it is unchanged.
+TJ_OUTPUT=log ./blockdemo -t 1 -r 3 --trace blk_req_complete > /dev/null 2> log
+check_eq dtrace-tracejournal-side "3" "$(grep -c '^blk_req_complete req 0x' log)"
+
+# dtrace alone (no library): every spelling of tests/gen/basic.events calls
+# a probe, compiled by gcc and clang; the 'disable' event has none.
+"$TG" --group=dtrace_only --backend=dtrace --header=dt.h --source=dt.c "$TOP/tests/gen/dtrace_only.events"
+cat > calls.c <<'EOF'
+#include <stdio.h>
+#include "dt.h"
+int main(void)
+{
+        uint64_t u = 1;
+        void *pp = &u;
+
+        trace_foo(1, "s");
+        trace_bar_void();
+        trace_bar_silent();
+        trace_off_event(1, 2);
+        trace_ptrs(&u, "n", "l", &u, &pp);
+        trace_ints(1, 2, 3, 4, 5, 6, 7, 8, true, 'c');
+        trace_words(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+        trace_literals(1, "q");
+        trace_star(1, 2, "s");
+        trace_empty_fmt();
+        printf("%d\n", trace_event_get_state_backends(TRACE_FOO));
+        return 0;
+}
+EOF
+for cc in gcc clang; do
+        command -v $cc > /dev/null 2>&1 || continue
+        # shellcheck disable=SC2086
+        if $cc $CF -I. -o calls calls.c dt.c 2> cc.err; then
+                check_eq "dtrace-only-$cc" "0 9" "$(./calls) $(readelf -n calls | grep -c NT_STAPSDT)"
+        else
+                fail "dtrace-only-$cc" "$(head -5 cc.err)"
+        fi
+done
+
+# bpftrace, where the kernel and our privileges allow BPF.
+if ! command -v bpftrace > /dev/null 2>&1; then
+        skip dtrace-bpftrace "bpftrace is not installed"; exit 0
+fi
+if ! timeout 30 bpftrace -e 'BEGIN { printf("bpf-ok\n"); exit(); }' > bpf.out 2>&1 ||
+   ! grep -q '^bpf-ok$' bpf.out; then
+        skip dtrace-bpftrace "BPF not allowed here: $(grep -v '^$' bpf.out | tail -1)"; exit 0
+fi
+TJ_OUTPUT=nop timeout 60 bpftrace -c "./blockdemo -t 1 -r 8" -e '
+usdt:./blockdemo:blockdemo:blk_dev_open { printf("open %s %u\n", str(arg0), arg1); }
+usdt:./blockdemo:blockdemo:blk_req_submit { printf("submit %u %u %d\n", arg1, arg2, arg3); }
+usdt:./blockdemo:blockdemo:blk_worker_stats { printf("stats %d %s\n", arg0, str(arg1)); }' \
+        > bpf.out 2> bpf.err || true
+grep -E '^(open|submit|stats) ' bpf.out > got || true
+cat > exp <<'EOF'
+open disk0 1048576
+open disk1 1048576
+submit 0 8 1
+submit 64 16 0
+submit 128 32 0
+submit 192 64 1
+submit 256 8 0
+submit 320 16 0
+submit 384 32 1
+submit 448 64 0
+stats 0 4k:2 8k:2 16k:2 32k:2
+EOF
+check_file dtrace-bpftrace-args exp got

@@ -1,0 +1,112 @@
+#!/bin/sh
+# t-gen-ust.sh - tracegen --backends=tracejournal,ust: the LTTng-UST
+# tracepoint provider (trace-ust.h, golden file) compiles and links into the
+# example and into a program calling every spelling of tests/gen/basic.events
+# (gcc and clang); where an lttng-sessiond can run, a session records the
+# example's events and babeltrace2 prints them with the right values.
+. "$(dirname "$0")/lib/common.sh"
+TG="$B/tracegen"
+if [ ! -x "$TG" ] || [ ! -f "$B/libtracejournal.a" ]; then fail ust-built "run make"; exit 0; fi
+if ! echo '#include <lttng/tracepoint.h>' | ${CC:-cc} -E - > /dev/null 2>&1; then
+        skip ust "no <lttng/tracepoint.h> (Debian: liblttng-ust-dev)"; exit 0
+fi
+CF="-std=gnu11 -O2 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
+-Wstrict-prototypes -Wmissing-prototypes -D_GNU_SOURCE"
+UST_LIBS="-llttng-ust -ldl"
+
+cd "$T"
+cp "$TOP/examples/trace-events" trace-events
+"$TG" --group=blockdemo --backends=tracejournal,ust --header=trace.h --source=trace.c trace-events
+check_file ust-provider-golden "$TOP/tests/gen/blockdemo-ust.h.expected" trace-ust.h
+rc=0; "$TG" --group=blockdemo --backend=ust --source=only.c trace-events 2> err || rc=$?
+check_eq ust-needs-header "2 tracegen: the ust backend needs --header (or --output-dir)" \
+        "$rc $(cat err)"
+mkdir od
+"$TG" --group=blockdemo --backend=ust --output-dir=od trace-events
+check_eq ust-output-dir "trace-blockdemo-ust.h trace-blockdemo.c trace-blockdemo.h" "$(ls od | tr '\n' ' ' | sed 's/ $//')"
+# shellcheck disable=SC2086
+if ${CC:-cc} $CF -I"$TOP/include" -I. -o blockdemo "$TOP/examples/blockdemo.c" trace.c \
+        "$B/libtracejournal.a" -lsystemd -lpthread $UST_LIBS 2> cc.err; then
+        pass ust-example-links
+else
+        fail ust-example-links "$(head -5 cc.err)"; exit 0
+fi
+TJ_OUTPUT=log LTTNG_UST_REGISTER_TIMEOUT=0 ./blockdemo -t 1 -r 3 --trace blk_req_complete \
+        > /dev/null 2> log
+check_eq ust-tracejournal-side "3" "$(grep -c '^blk_req_complete req 0x' log)"
+
+# ust alone: every spelling, no tracejournal library.
+"$TG" --group=ust_only --backend=ust --header=u.h --source=u.c "$TOP/tests/gen/basic.events"
+cat > calls.c <<'EOF'
+#include <stdio.h>
+#include "u.h"
+int main(void)
+{
+        uint64_t u = 1;
+        void *pp = &u;
+
+        trace_foo(1, "s");
+        trace_bar_void();
+        trace_bar_silent();
+        trace_off_event(1, 2);
+        trace_ptrs(&u, "n", "l", &u, &pp);
+        trace_ints(1, 2, 3, 4, 5, 6, 7, 8, true, 'c');
+        trace_words(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+        trace_literals(1, "q");
+        trace_star(1, 2, "s");
+        trace_empty_fmt();
+        printf("%d\n", trace_event_get_state_backends(TRACE_FOO));
+        return 0;
+}
+EOF
+for cc in gcc clang; do
+        command -v $cc > /dev/null 2>&1 || continue
+        # shellcheck disable=SC2086
+        if $cc $CF -I. -o calls calls.c u.c $UST_LIBS 2> cc.err; then
+                check_eq "ust-only-$cc" 0 "$(LTTNG_UST_REGISTER_TIMEOUT=0 ./calls)"
+        else
+                fail "ust-only-$cc" "$(head -5 cc.err)"
+        fi
+done
+
+# ---- a real session, where lttng-sessiond can run ----
+if ! command -v lttng > /dev/null 2>&1 || ! command -v lttng-sessiond > /dev/null 2>&1 ||
+   ! command -v babeltrace2 > /dev/null 2>&1; then
+        skip ust-session "lttng-tools or babeltrace2 not installed"; exit 0
+fi
+export LTTNG_HOME="$T"
+started=
+if ! lttng list > /dev/null 2>&1; then
+        if ! lttng-sessiond --no-kernel --daemonize > sessiond.log 2>&1; then
+                skip ust-session "lttng-sessiond cannot run here: $(tail -1 sessiond.log)"; exit 0
+        fi
+        started=1
+fi
+sessiond_pid() {
+        for f in /var/run/lttng/lttng-sessiond.pid "$T/.lttng/lttng-sessiond.pid"; do
+                [ -f "$f" ] && { cat "$f"; return; }
+        done
+}
+spid=$([ -n "$started" ] && sessiond_pid || true)
+trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$T"' EXIT
+S="$TJ_TEST_ID"
+if lttng create "$S" --output="$T/trace" > lttng.log 2>&1 &&
+   lttng enable-event --session="$S" -u 'blockdemo:blk_dev_open,blockdemo:blk_req_submit' >> lttng.log 2>&1 &&
+   lttng start "$S" >> lttng.log 2>&1; then
+        TJ_OUTPUT=nop ./blockdemo -t 1 -r 4 > /dev/null
+        lttng stop "$S" >> lttng.log 2>&1 || true
+        lttng destroy "$S" >> lttng.log 2>&1 || true
+        babeltrace2 "$T/trace" 2> bt.err | sed -e 's/^.* blockdemo:/blockdemo:/' \
+                -e 's/{ cpu_id = [0-9]* }, //' -e 's/0x[0-9A-Fa-f]*/0xPTR/' > got || true
+        cat > exp <<'EOF'
+blockdemo:blk_dev_open: { name = "disk0", nb_sectors = 1048576 }
+blockdemo:blk_dev_open: { name = "disk1", nb_sectors = 1048576 }
+blockdemo:blk_req_submit: { req = 0xPTR, sector = 0, nb_sectors = 8, is_write = 1 }
+blockdemo:blk_req_submit: { req = 0xPTR, sector = 64, nb_sectors = 16, is_write = 0 }
+blockdemo:blk_req_submit: { req = 0xPTR, sector = 128, nb_sectors = 32, is_write = 0 }
+blockdemo:blk_req_submit: { req = 0xPTR, sector = 192, nb_sectors = 64, is_write = 1 }
+EOF
+        check_file ust-session-babeltrace2 exp got
+else
+        skip ust-session "lttng could not set up a session: $(tail -1 lttng.log)"
+fi

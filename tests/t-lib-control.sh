@@ -1,0 +1,288 @@
+#!/bin/sh
+# t-lib-control.sh - the control endpoint and traceql ctl: a running blockdemo
+# (TJ_CONTROL=1) is listed, has events enabled (they arrive in its log file)
+# and disabled, flushed, its stats read, its outputs changed; every malformed
+# or oversized request gets its exact error reply and the program runs on;
+# another uid (nobody, through setpriv) is refused and the refusal is
+# counted; state changes while threads trace; the socket is removed at exit.
+. "$(dirname "$0")/lib/common.sh"
+TQ="$B/traceql"
+DEMO="$B/examples/blockdemo"
+SEND="$B/tests/ctl-send"
+for p in "$TQ" "$DEMO" "$SEND"; do
+        if [ ! -x "$p" ]; then fail control-built "$p missing: run make all examples tests"; exit 0; fi
+done
+unset TJ_CONTROL_DIR XDG_RUNTIME_DIR
+P=
+trap '[ -n "$P" ] && kill "$P" 2>/dev/null; rm -f "${S:-}"; rm -rf "$T" ${PUB:+"$PUB"}' EXIT
+
+# wait_for COND...: up to 10 s for a shell condition to hold
+wait_for() {
+        i=0
+        while ! eval "$*"; do
+                i=$((i + 1))
+                [ $i -lt 200 ] || return 1
+                sleep 0.05
+        done
+}
+
+# ctl NAME WANT-STATUS ARGS...: traceql ctl $P ARGS, output in $T/out, $T/err
+ctl() {
+        n=$1 want=$2; shift 2
+        rc=0; "$TQ" ctl "$P" "$@" > "$T/out" 2> "$T/err" || rc=$?
+        check_eq "$n-status" "$want" "$rc"
+}
+
+submits() { grep -c '^blk_req_submit req 0x' "$T/log" || true; }
+
+# ---- a program that runs until killed, 2 worker threads ----
+TJ_CONTROL=1 TJ_OUTPUT=log "$DEMO" -t 2 -r 100000000 --trace file="$T/log" > /dev/null 2>&1 &
+P=$!
+S=/run/tracejournal/$P.sock
+if ! wait_for '[ -S "$S" ]'; then fail control-socket "$S did not appear"; exit 0; fi
+pass control-socket
+check_eq control-socket-mode "srw-rw-rw-" "$(stat -c %A "$S")"
+
+ctl control-list 0 list 'blk_req*'
+printf 'blk_req_submit blockdemo off\nblk_req_complete blockdemo off\nblk_req_error blockdemo off\nblk_req_debug blockdemo compiled-out\n' > "$T/exp"
+check_file control-list-out "$T/exp" "$T/out"
+ctl control-list-all 0 list
+check_eq control-list-all-count 10 "$(wc -l < "$T/out")"
+ctl control-list-nomatch 7 list 'nosuch*'
+check_eq control-list-nomatch-msg "traceql: ctl $P: no event matches 'nosuch*'" "$(cat "$T/err")"
+
+# The log grows fast once enabled: wait for its first bytes, then disable,
+# and only read it when it no longer grows.
+check_eq control-nothing-before 0 "$(stat -c %s "$T/log")"
+ctl control-enable 0 enable blk_req_submit
+check_eq control-enable-out "enabled 1" "$(cat "$T/out")"
+wait_for '[ -s "$T/log" ]' || true
+ctl control-list-on 0 list blk_req_submit
+check_eq control-list-on-out "blk_req_submit blockdemo on" "$(cat "$T/out")"
+ctl control-disable 0 disable 'blk_req_s*'
+check_eq control-disable-out "disabled 1" "$(cat "$T/out")"
+ctl control-flush 0 flush
+check_eq control-flush-out "" "$(cat "$T/out")"
+s1=$(stat -c %s "$T/log"); sleep 0.3; s2=$(stat -c %s "$T/log")
+check_eq control-disable-stops "$s1" "$s2"
+c2=$(submits)
+if [ "$c2" -gt 0 ] && [ "$(wc -l < "$T/log")" = "$c2" ]; then pass control-enable-arrive; else
+        fail control-enable-arrive "$c2 blk_req_submit lines of $(wc -l < "$T/log")"; fi
+ctl control-enable-nomatch 7 enable nosuch
+check_eq control-enable-nomatch-msg "traceql: ctl $P: no event matches 'nosuch'" "$(cat "$T/err")"
+
+ctl control-stats 0 stats
+sed -e 's/[0-9][0-9]*/N/g' "$T/out" > "$T/shape"
+printf 'emitted N\nwritten N\ndropped N\noutput log written N dropped N\nrings N size N used N fullest N\ncontrol served N refused N\n' > "$T/exp"
+check_file control-stats-shape "$T/exp" "$T/shape"
+emitted=$(sed -n 's/^emitted //p' "$T/out")
+if [ "$emitted" -ge "$c2" ]; then pass control-stats-emitted; else
+        fail control-stats-emitted "emitted $emitted < $c2 events in the log"; fi
+
+ctl control-outputs 0 outputs
+check_eq control-outputs-out "outputs log" "$(cat "$T/out")"
+ctl control-outputs-set 0 outputs nop,log
+check_eq control-outputs-set-out "outputs nop,log" "$(cat "$T/out")"
+ctl control-outputs-bad 7 outputs bogus
+check_eq control-outputs-bad-msg "traceql: ctl $P: bad output list 'bogus' (known: journald, syslog, log, nop, ftrace, simple)" "$(cat "$T/err")"
+
+# ---- bad requests: exact error, and the program runs on ----
+ctl control-bad-command 7 bogus
+check_eq control-bad-command-msg "traceql: ctl $P: unknown command 'bogus'" "$(cat "$T/err")"
+ctl control-bad-missing 7 enable
+check_eq control-bad-missing-msg "traceql: ctl $P: enable: missing PATTERN" "$(cat "$T/err")"
+ctl control-bad-extra 7 flush now
+check_eq control-bad-extra-msg "traceql: ctl $P: flush: takes no argument" "$(cat "$T/err")"
+ctl control-bad-two 7 enable a b
+check_eq control-bad-two-msg "traceql: ctl $P: enable: too many arguments" "$(cat "$T/err")"
+ctl control-bad-dash 7 enable -blk_req_submit
+check_eq control-bad-dash-msg "traceql: ctl $P: enable: a PATTERN cannot start with '-'" "$(cat "$T/err")"
+long=$(printf '%0600d' 0)
+ctl control-bad-long-arg 7 enable "$long"
+check_eq control-bad-long-arg-msg "traceql: ctl $P: enable: PATTERN too long (at most 511 bytes)" "$(cat "$T/err")"
+huge=$(printf '%010000d' 0)
+ctl control-bad-huge 7 enable "$huge"
+check_eq control-bad-huge-msg "traceql: ctl $P: request too long (at most 4095 bytes)" "$(cat "$T/err")"
+
+# raw bytes: SEND-NAME PRINTF-FORMAT EXPECTED-REPLY
+raw() {
+        # shellcheck disable=SC2059
+        printf "$2" | "$SEND" "$S" > "$T/reply" 2> "$T/err" || true
+        check_eq "control-raw-$1" "$3" "$(cat "$T/reply")"
+}
+raw empty '' 'error empty request'
+raw newline '\n' 'error empty request'
+raw nul 'stats\000\n' 'error byte 0x00 at offset 5: requests are printable ASCII'
+raw ctrl 'li\033st\n' 'error byte 0x1b at offset 2: requests are printable ASCII'
+raw high 'list \377\n' 'error byte 0xff at offset 5: requests are printable ASCII'
+raw two 'stats\nstats\n' 'error one request per connection'
+raw blank ' stats\n' 'error blank before the command'
+raw crlf 'outputs\r\n' 'outputs nop,log
+ok'
+raw no-newline 'list blk_dev_open' 'blk_dev_open blockdemo off
+ok'
+head -c 1000000 /dev/zero | "$SEND" "$S" > "$T/reply" 2> /dev/null || true
+check_eq control-raw-megabyte "error request too long (at most 4095 bytes)" "$(cat "$T/reply")"
+head -c 300000 /dev/urandom | "$SEND" "$S" > /dev/null 2>&1 || true
+"$SEND" "$S" idle > "$T/reply" 2> /dev/null || true
+check_eq control-raw-idle "error timed out waiting for the request" "$(cat "$T/reply")"
+if kill -0 "$P" 2> /dev/null; then pass control-survives-bad-requests; else
+        fail control-survives-bad-requests "blockdemo is gone"; fi
+
+# ---- another uid is refused, and the refusal is reported and counted ----
+if command -v setpriv > /dev/null 2>&1 && [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1; then
+        # A copy nobody can run, wherever the tree lives (/root is 0700).
+        PUB=$(mktemp -d "${TMPDIR:-/tmp}/tj-ctl-pub.XXXXXX")
+        chmod 755 "$PUB"
+        cp "$TQ" "$PUB/traceql"
+        chmod 755 "$PUB/traceql"
+        rc=0
+        setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$PUB/traceql" ctl "$P" \
+                stats > "$T/out" 2> "$T/err" || rc=$?
+        rm -rf "$PUB"
+        check_eq control-refused-status 7 "$rc"
+        check_eq control-refused-msg \
+                "traceql: ctl $P: permission denied: uid $(id -u nobody) is neither the owner (uid 0) nor root" \
+                "$(cat "$T/err")"
+        check_eq control-refused-no-data "" "$(cat "$T/out")"
+        ctl control-refused-counted 0 stats
+        check_eq control-refused-counted-out "refused 1" "$(sed -n 's/^control served [0-9]* //p' "$T/out")"
+else
+        skip control-refused "needs root, setpriv and a 'nobody' user"
+fi
+
+# ---- state changes while both threads trace ----
+i=0 bad=0
+while [ $i -lt 40 ]; do
+        "$TQ" ctl "$P" enable 'blk_*' > /dev/null 2>&1 || bad=$((bad + 1))
+        "$TQ" ctl "$P" outputs "$([ $((i % 2)) = 0 ] && echo log || echo nop,log)" > /dev/null 2>&1 || bad=$((bad + 1))
+        "$TQ" ctl "$P" disable 'blk_*' > /dev/null 2>&1 || bad=$((bad + 1))
+        i=$((i + 1))
+done
+check_eq control-toggle-all-ok 0 "$bad"
+if kill -0 "$P" 2> /dev/null; then pass control-toggle-survives; else
+        fail control-toggle-survives "blockdemo is gone"; fi
+# Killed by a signal, it cannot remove its socket: the test does.
+kill "$P"; wait "$P" 2> /dev/null || true; P=
+rm -f "$S"
+
+# ---- client errors ----
+rc=0; "$TQ" ctl 2147483647 stats > /dev/null 2> "$T/err" || rc=$?
+check_eq control-client-nosuch "6 traceql: ctl 2147483647: no such process" "$rc $(cat "$T/err")"
+rc=0; "$TQ" ctl $$ stats > /dev/null 2> "$T/err" || rc=$?
+check_eq control-client-noendpoint \
+        "6 traceql: ctl $$: no control endpoint (start the program with TJ_CONTROL=1)" "$rc $(cat "$T/err")"
+rc=0; "$TQ" ctl 12x stats > /dev/null 2> "$T/err" || rc=$?
+check_eq control-client-badpid "2 traceql: ctl: '12x' is not a process id" "$rc $(cat "$T/err")"
+rc=0; "$TQ" ctl 1 > /dev/null 2>&1 || rc=$?
+check_eq control-client-usage 2 "$rc"
+
+# ---- TJ_CONTROL_DIR, and the socket is removed at exit ----
+mkdir "$T/ctl"
+TJ_CONTROL_DIR="$T/ctl" TJ_CONTROL=1 TJ_OUTPUT=nop "$DEMO" -r 10 > /dev/null 2>&1 &
+Q=$!
+wait "$Q"
+check_eq control-removed-at-exit "" "$(ls "$T/ctl")"
+# A stale socket of an earlier process is not trusted: served by another pid.
+TJ_CONTROL_DIR="$T/ctl" TJ_CONTROL=1 TJ_OUTPUT=log "$DEMO" -t 1 -r 100000000 \
+        --trace file=/dev/null > /dev/null 2>&1 &
+P=$!
+if wait_for '[ -S "$T/ctl/$P.sock" ]'; then
+        TJ_CONTROL_DIR="$T/ctl" "$TQ" ctl "$P" enable blk_drain_all > "$T/out" 2>&1 || true
+        check_eq control-dir "enabled 1" "$(cat "$T/out")"
+        ln -s "$T/ctl/$P.sock" "$T/ctl/$$.sock"
+        rc=0; TJ_CONTROL_DIR="$T/ctl" "$TQ" ctl $$ stats > /dev/null 2> "$T/err" || rc=$?
+        check_eq control-client-wrong-pid "6 traceql: ctl $$: $T/ctl/$$.sock is served by pid $P, not $$" \
+                "$rc $(cat "$T/err")"
+else
+        fail control-dir "$T/ctl/$P.sock did not appear"
+fi
+
+# ---- the API: tj_control_start/path/stop, and a fork child leaves the
+# parent's socket alone ----
+cat > "$T/api.c" <<'SRC'
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <tracejournal.h>
+static int exists(const char *p) { struct stat st; return stat(p, &st) == 0; }
+int main(void)
+{
+        char path[256], small[4];
+        int r0 = tj_control_path(path, sizeof(path));
+        int r1 = tj_control_start(), r2 = tj_control_start();
+        int r3 = tj_control_path(path, sizeof(path));
+        int r4 = tj_control_path(small, sizeof(small));
+        pid_t child = fork();
+
+        if (child == 0) {
+                tj_control_stop();
+                _exit(exists(path) ? 0 : 1);    /* exit() would run atexit */
+        }
+        int st = 0;
+        waitpid(child, &st, 0);
+        printf("%d %d %d %d %d child-kept=%d exists=%d", r0, r1, r2, r3, r4,
+               WIFEXITED(st) && WEXITSTATUS(st) == 0, exists(path));
+        tj_control_stop();
+        printf(" after-stop=%d\n", exists(path));
+        return 0;
+}
+SRC
+if ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -I"$TOP/include" -o "$T/api" "$T/api.c" \
+        "$B/libtracejournal.a" -lsystemd -lpthread 2> "$T/err"; then
+        check_eq control-api "-107 0 0 0 -36 child-kept=1 exists=1 after-stop=0" \
+                "$(TJ_CONTROL_DIR="$T/ctl" "$T/api")"
+else
+        fail control-api "$(head -3 "$T/err")"
+fi
+
+# ---- the fuzz target, replayed: its seeds, then mutations of them and
+# random buffers (a fixed PRNG), under ASan/UBSan when the compiler has them ----
+cat > "$T/replay.c" <<'SRC'
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int main(int argc, char **argv)
+{
+        static uint8_t buf[9000];
+        uint64_t x = 88172645463325252ull;
+        long runs = 0;
+
+        for (int i = 1; i < argc; i++) {
+                FILE *f = fopen(argv[i], "rb");
+                size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
+
+                if (f)
+                        fclose(f);
+                for (int k = 0; k < 20000; k++, runs++) {
+                        uint8_t m[9000];
+                        size_t len = n;
+
+                        memcpy(m, buf, n);
+                        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                        if (len && k)
+                                m[x % len] = (uint8_t)(x >> 24);
+                        if (k % 7 == 3)
+                                len = (size_t)(x >> 40) % (sizeof(m) + 1);
+                        LLVMFuzzerTestOneInput(m, len);
+                }
+        }
+        printf("%ld\n", runs);
+        return 0;
+}
+SRC
+seeds=$(ls "$TOP"/tests/fuzz/seeds/ctl/*)
+san="-fsanitize=address,undefined -fno-sanitize-recover=all"
+# shellcheck disable=SC2086
+if ${CC:-cc} -std=gnu11 -O1 -g $san -I"$TOP/backend" -o "$T/replay" "$T/replay.c" \
+        "$TOP/tests/fuzz/fuzz_ctl.c" "$TOP/backend/control_request.c" 2> /dev/null ||
+   ${CC:-cc} -std=gnu11 -O1 -g -I"$TOP/backend" -o "$T/replay" "$T/replay.c" \
+        "$TOP/tests/fuzz/fuzz_ctl.c" "$TOP/backend/control_request.c" 2> "$T/err"; then
+        # shellcheck disable=SC2086
+        check_eq control-fuzz-replay "$(( $(echo $seeds | wc -w) * 20000 ))" "$("$T/replay" $seeds 2>&1)"
+else
+        fail control-fuzz-replay "$(head -3 "$T/err")"
+fi
