@@ -55,3 +55,18 @@ check_file() {
 
 # have_journald: a journald socket is there (tests/run starts one when root)
 have_journald() { [ -S /run/systemd/journal/socket ]; }
+
+# with_tracefs CMD...: run CMD with a writable tracefs at /sys/kernel/tracing:
+# as it is when it is mounted and writable, else (as root) in a private mount
+# namespace where tracefs is mounted for CMD alone.  Exit status 77 when
+# neither works (the caller SKIPs, saying why), else CMD's.
+with_tracefs() {
+        if [ -w /sys/kernel/tracing/trace_marker ] && [ -r /sys/kernel/tracing/trace ]; then
+                "$@"; return
+        fi
+        [ "$(id -u)" = 0 ] && command -v unshare > /dev/null || return 77
+        unshare -m sh -c 'mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null &&
+                [ -w /sys/kernel/tracing/trace_marker ] || exit 77
+                echo 1 > /sys/kernel/tracing/tracing_on
+                exec "$@"' sh "$@"
+}
