@@ -20,7 +20,7 @@ cd "$T"
         --source=trace.c "$TOP/examples/trace-events"
 # shellcheck disable=SC2086
 if ${CC:-cc} $CF -I"$TOP/include" -I. -o blockdemo "$TOP/examples/blockdemo.c" trace.c \
-        "$B/libtracejournal.a" -lsystemd -lpthread 2> cc.err; then
+        "$B/libtracejournal.a" $SAN_FLAGS -lsystemd -lpthread 2> cc.err; then
         pass dtrace-example-builds
 else
         fail dtrace-example-builds "$(head -5 cc.err)"; exit 0

@@ -26,7 +26,7 @@ mkdir od
 check_eq ust-output-dir "trace-blockdemo-ust.h trace-blockdemo.c trace-blockdemo.h" "$(ls od | tr '\n' ' ' | sed 's/ $//')"
 # shellcheck disable=SC2086
 if ${CC:-cc} $CF -I"$TOP/include" -I. -o blockdemo "$TOP/examples/blockdemo.c" trace.c \
-        "$B/libtracejournal.a" -lsystemd -lpthread $UST_LIBS 2> cc.err; then
+        "$B/libtracejournal.a" $SAN_FLAGS -lsystemd -lpthread $UST_LIBS 2> cc.err; then
         pass ust-example-links
 else
         fail ust-example-links "$(head -5 cc.err)"; exit 0

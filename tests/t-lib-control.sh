@@ -230,7 +230,7 @@ int main(void)
 }
 SRC
 if ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -I"$TOP/include" -o "$T/api" "$T/api.c" \
-        "$B/libtracejournal.a" -lsystemd -lpthread 2> "$T/err"; then
+        "$B/libtracejournal.a" $SAN_FLAGS -lsystemd -lpthread 2> "$T/err"; then
         check_eq control-api "-107 0 0 0 -36 child-kept=1 exists=1 after-stop=0" \
                 "$(TJ_CONTROL_DIR="$T/ctl" "$T/api")"
 else

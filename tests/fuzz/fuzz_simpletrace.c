@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "traceql.h"
@@ -20,12 +21,21 @@ static const char fuzz_events[] =
 static sqlite3 *fuzz_db;
 static struct te_catalog *fuzz_cat;
 
+/* Closed at exit, so that memcheck and LeakSanitizer see nothing left. */
+static void fuzz_close(void)
+{
+        sqlite3_close_v2(fuzz_db);
+        te_catalog_free(fuzz_cat);
+}
+
 static int fuzz_setup(void)
 {
         struct tq_error err;
         FILE *f;
         int r;
 
+        if (atexit(fuzz_close) != 0)
+                return -1;
         if (store_open(":memory:", STORE_WRITE, &fuzz_db, &err) < 0 || te_catalog_new(&fuzz_cat) < 0)
                 return -1;
         f = fmemopen((void *) fuzz_events, sizeof(fuzz_events) - 1, "r");

@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "traceql.h"
@@ -17,12 +18,21 @@ static const char fuzz_formats[] =
 static sqlite3 *fuzz_db;
 static struct xen_ctx *fuzz_ctx;
 
+/* Closed at exit, so that memcheck and LeakSanitizer see nothing left. */
+static void fuzz_close(void)
+{
+        sqlite3_close_v2(fuzz_db);
+        import_xentrace_free(fuzz_ctx);
+}
+
 static int fuzz_setup(void)
 {
         struct tq_error err;
         FILE *f;
         int r;
 
+        if (atexit(fuzz_close) != 0)
+                return -1;
         if (store_open(":memory:", STORE_WRITE, &fuzz_db, &err) < 0)
                 return -1;
         f = fmemopen((void *) fuzz_formats, sizeof(fuzz_formats) - 1, "r");
