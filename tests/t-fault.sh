@@ -4,7 +4,9 @@
 #     each deliver all their events with their own TRACE_SEQ;
 #   - the database on a full filesystem (a 2 MiB tmpfs in a private mount
 #     namespace): a clear error, the database intact and empty (one
-#     transaction), and the import succeeds once the filesystem has room.
+#     transaction), and the import succeeds once the filesystem has room;
+#   - SIGKILL while an export import waits for the rest of its input: nothing
+#     of it stored, the database intact, the next import complete.
 # (journald killed and restarted: t-lib-async.sh; SIGKILL during an import:
 # t-traceql.sh; allocation failure in init: t-lib-nomem.sh; signal handlers:
 # t-lib-async.sh.)
@@ -52,6 +54,32 @@ with open(sys.argv[1], "w") as f:
                 "TRACE_ARG_REQ=%d\n\n" % (i, boot, i, 1700000000000000 + i, i, boot,
                                          i % 5, i, i, "x" * 100, i))
 PY
+# ---- SIGKILL in the middle of an export import ---------------------------
+# traceql reads half the stream from a pipe and waits for the rest; killed
+# there, the database holds nothing of it (one transaction) and is intact;
+# the next import brings everything, once.
+half=$(grep -n '^$' "$T/big.export" | sed -n '10000p' | cut -d: -f1)
+head -n "$half" "$T/big.export" > "$T/half.export"
+mkfifo "$T/fifo"
+$TQ --db "$T/k.db" import --export - < "$T/fifo" > /dev/null 2>&1 &
+tq=$!
+exec 3> "$T/fifo"
+cat "$T/half.export" >&3
+# wait until traceql has read the half (the pipe drained, it blocks in read)
+i=0
+while [ $i -lt 600 ] && ! grep -q 'pipe_read\|pipe_wait\|wait_woken' "/proc/$tq/wchan" 2>/dev/null; do
+        sleep 0.05; i=$((i + 1)); done
+kill -KILL $tq
+wait $tq 2> /dev/null || true
+exec 3>&-
+check_eq fault-kill-import-nothing "count(*)
+0
+integrity_check
+ok" "$($TQ --db "$T/k.db" --no-sync --format csv "select count(*) from events; pragma integrity_check" 2>&1)"
+$TQ --db "$T/k.db" import --export - < "$T/big.export" > /dev/null
+check_eq fault-kill-import-again "20000|20000" "$($TQ --db "$T/k.db" --no-sync --format csv \
+        "select count(*) || '|' || count(distinct seq) from events" | tail -1)"
+
 if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
         mkdir "$T/small"
         cat > "$T/full.sh" <<SH
