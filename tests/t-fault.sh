@@ -15,12 +15,20 @@ E="$B/tests/lib-emit"
 TQ="$B/traceql"
 
 # ---- fork while 4 threads trace ------------------------------------------
+# Not under ASan: the clang 14 sanitizer runtime deadlocks in a child forked
+# from a multithreaded process (its allocator lock, held by another thread at
+# fork, is never released in the child; LeakSanitizer's exit check against a
+# thread starting makes it likelier).  Seen with gdb in 2 to 11 runs of 15.
+# The plain build (make check) and valgrind (.ci/run) run this test.
+case "${SANITIZE:-}" in
+*address*) skip fault-fork-busy "the ASan runtime deadlocks in a child forked from a multithreaded process; the plain and valgrind runs cover it" ;;
+*)
 if have_journald; then
         id="$TJ_TEST_ID-forkbusy"
         # block mode: nothing is dropped, so every count is exact.  timeout:
         # a deadlock in the child or the parent shows as status 124.
         out=$(TJ_IDENTIFIER="$id" TJ_ON_FULL=block TJ_EVENTS=tgb_req,tga_void \
-              timeout 120 $RUN "$E" init forkbusy:4:500:20 flush stats void; echo "exit=$?")
+              timeout 120 $RUN "$E" init forkbusy:4:500:20 flush stats void && echo "exit=0" || echo "exit=$?")
         check_eq fault-fork-busy-run "children=20 exited=20
 emitted=2000 written=2000 dropped=0
 exit=0" "$out"
@@ -39,7 +47,8 @@ exit=0" "$out"
         check_eq fault-fork-busy-children "20 children, 0 with a wrong sequence" "$(cat "$T/kids")"
 else
         skip fault-fork-busy "no journald socket"
-fi
+fi ;;
+esac
 
 # ---- the database on a full filesystem -----------------------------------
 python3 - "$T/big.export" <<'PY'
