@@ -40,16 +40,18 @@ static int import_text_reserve(struct import_text *t, size_t need)
         return 0;
 }
 
-/* rsyslog writes a control character C as '#' and three octal digits. */
+/* rsyslog writes a control character C as '#' and three octal digits (and
+ * an 8-bit byte with $Escape8BitCharactersOnReceive; our syslog output a byte
+ * outside well-formed UTF-8 in an RFC 5424 param value). */
 static bool import_text_escape(const char *s, size_t n, char *ret_c)
 {
         unsigned v;
 
-        if (n < 4 || s[0] != '#' || s[1] < '0' || s[1] > '1' || s[2] < '0' || s[2] > '7' ||
+        if (n < 4 || s[0] != '#' || s[1] < '0' || s[1] > '3' || s[2] < '0' || s[2] > '7' ||
             s[3] < '0' || s[3] > '7')
                 return false;
         v = (unsigned) (s[1] - '0') * 64 + (unsigned) (s[2] - '0') * 8 + (unsigned) (s[3] - '0');
-        if (v >= 0x20 && v != 0x7f)
+        if (v >= 0x20 && v < 0x7f)
                 return false;
         if (v == 0)
                 return false;   /* a NUL cannot be in a field */

@@ -17,7 +17,9 @@
  * Param values escape '"', '\' and ']' with a backslash (RFC 5424 6.3.3).  In
  * both forms a control character (below 0x20, and 0x7f) is written as '#'
  * and three octal digits, as rsyslog does on reception (a newline becomes
- * #012), so no argument can split a line in a text log.
+ * #012), so no argument can split a line in a text log.  In a param value, a
+ * byte that is not part of well-formed UTF-8 is written the same way, as
+ * RFC 5424 wants PARAM-VALUE in UTF-8.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -109,24 +111,76 @@ static void syslog_addf(const char *fmt, ...)
                 syslog_add(tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
-/* Append S with control characters as #ooo; SD also escapes '"', '\', ']'. */
+/* The length of the well-formed UTF-8 sequence at S (RFC 3629: no overlong
+ * form, no surrogate, nothing above U+10FFFF), 0 when there is none. */
+static size_t syslog_utf8_len(const unsigned char *s)
+{
+        size_t n, i;
+        unsigned char lo = 0x80, hi = 0xbf;
+
+        if (s[0] < 0x80)
+                return 1;
+        if (s[0] >= 0xc2 && s[0] <= 0xdf)
+                n = 2;
+        else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+                n = 3;
+                if (s[0] == 0xe0)
+                        lo = 0xa0;
+                else if (s[0] == 0xed)
+                        hi = 0x9f;
+        } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+                n = 4;
+                if (s[0] == 0xf0)
+                        lo = 0x90;
+                else if (s[0] == 0xf4)
+                        hi = 0x8f;
+        } else
+                return 0;
+        for (i = 1; i < n; i++) {
+                if (s[i] < lo || s[i] > hi)
+                        return 0;
+                lo = 0x80;
+                hi = 0xbf;
+        }
+        return n;
+}
+
+static void syslog_add_octal(unsigned char c)
+{
+        char esc[5] = { '#', (char)('0' + (c >> 6)), (char)('0' + ((c >> 3) & 7)),
+                        (char)('0' + (c & 7)), 0 };
+
+        syslog_add(esc, 4);
+}
+
+/* Append S with control characters as #ooo; SD also escapes '"', '\', ']',
+ * and writes a byte that is not part of well-formed UTF-8 as #ooo, since an
+ * RFC 5424 PARAM-VALUE is UTF-8. */
 static void syslog_add_escaped(const char *s, bool sd)
 {
-        for (; *s; s++) {
+        size_t n;
+
+        while (*s) {
                 unsigned char c = (unsigned char)*s;
 
                 if (c < 0x20 || c == 0x7f) {
-                        char esc[5] = { '#', (char)('0' + (c >> 6)),
-                                        (char)('0' + ((c >> 3) & 7)),
-                                        (char)('0' + (c & 7)), 0 };
-
-                        syslog_add(esc, 4);
+                        syslog_add_octal(c);
+                        s++;
                 } else if (sd && (c == '"' || c == '\\' || c == ']')) {
                         char esc[2] = { '\\', (char)c };
 
                         syslog_add(esc, 2);
-                } else
+                        s++;
+                } else if (c < 0x80 || !sd) {
                         syslog_add(s, 1);
+                        s++;
+                } else if ((n = syslog_utf8_len((const unsigned char *)s)) > 0) {
+                        syslog_add(s, n);
+                        s += n;
+                } else {
+                        syslog_add_octal(c);
+                        s++;
+                }
         }
 }
 

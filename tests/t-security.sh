@@ -28,13 +28,28 @@ for s in [b"line1\nTRACE_EVENT=forged\nMESSAGE=forged",
     print(s.hex())
 PY
 steps=$(sed 's/^/str:/' "$T/strings" | tr '\n' ' ')
-# What each string becomes: cut at the NUL; in syslog, control bytes as #ooo.
+# What each string becomes: cut at the NUL; in syslog, control bytes as #ooo;
+# in an RFC 5424 param value also each byte outside well-formed UTF-8.
 python3 - "$T/strings" > "$T/expect-hex" <<'PY'
 import sys
+def sd(s):
+    out, i = b"", 0
+    while i < len(s):
+        c = s[i]
+        n = 1 if c < 0x80 else 2 if 0xc2 <= c <= 0xdf else 3 if 0xe0 <= c <= 0xef else 4 if 0xf0 <= c <= 0xf4 else 0
+        try:
+            ok = n > 0 and len(s[i:i + n].decode("utf-8")) == 1
+        except UnicodeDecodeError:
+            ok = False
+        if c < 0x20 or c == 0x7f or not ok:
+            out, i = out + b"#%03o" % c, i + 1
+        else:
+            out, i = out + s[i:i + n], i + n
+    return out
 for line in open(sys.argv[1]):
     s = bytes.fromhex(line.strip()).split(b"\0")[0]
     esc = b"".join(b"#%03o" % c if c < 0x20 or c == 0x7f else bytes([c]) for c in s)
-    print(s.hex(), esc.hex())
+    print(s.hex(), esc.hex(), sd(s).hex())
 PY
 
 # ---- journald, read back as journalctl -o export -------------------------
@@ -45,7 +60,7 @@ if have_journald && command -v journalctl > /dev/null; then
         "$B/tests/journal-dump" "$id" until:TRACE_EVENT=tga_void TRACE_EVENT > /dev/null || true
         journalctl -q -o export SYSLOG_IDENTIFIER="$id" > "$T/j.export"
         $CHK export "$T/j.export" > "$T/j.got"
-        { while read -r raw esc; do echo "1 TRACE_EVENT fields: tga_all S=$raw"; done < "$T/expect-hex"
+        { while read -r raw _; do echo "1 TRACE_EVENT fields: tga_all S=$raw"; done < "$T/expect-hex"
           echo "1 TRACE_EVENT fields: tga_void S="; } > "$T/j.exp"
         check_file sec-journald-no-forged-field "$T/j.exp" "$T/j.got"
         # The same stream through traceql's export reader: same bytes stored.
@@ -77,18 +92,29 @@ for fmt in rfc5424 rfc3164; do
         $CHK $fmt "$T/$fmt.dgrams" > "$T/$fmt.got" 2>&1 || true
         if [ $fmt = rfc5424 ]; then
                 # One SD-ELEMENT per datagram, exactly these parameters, arg_s
-                # unescaped equal to the string (control bytes as #ooo).
-                while read -r raw esc; do
-                        echo "tj@32473 event,group,seq,time_ns,mono_ns,tid,file,line,func,arg_i64,arg_u64,arg_ptr,arg_s,arg_i32,arg_u8 arg_s=$esc ctl=0"
+                # unescaped equal to the string (control bytes and bytes
+                # outside well-formed UTF-8 as #ooo).
+                while read -r raw esc sdesc; do
+                        echo "tj@32473 event,group,seq,time_ns,mono_ns,tid,file,line,func,arg_i64,arg_u64,arg_ptr,arg_s,arg_i32,arg_u8 arg_s=$sdesc ctl=0"
                 done < "$T/expect-hex" > "$T/$fmt.exp"
         else
                 # One line per event: no control byte, the message as given.
-                while read -r raw esc; do
+                while read -r raw esc _; do
                         echo "ctl=0 tail=$(printf 'i64 1 u64 2 ptr 0x3 s ' | od -An -tx1 | tr -d ' \n')${esc}$(printf ' i32 4 u8 5' | od -An -tx1 | tr -d ' \n')"
                 done < "$T/expect-hex" > "$T/$fmt.exp"
         fi
         check_file "sec-syslog-$fmt-no-forgery" "$T/$fmt.exp" "$T/$fmt.got"
 done
+# The RFC 5424 datagrams as a central server's file, imported: every
+# argument's bytes come back (control and non-UTF-8 bytes were #ooo).
+python3 -c 'import sys; sys.stdout.buffer.write(b"".join(bytes.fromhex(l.strip()) + b"\n" for l in open(sys.argv[1])))' \
+        "$T/rfc5424.dgrams" > "$T/central.log"
+$TQ --db "$T/sl.db" import --syslog "$T/central.log" --events "$TOP/tests/simpletrace/tgroup.trace-events" \
+        > /dev/null 2>&1 || true
+$TQ --db "$T/sl.db" --no-sync --format csv "select lower(hex(s)) from tga_all order by seq" |
+        tail -n +2 > "$T/sl.got"
+cut -d' ' -f1 "$T/expect-hex" > "$T/sl.exp"
+check_file sec-syslog-rfc5424-traceql-roundtrip "$T/sl.exp" "$T/sl.got"
 
 # ---- a database built by someone else ------------------------------------
 $TQ --db "$T/evil.db" import --export "$TOP/tests/sql/fixture.export" > /dev/null
