@@ -106,9 +106,11 @@ static void emit_header_async(struct record *r, uint64_t seq)
         r->tid = emit_gettid();
 }
 
-/* TJ_SYNC=1 or no asynchronous output: build the record here and write it. */
-static __attribute__((noinline)) void emit_sync(const struct tj_event *ev,
-                const struct tj_site *site, const tj_value *v, uint64_t seq)
+/* Build the record here, in the calling thread, and write it: through every
+ * output under the writer's lock (SYNC: TJ_SYNC=1 or no asynchronous output),
+ * or, when only log/ftrace outputs are configured, straight to them, no lock. */
+static __attribute__((noinline)) void emit_here(const struct tj_event *ev,
+                const struct tj_site *site, const tj_value *v, uint64_t seq, bool sync)
 {
         union {
                 struct record r;
@@ -119,23 +121,10 @@ static __attribute__((noinline)) void emit_sync(const struct tj_event *ev,
 
         emit_header(&buf.r, seq);
         record_encode(&buf.r, size, ev, site, v, lens);
-        writer_write_sync(&buf.r);
-}
-
-/* Only log/ftrace outputs: build the record here, write it, no lock. */
-static __attribute__((noinline)) void emit_caller(const struct tj_event *ev,
-                const struct tj_site *site, const tj_value *v, uint64_t seq)
-{
-        union {
-                struct record r;
-                unsigned char bytes[RECORD_MAX];
-        } buf;
-        size_t lens[TJ_MAX_ARGS];
-        size_t size = record_size(ev, v, lens);
-
-        emit_header(&buf.r, seq);
-        record_encode(&buf.r, size, ev, site, v, lens);
-        writer_write_caller_only(&buf.r);
+        if (sync)
+                writer_write_sync(&buf.r);
+        else
+                writer_write_caller_only(&buf.r);
 }
 
 /* Wait for room in block mode (TJ_ON_FULL=block); NULL: drop the event. */
@@ -200,10 +189,7 @@ void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_val
         atomic_signal_fence(memory_order_seq_cst);
         if (atomic_load_explicit(&config_initialized, memory_order_acquire) &&
             (config.sync || !writer_has_async_outputs())) {
-                if (config.sync)
-                        emit_sync(ev, site, v, seq);
-                else
-                        emit_caller(ev, site, v, seq);
+                emit_here(ev, site, v, seq, config.sync);
         } else
                 emit_async(ev, site, v, seq);
         atomic_signal_fence(memory_order_seq_cst);
