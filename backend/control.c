@@ -59,10 +59,7 @@ static struct {
 
 static int64_t control_now_ms(void)
 {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+        return tj_clock_ns(CLOCK_MONOTONIC) / 1000000;
 }
 
 /* Wait until FD is ready for EVENTS, the deadline passes (-ETIMEDOUT) or we

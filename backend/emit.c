@@ -6,8 +6,8 @@
  * thread's ring, for the writer thread; after a thread's first event that
  * costs no system call, no shared lock and no allocation.  With TJ_SYNC=1, or
  * when no asynchronous output is configured, the record is built on the stack
- * and written by the caller.  The log and ftrace outputs are always written by the caller,
- * without a lock: with no other output, nothing else is done.
+ * and written by the caller.  The log and ftrace outputs are always written
+ * by the caller, without a lock: with no other output, nothing else is done.
  *
  * A trace point re-entered on the same thread (a signal handler interrupting
  * tj_emit) is dropped and counted rather than corrupting the ring, which is
@@ -80,20 +80,12 @@ static struct ring *emit_attach(void)
         return ring;
 }
 
-static int64_t emit_clock(clockid_t id)
-{
-        struct timespec ts;
-
-        clock_gettime(id, &ts);
-        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Both clocks, for records written by the caller (TJ_SYNC=1). */
+/* Both clocks, for records built and written by the caller (emit_here). */
 static void emit_header(struct record *r, uint64_t seq)
 {
         r->seq = seq;
-        r->realtime_ns = emit_clock(CLOCK_REALTIME);
-        r->mono_ns = emit_clock(CLOCK_MONOTONIC);
+        r->realtime_ns = tj_clock_ns(CLOCK_REALTIME);
+        r->mono_ns = tj_clock_ns(CLOCK_MONOTONIC);
         r->tid = emit_gettid();
 }
 
@@ -102,7 +94,7 @@ static void emit_header_async(struct record *r, uint64_t seq)
 {
         r->seq = seq;
         r->realtime_ns = RECORD_TIME_DERIVED;
-        r->mono_ns = emit_clock(CLOCK_MONOTONIC);
+        r->mono_ns = tj_clock_ns(CLOCK_MONOTONIC);
         r->tid = emit_gettid();
 }
 
@@ -188,9 +180,9 @@ void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_val
         emit_tls.busy = true;
         atomic_signal_fence(memory_order_seq_cst);
         if (atomic_load_explicit(&config_initialized, memory_order_acquire) &&
-            (config.sync || !writer_has_async_outputs())) {
+            (config.sync || !writer_has_async_outputs()))
                 emit_here(ev, site, v, seq, config.sync);
-        } else
+        else
                 emit_async(ev, site, v, seq);
         atomic_signal_fence(memory_order_seq_cst);
         emit_tls.busy = false;

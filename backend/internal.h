@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "tracejournal.h"
 
@@ -26,6 +27,15 @@
 /* A record never exceeds this; longer string arguments are truncated. */
 #define RECORD_MAX            16384u
 #define RECORD_ALIGN          8u
+
+/* CLOCK_ID now, in nanoseconds. */
+static inline int64_t tj_clock_ns(clockid_t id)
+{
+        struct timespec ts;
+
+        clock_gettime(id, &ts);
+        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* More than trace-events allows (10); events with more are ignored. */
 #define TJ_MAX_ARGS           16

@@ -353,19 +353,11 @@ static void writer_dispatch(const struct record *r, bool all)
 static _Atomic int64_t writer_rt_offset;
 static atomic_bool writer_rt_sampled;
 
-static int64_t writer_clock(clockid_t id)
-{
-        struct timespec ts;
-
-        clock_gettime(id, &ts);
-        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void writer_sample_offset(void)
 {
-        int64_t a = writer_clock(CLOCK_REALTIME);
-        int64_t m = writer_clock(CLOCK_MONOTONIC);
-        int64_t b = writer_clock(CLOCK_REALTIME);
+        int64_t a = tj_clock_ns(CLOCK_REALTIME);
+        int64_t m = tj_clock_ns(CLOCK_MONOTONIC);
+        int64_t b = tj_clock_ns(CLOCK_REALTIME);
 
         atomic_store_explicit(&writer_rt_offset, a + (b - a) / 2 - m, memory_order_relaxed);
         atomic_store_explicit(&writer_rt_sampled, true, memory_order_release);
