@@ -111,6 +111,8 @@ extern TJ_HIDDEN const struct tj_output out_ftrace;
 extern TJ_HIDDEN const struct tj_output out_simple;
 
 TJ_HIDDEN void out_log_reopen(void);
+TJ_HIDDEN void output_fd_install(atomic_int *slot, int fd);
+TJ_HIDDEN void output_fd_park(atomic_int *slot);
 
 /* ---- configuration (config.c) ------------------------------------------ */
 

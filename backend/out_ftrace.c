@@ -35,7 +35,8 @@
 #define FTRACE_MARKER_DEFAULT "/sys/kernel/tracing/trace_marker"
 #define FTRACE_LINE_MAX 4096    /* the kernel's marker entry limit, with the newline */
 
-static int ftrace_fd = -1;
+static atomic_int ftrace_fd = -1;      /* see output_fd_install() */
+static atomic_bool ftrace_ok;           /* the marker is open: a write can reach it */
 static pid_t ftrace_pid;                /* getpid() is a system call: cached */
 static pthread_once_t ftrace_once = PTHREAD_ONCE_INIT;
 
@@ -52,16 +53,22 @@ static void ftrace_init_once(void)
 static int ftrace_open(void)
 {
         const char *path = getenv("TJ_FTRACE_MARKER");
+        int fd, r;
 
         pthread_once(&ftrace_once, ftrace_init_once);
         ftrace_pid = getpid();
         if (!path || !path[0])
                 path = FTRACE_MARKER_DEFAULT;
-        ftrace_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-        if (ftrace_fd < 0) {
-                config_warn("ftrace: %s: %s", path, strerror(errno));
-                return -errno;
+        fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd < 0) {
+                r = -errno;
+                config_warn("ftrace: %s: %s", path, strerror(-r));
+                atomic_store(&ftrace_ok, false);
+                output_fd_park(&ftrace_fd);
+                return r;
         }
+        output_fd_install(&ftrace_fd, fd);
+        atomic_store(&ftrace_ok, true);
         return 0;
 }
 
@@ -139,9 +146,10 @@ static void ftrace_add_string(struct ftrace_line *l, const char *s)
 static int ftrace_send(struct ftrace_line *l)
 {
         l->buf[l->len++] = '\n';
-        if (ftrace_fd < 0)
+        if (!atomic_load_explicit(&ftrace_ok, memory_order_relaxed))
                 return -EBADF;
-        return write(ftrace_fd, l->buf, l->len) < 0 ? -errno : 0;
+        return write(atomic_load_explicit(&ftrace_fd, memory_order_relaxed), l->buf,
+                     l->len) < 0 ? -errno : 0;
 }
 
 static int ftrace_write(const struct record *r, const tj_value *v, const char *msg)
@@ -189,9 +197,8 @@ static int ftrace_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_n
 
 static void ftrace_close(void)
 {
-        if (ftrace_fd >= 0)
-                close(ftrace_fd);
-        ftrace_fd = -1;
+        atomic_store(&ftrace_ok, false);
+        output_fd_park(&ftrace_fd);
 }
 
 TJ_HIDDEN const struct tj_output out_ftrace = {

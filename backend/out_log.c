@@ -22,25 +22,39 @@ static atomic_int log_fd = 2;
 static atomic_bool log_active;          /* the log output is selected */
 
 /*
- * Make the log descriptor refer to FD's file (FD is consumed unless it is 2).
- * Once a descriptor of our own exists its number never changes: dup3() swaps
+ * Make *SLOT refer to FD's file (FD is consumed unless it is below 3).  Once
+ * *SLOT holds a descriptor of our own its number never changes: dup3() swaps
  * the file under it atomically, so a thread writing while the outputs are
  * switched (the control endpoint does it at any time) writes to the old file
  * or the new one, never to a closed descriptor or one reused by the program.
+ * Shared by the outputs the calling threads write themselves (log, ftrace).
  */
-static void log_install(int fd)
+void output_fd_install(atomic_int *slot, int fd)
 {
-        int cur = atomic_load(&log_fd);
+        int cur = atomic_load(slot);
 
-        if (cur > 2 && cur != fd && dup3(fd, cur, O_CLOEXEC) >= 0) {
+        if (cur > 2 && cur != fd && fd >= 0 && dup3(fd, cur, O_CLOEXEC) >= 0) {
                 if (fd > 2)
                         close(fd);
                 return;
         }
         if (cur <= 2)
-                atomic_store(&log_fd, fd);
+                atomic_store(slot, fd);
         else if (fd > 2 && cur != fd)
                 close(fd);      /* dup3 failed: keep writing to the old file */
+}
+
+/* Park *SLOT's own descriptor on /dev/null: the file is closed, the number
+ * stays valid for a thread still writing (output_fd_install). */
+void output_fd_park(atomic_int *slot)
+{
+        int null;
+
+        if (atomic_load(slot) <= 2)
+                return;
+        null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null >= 0)
+                output_fd_install(slot, null);
 }
 
 static int log_open(void)
@@ -55,7 +69,7 @@ static int log_open(void)
                         fd = 2;
                 }
         }
-        log_install(fd);
+        output_fd_install(&log_fd, fd);
         atomic_store(&log_active, true);
         return 0;
 }
@@ -108,17 +122,10 @@ static int log_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_ns)
                                            realtime_ns), msg);
 }
 
-/* The file is closed, but the descriptor stays, on /dev/null (log_install). */
 static void log_close(void)
 {
-        int null;
-
         atomic_store(&log_active, false);
-        if (atomic_load(&log_fd) <= 2)
-                return;
-        null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-        if (null >= 0)
-                log_install(null);
+        output_fd_park(&log_fd);
 }
 
 TJ_HIDDEN const struct tj_output out_log = {
