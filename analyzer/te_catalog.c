@@ -101,7 +101,7 @@ static int te_catalog_reindex(struct te_catalog *cat)
         return 0;
 }
 
-int te_catalog_add(struct te_catalog *cat, const char *path, FILE *f, struct tq_error *err)
+int te_list_load(struct te_list *list, const char *path, FILE *f, struct tq_error *err)
 {
         char *text = NULL;
         size_t size = 0;
@@ -111,7 +111,7 @@ int te_catalog_add(struct te_catalog *cat, const char *path, FILE *f, struct tq_
         msgs = open_memstream(&text, &size);
         if (!msgs)
                 return tq_error_set(err, -ENOMEM, "out of memory");
-        r = te_parse_file(cat->list, path, f, msgs);
+        r = te_parse_file(list, path, f, msgs);
         fclose(msgs);
         if (r == -ENOMEM)
                 tq_error_set(err, r, "out of memory");
@@ -119,9 +119,16 @@ int te_catalog_add(struct te_catalog *cat, const char *path, FILE *f, struct tq_
                 te_catalog_first_error(text ? text : "", err, path);
         else if (r < 0)
                 tq_error_set(err, r, "%s: %s", path, strerror(-r));
+        free(text);
+        return r;
+}
+
+int te_catalog_add(struct te_catalog *cat, const char *path, FILE *f, struct tq_error *err)
+{
+        int r = te_list_load(cat->list, path, f, err);
+
         if (r == 0 && te_catalog_reindex(cat) < 0)
                 r = tq_error_set(err, -ENOMEM, "out of memory");
-        free(text);
         return r;
 }
 

@@ -152,33 +152,10 @@ static int te_patterns_index(struct te_patterns *p)
 
 int te_patterns_add(struct te_patterns *p, const char *path, FILE *f, struct tq_error *err)
 {
-        char *msg = NULL, *nl;
-        size_t msglen = 0;
-        FILE *errf;
-        int r;
+        int r = te_list_load(p->list, path, f, err);
 
-        errf = open_memstream(&msg, &msglen);
-        if (!errf)
-                return tq_error_set(err, -ENOMEM, "out of memory");
-        r = te_parse_file(p->list, path, f, errf);
-        fclose(errf);
-        if (r < 0 && r != -ENOMEM) {
-                const char *m = msg && *msg ? msg : "cannot read";
-
-                if (strncmp(m, "tracegen: ", 10) == 0)
-                        m += 10;
-                nl = strchr(m, '\n');
-                if (nl)
-                        *nl = '\0';
-                if (r == -EINVAL)
-                        tq_error_set(err, r, "%s", m);
-                else
-                        tq_error_set(err, r, "%s: %s", path, strerror(-r));
-        } else if (r == 0)
-                r = te_patterns_index(p);
-        free(msg);
-        if (r == -ENOMEM)
-                tq_error_set(err, r, "out of memory");
+        if (r == 0 && te_patterns_index(p) < 0)
+                r = tq_error_set(err, -ENOMEM, "out of memory");
         return r;
 }
 

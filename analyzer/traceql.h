@@ -305,6 +305,11 @@ struct tq_value {
         bool absent;
 };
 
+struct te_list;
+/* Parse the trace-events file PATH (read from F) into LIST with tracegen's
+ * parser; -EINVAL with ERR "FILE:LINE:COL: why" (its first message) when it
+ * does not parse.  Shared by te_catalog.c and te_pattern.c. */
+int te_list_load(struct te_list *list, const char *path, FILE *f, struct tq_error *err);
 int te_catalog_new(struct te_catalog **ret_cat);
 void te_catalog_free(struct te_catalog *cat);      /* accepts NULL */
 /* Add the events of the trace-events file PATH (read from F, or opened);
