@@ -135,18 +135,18 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
         return r < 0 ? tq_error_set(err, r, "out of memory") : 0;
 }
 
-static int import_export_open(struct import_export *x, const char *path, char *real,
-                              struct tq_error *err)
+int import_open(const char *path, FILE **ret_f, const char **ret_name, char *real,
+                struct tq_error *err)
 {
         if (strcmp(path, "-") == 0) {
-                x->f = stdin;
-                x->name = "<stdin>";
+                *ret_f = stdin;
+                *ret_name = "<stdin>";
                 strcpy(real, "-");
                 return 0;
         }
-        x->name = path;
-        x->f = fopen(path, "re");
-        if (!x->f)
+        *ret_name = path;
+        *ret_f = fopen(path, "re");
+        if (!*ret_f)
                 return tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
         if (!realpath(path, real))
                 snprintf(real, PATH_MAX, "%s", path);
@@ -238,7 +238,7 @@ int import_export(sqlite3 *db, const char *path, uint64_t *ret_added, struct tq_
         char real[PATH_MAX];
         int r;
 
-        r = import_export_open(&x, path, real, err);
+        r = import_open(path, &x.f, &x.name, real, err);
         if (r < 0)
                 return r;
         r = import_export_run(db, &x, real, ret_added, err);

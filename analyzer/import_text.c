@@ -257,23 +257,13 @@ static int import_text_open(struct import_text_file *x, const char *path, char *
                             int64_t *ret_mtime, struct tq_error *err)
 {
         struct stat st;
+        int r;
 
         *ret_mtime = time(NULL);
-        if (strcmp(path, "-") == 0) {
-                x->f = stdin;
-                x->name = "<stdin>";
-                strcpy(real, "-");
-                return 0;
-        }
-        x->name = path;
-        x->f = fopen(path, "re");
-        if (!x->f)
-                return tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
-        if (fstat(fileno(x->f), &st) == 0 && S_ISREG(st.st_mode))
+        r = import_open(path, &x->f, &x->name, real, err);
+        if (r == 0 && x->f != stdin && fstat(fileno(x->f), &st) == 0 && S_ISREG(st.st_mode))
                 *ret_mtime = st.st_mtime;
-        if (!realpath(path, real))
-                snprintf(real, PATH_MAX, "%s", path);
-        return 0;
+        return r;
 }
 
 /* Resume a regular file at its stored offset, when the file still reaches

@@ -194,6 +194,10 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
 int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err);
 
 /* ---- import_export.c ---- */
+/* Open PATH for an import ("-" is stdin): *RET_NAME for messages ("<stdin>"),
+ * REAL (PATH_MAX bytes) the canonical path a source is recorded under. */
+int import_open(const char *path, FILE **ret_f, const char **ret_name, char *real,
+                struct tq_error *err);
 /* Import an export stream from PATH ("-" for stdin), all in one transaction:
  * a malformed stream imports nothing and fails with ERR "PATH:LINE: why". */
 int import_export(sqlite3 *db, const char *path, uint64_t *ret_added, struct tq_error *err);
