@@ -456,7 +456,11 @@ static int import_journal_read(struct import_journal_stream *s, struct ingest_en
         ingest_entry_reset(e);
         e->realtime_us = (int64_t) s->key.realtime;
         e->has_realtime = true;
-        r = ingest_entry_set_cursor(e, s->cursor, strlen(s->cursor));
+        /* the cursor was parsed into s->key already: do not parse it twice */
+        r = s->key.seqnum_id[0]
+                ? ingest_entry_set_identity(e, s->cursor, strlen(s->cursor), s->key.seqnum_id,
+                                            s->key.seqnum)
+                : ingest_entry_set_cursor(e, s->cursor, strlen(s->cursor));
         if (r < 0)
                 return r;
         while ((r = sd_journal_enumerate_available_data(s->j, &data, &len)) > 0) {

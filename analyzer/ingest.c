@@ -293,6 +293,18 @@ int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len)
         return 0;
 }
 
+int ingest_entry_set_identity(struct ingest_entry *e, const char *cursor, size_t len,
+                              const char *seqnum_id, uint64_t seqnum)
+{
+        int r = ingest_copy(e, cursor, len, &e->cursor);
+
+        if (r == 0)
+                r = ingest_copy(e, seqnum_id, strlen(seqnum_id), &e->seqnum_id);
+        e->jseq = (int64_t) seqnum;
+        e->has_jseq = true;
+        return r;
+}
+
 int ingest_entry_set_cursor(struct ingest_entry *e, const char *cursor, size_t len)
 {
         const char *p = cursor, *end = cursor + len;

@@ -139,6 +139,9 @@ int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len);
 /* Set the journal identity from a cursor string ("s=...;i=...;..."), and
  * keep the cursor. */
 int ingest_entry_set_cursor(struct ingest_entry *e, const char *cursor, size_t len);
+/* The same when the cursor was parsed already: its s= SEQNUM_ID and i= SEQNUM. */
+int ingest_entry_set_identity(struct ingest_entry *e, const char *cursor, size_t len,
+                              const char *seqnum_id, uint64_t seqnum);
 
 struct ingest;
 
