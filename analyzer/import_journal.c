@@ -49,7 +49,7 @@
 #define IMPORT_JOURNAL_SUPPRESSED "MESSAGE_ID=fe6faa94e7774663a0da52717891d8ef"
 
 #define IMPORT_JOURNAL_RING 1024
-#define IMPORT_JOURNAL_HANDOFF 64
+#define IMPORT_JOURNAL_HANDOFF 128
 
 /* A ring slot: an entry, or a note from the reader. */
 struct import_journal_slot {
@@ -81,12 +81,15 @@ struct import_journal {
         struct import_journal_key end;  /* with several streams, this round stops here */
         bool bounded, empty;            /* end is set; the journal had no entry at all */
         struct ingest *ing;             /* the writer's */
+        struct ingest_entry went;       /* the writer's: a slot's entry, parsed */
         const struct import_journal_opts *o;
         pthread_mutex_t lock;
         pthread_cond_t filled, emptied;
         struct import_journal_slot *ring;
         size_t head, count;             /* next slot to take, slots filled */
+        size_t next;                    /* the reader's: the slot it fills next */
         size_t pending;                 /* the reader's: filled, not yet published */
+        size_t room;                    /* the reader's: free slots it knows of */
         bool quit;                      /* writer to reader: stop (error) */
         int read_error;                 /* the reader's failure, -errno */
         char read_msg[256];
@@ -183,28 +186,53 @@ static void import_journal_nofile(void)
         (void) setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-/* Parse the cursor "s=ID;i=N;b=ID;m=N;t=N;x=N" (numbers in hex) into KEY. */
+/* A hex number of a cursor, up to END or ';'. */
+static uint64_t import_journal_hex(const char *p, const char *end)
+{
+        uint64_t v = 0;
+
+        for (; p < end && *p != ';'; p++) {
+                unsigned c = (unsigned char) *p;
+
+                v = v << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+        }
+        return v;
+}
+
+/* Parse the cursor "s=ID;i=N;b=ID;m=N;t=N;x=N" (numbers in hex) into KEY.
+ * This runs for every entry, so no strtoull: sd-journal wrote the cursor. */
 static void import_journal_key_parse(const char *cursor, struct import_journal_key *key)
 {
-        const char *p = cursor, *semi;
+        const char *p = cursor, *end = cursor + strlen(cursor), *semi;
         size_t n;
 
         memset(key, 0, sizeof(*key));
-        for (; *p; p = *semi ? semi + 1 : semi) {
-                semi = strchrnul(p, ';');
+        for (; p < end; p = semi + 1) {
+                semi = memchr(p, ';', (size_t) (end - p));
+                if (!semi)
+                        semi = end;
                 n = (size_t) (semi - p);
                 if (n < 2 || p[1] != '=')
                         continue;
-                if ((p[0] == 's' || p[0] == 'b') && n - 2 < sizeof(key->seqnum_id))
-                        memcpy(p[0] == 's' ? key->seqnum_id : key->boot_id, p + 2, n - 2);
-                else if (p[0] == 'i')
-                        key->seqnum = strtoull(p + 2, NULL, 16);
-                else if (p[0] == 'm')
-                        key->monotonic = strtoull(p + 2, NULL, 16);
-                else if (p[0] == 't')
-                        key->realtime = strtoull(p + 2, NULL, 16);
-                else if (p[0] == 'x')
-                        key->xor_hash = strtoull(p + 2, NULL, 16);
+                switch (p[0]) {
+                case 's':
+                case 'b':
+                        if (n - 2 < sizeof(key->seqnum_id))
+                                memcpy(p[0] == 's' ? key->seqnum_id : key->boot_id, p + 2, n - 2);
+                        break;
+                case 'i':
+                        key->seqnum = import_journal_hex(p + 2, semi);
+                        break;
+                case 'm':
+                        key->monotonic = import_journal_hex(p + 2, semi);
+                        break;
+                case 't':
+                        key->realtime = import_journal_hex(p + 2, semi);
+                        break;
+                case 'x':
+                        key->xor_hash = import_journal_hex(p + 2, semi);
+                        break;
+                }
         }
 }
 
@@ -446,7 +474,8 @@ static int import_journal_pick(struct import_journal *im, struct import_journal_
         return 0;
 }
 
-/* Read the entry S is on into E. */
+/* Keep the entry S is on in E, with its cursor as __CURSOR: copies only, the
+ * writer parses them (ingest_entry_parse()). */
 static int import_journal_read(struct import_journal_stream *s, struct ingest_entry *e)
 {
         const void *data;
@@ -454,17 +483,13 @@ static int import_journal_read(struct import_journal_stream *s, struct ingest_en
         int r;
 
         ingest_entry_reset(e);
-        e->realtime_us = (int64_t) s->key.realtime;
-        e->has_realtime = true;
-        /* the cursor was parsed into s->key already: do not parse it twice */
-        r = s->key.seqnum_id[0]
-                ? ingest_entry_set_identity(e, s->cursor, strlen(s->cursor), s->key.seqnum_id,
-                                            s->key.seqnum)
-                : ingest_entry_set_cursor(e, s->cursor, strlen(s->cursor));
+        r = ingest_entry_keep(e, "__CURSOR=", 9, s->cursor, strlen(s->cursor));
         if (r < 0)
                 return r;
         while ((r = sd_journal_enumerate_available_data(s->j, &data, &len)) > 0) {
-                r = ingest_entry_add(e, data, len);
+                if (!ingest_field_used(data, len))
+                        continue;
+                r = ingest_entry_keep(e, "", 0, data, len);
                 if (r < 0)
                         return r;
         }
@@ -494,44 +519,46 @@ static void import_journal_progress(struct import_journal *im, uint64_t now_us, 
 
 /* ---- the reader thread ---- */
 
-/* Hand the slots filled since the last call to the writer. */
+/* Hand the slots filled since the last call to the writer, and learn how
+ * many it has emptied meanwhile. */
 static void import_journal_publish(struct import_journal *im)
 {
-        if (im->pending == 0)
-                return;
         pthread_mutex_lock(&im->lock);
         im->count += im->pending;
         im->pending = 0;
+        im->room = IMPORT_JOURNAL_RING - im->count;
         pthread_cond_signal(&im->filled);
         pthread_mutex_unlock(&im->lock);
 }
 
-/* Wait for a free slot; NULL when the writer wants the reader to quit.
- * Filled slots are published IMPORT_JOURNAL_HANDOFF at a time, so the
- * threads meet on the lock once per handoff, not once per entry. */
+/* A free slot to fill; NULL when the writer wants the reader to quit.  The
+ * threads meet on the lock once per IMPORT_JOURNAL_HANDOFF entries, or when
+ * the reader runs out of slots it knows are free, not once per entry. */
 static struct import_journal_slot *import_journal_slot_get(struct import_journal *im)
 {
-        struct import_journal_slot *slot = NULL;
+        bool quit = false;
 
         if (im->pending >= IMPORT_JOURNAL_HANDOFF)
                 import_journal_publish(im);
-        pthread_mutex_lock(&im->lock);
-        if (im->count + im->pending == IMPORT_JOURNAL_RING) {
+        if (im->room == 0) {
+                pthread_mutex_lock(&im->lock);
                 im->count += im->pending;
                 im->pending = 0;
                 pthread_cond_signal(&im->filled);
+                while (im->count == IMPORT_JOURNAL_RING && !im->quit)
+                        pthread_cond_wait(&im->emptied, &im->lock);
+                im->room = IMPORT_JOURNAL_RING - im->count;
+                quit = im->quit;
+                pthread_mutex_unlock(&im->lock);
         }
-        while (im->count + im->pending == IMPORT_JOURNAL_RING && !im->quit)
-                pthread_cond_wait(&im->emptied, &im->lock);
-        if (!im->quit)
-                slot = &im->ring[(im->head + im->count + im->pending) % IMPORT_JOURNAL_RING];
-        pthread_mutex_unlock(&im->lock);
-        return slot;
+        return quit ? NULL : &im->ring[im->next];
 }
 
 static void import_journal_slot_put(struct import_journal *im)
 {
+        im->next = (im->next + 1) % IMPORT_JOURNAL_RING;
         im->pending++;
+        im->room--;
 }
 
 /* Read one round: entries until the end (or --until); returns 1 at the end,
@@ -571,8 +598,6 @@ static int import_journal_read_all(struct import_journal *im)
                         r = 0;
                         continue;       /* a corrupt entry: skip it, as journalctl does */
                 }
-                if (!slot->e.event.set && !slot->e.message_id.set)
-                        continue;       /* not for us: matched by identifier only */
                 slot->kind = SLOT_ENTRY;
                 slot->realtime = s->key.realtime;
                 import_journal_slot_put(im);
@@ -661,18 +686,35 @@ static int import_journal_commit(struct import_journal *im, struct tq_error *err
 static int import_journal_write(struct import_journal *im, struct import_journal_slot *slot,
                                 struct tq_error *err)
 {
+        struct ingest_entry *e = &im->went;
         int64_t now;
+        bool mine;
         int r;
 
+        /* parse the slot's buffer where it lies, into an entry that stays in
+         * this thread's cache; a buffer that grows goes back to the slot */
+        e->buf = slot->e.buf;
+        e->size = slot->e.size;
+        e->len = slot->e.len;
+        e->kept = slot->e.kept;
+        r = ingest_entry_parse(e);
+        mine = r == 0 && (e->event.set || e->message_id.set);   /* else matched by identifier only */
+        if (mine) {
+                e->realtime_us = (int64_t) slot->realtime;
+                e->has_realtime = true;
+                r = ingest_entry(im->ing, e, err);
+        }
+        slot->e.buf = e->buf;
+        slot->e.size = e->size;
+        e->buf = NULL;
+        if (r < 0 || !mine)
+                return r < 0 ? r : 0;
         if (!im->first_us)
                 im->first_us = slot->realtime;
-        r = ingest_entry(im->ing, &slot->e, err);
-        if (r < 0)
-                return r;
         if (im->kill_after && im->seen + 1 == im->kill_after)
                 raise(SIGKILL);         /* tests: die mid-transaction */
-        if (slot->e.cursor.set && slot->e.cursor.len < sizeof(im->last_cursor))
-                memcpy(im->last_cursor, slot->e.buf + slot->e.cursor.off, slot->e.cursor.len + 1);
+        if (e->cursor.set && e->cursor.len < sizeof(im->last_cursor))
+                memcpy(im->last_cursor, slot->e.buf + e->cursor.off, e->cursor.len + 1);
         if (++im->seen % IMPORT_JOURNAL_BATCH == 0) {
                 r = import_journal_commit(im, err);
                 if (r < 0)
@@ -688,8 +730,9 @@ static int import_journal_write(struct import_journal *im, struct import_journal
         return 0;
 }
 
-/* Take entries from the ring, as many as are there at a time, until the
- * reader ends. */
+/* Take entries from the ring until the reader ends, up to
+ * IMPORT_JOURNAL_HANDOFF at a time, so slots go back to the reader while the
+ * writer is busy with the rest. */
 static int import_journal_writer(struct import_journal *im, struct tq_error *err)
 {
         struct import_journal_slot *slot;
@@ -700,7 +743,7 @@ static int import_journal_writer(struct import_journal *im, struct tq_error *err
                 pthread_mutex_lock(&im->lock);
                 while (im->count == 0)
                         pthread_cond_wait(&im->filled, &im->lock);
-                n = im->count;
+                n = im->count < IMPORT_JOURNAL_HANDOFF ? im->count : IMPORT_JOURNAL_HANDOFF;
                 first = im->head;
                 pthread_mutex_unlock(&im->lock);
                 for (i = 0; i < n && r == 0 && kind != SLOT_END; i++) {

@@ -19,11 +19,16 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "traceql.h"
+
+/* Past this many WAL frames (64 MiB of 4 KiB pages), a commit waits for the
+ * checkpointer, so that the WAL starts over (see ingest_ckpt_ask()). */
+#define INGEST_WAL_FRAMES 16384
 
 /* journald's "Suppressed N messages from UNIT" (SD_MESSAGE_JOURNAL_DROPPED). */
 #define INGEST_SUPPRESSED_ID "fe6faa94e7774663a0da52717891d8ef"
@@ -43,9 +48,24 @@ struct ingest_sigarg {
         const struct ingest_str *value; /* the TRACE_ARG_ field, NULL when absent */
 };
 
+/* The checkpointer: a thread with a connection of its own (ingest_ckpt_ask()). */
+struct ingest_ckpt {
+        sqlite3 *db;
+        pthread_t thread;
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        uint64_t asked, done;           /* checkpoints asked for, finished */
+        bool stop;
+};
+
 struct ingest {
         sqlite3 *db;
+        struct ingest_ckpt *ckpt;       /* NULL before the first commit, or without one */
+        bool ckpt_tried;
+        int wal_frames;                 /* in the WAL after the last commit */
+        int wal_limit;                  /* INGEST_WAL_FRAMES; $TRACEQL_TEST_WAL_FRAMES */
         int64_t source;                 /* sources.id */
+        int64_t last_id;                /* the last events.id numbered below TQ_ID_PACKED */
         sqlite3_stmt *insert, *suppressed, *sid_get, *sid_put, *position;
         char last_sid[40];              /* the seqnum id last interned, and its id */
         int64_t last_jid;
@@ -78,23 +98,34 @@ void ingest_entry_free(struct ingest_entry *e)
         e->size = e->len = 0;
 }
 
+/* Make room for N more bytes in the entry's buffer. */
+static int ingest_reserve(struct ingest_entry *e, size_t n)
+{
+        size_t size;
+        char *b;
+
+        if (n > UINT32_MAX / 2 || e->len > UINT32_MAX / 2)
+                return -E2BIG;
+        if (e->len + n <= e->size)
+                return 0;
+        size = e->size ? e->size : 4096;
+        while (size < e->len + n)
+                size *= 2;
+        b = realloc(e->buf, size);
+        if (!b)
+                return -ENOMEM;
+        e->buf = b;
+        e->size = size;
+        return 0;
+}
+
 /* Copy P[0..N) into the buffer with a NUL after it. */
 static int ingest_copy(struct ingest_entry *e, const char *p, size_t n, struct ingest_str *ret)
 {
-        if (n > UINT32_MAX / 2)
-                return -E2BIG;
-        if (e->len + n + 1 > e->size) {
-                size_t size = e->size ? e->size : 4096;
-                char *b;
+        int r = ingest_reserve(e, n + 1);
 
-                while (size < e->len + n + 1)
-                        size *= 2;
-                b = realloc(e->buf, size);
-                if (!b)
-                        return -ENOMEM;
-                e->buf = b;
-                e->size = size;
-        }
+        if (r < 0)
+                return r;
         memcpy(e->buf + e->len, p, n);
         e->buf[e->len + n] = '\0';
         ret->off = (uint32_t) e->len;
@@ -252,85 +283,135 @@ static struct ingest_str *ingest_entry_slot(struct ingest_entry *e, const char *
 #undef STR_FIELD
 }
 
-int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len)
+bool ingest_field_used(const char *data, size_t len)
 {
+        /* the fields starting with '_' that ingest_entry_slot() and
+         * ingest_entry_int() take, and the export format's "__" ones */
+        if (len < 2 || data[0] != '_' || data[1] == '_')
+                return true;
+        return (len >= 5 && NAME_IS("_PID=")) || (len >= 9 && NAME_IS("_BOOT_ID=")) ||
+               (len >= 10 && NAME_IS("_HOSTNAME="));
+}
+
+static int ingest_entry_cursor_at(struct ingest_entry *e, uint32_t off, uint32_t len);
+
+/* Dispatch the field "NAME=value" at OFF (LEN bytes, a NUL after them) in
+ * the entry's buffer: its value is used where it lies. */
+static int ingest_entry_field(struct ingest_entry *e, uint32_t off, uint32_t len)
+{
+        char *data = e->buf + off;
         const char *eq = memchr(data, '=', len);
-        const char *v;
         struct ingest_str *slot;
-        size_t nlen, vlen;
+        uint32_t nlen, voff, vlen;
         int64_t *x;
         bool *has;
-        int r;
 
         if (!eq || eq == data)
                 return 0;
-        nlen = (size_t) (eq - data);
-        v = eq + 1;
+        nlen = (uint32_t) (eq - data);
+        voff = off + nlen + 1;
         vlen = len - nlen - 1;
         if (nlen > 10 && memcmp(data, "TRACE_ARG_", 10) == 0) {
                 struct ingest_arg_field *a;
 
                 if (e->nargs >= sizeof(e->args) / sizeof(e->args[0]))
                         return 0;
-                a = &e->args[e->nargs];
-                r = ingest_copy(e, data + 10, nlen - 10, &a->name);
-                if (r == 0)
-                        r = ingest_copy(e, v, vlen, &a->value);
-                if (r == 0)
-                        e->nargs++;
-                return r;
+                a = &e->args[e->nargs++];
+                data[nlen] = '\0';     /* the name ends where '=' was */
+                a->name = (struct ingest_str) { .off = off + 10, .len = nlen - 10, .set = true };
+                a->value = (struct ingest_str) { .off = voff, .len = vlen, .set = true };
+                return 0;
         }
         slot = ingest_entry_slot(e, data, nlen);
-        if (slot)
-                return ingest_copy(e, v, vlen, slot);
+        if (slot) {
+                *slot = (struct ingest_str) { .off = voff, .len = vlen, .set = true };
+                return 0;
+        }
         if (ingest_entry_int(e, data, nlen, &x, &has)) {
-                if (ingest_parse_i64(v, vlen, x))
+                if (ingest_parse_i64(e->buf + voff, vlen, x))
                         *has = true;
                 return 0;
         }
         if (nlen == 8 && NAME_IS("__CURSOR"))
-                return ingest_entry_set_cursor(e, v, vlen);
+                return ingest_entry_cursor_at(e, voff, vlen);
         return 0;
 }
 
-int ingest_entry_set_identity(struct ingest_entry *e, const char *cursor, size_t len,
-                              const char *seqnum_id, uint64_t seqnum)
+int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len)
 {
-        int r = ingest_copy(e, cursor, len, &e->cursor);
+        struct ingest_str f;
+        int r = ingest_copy(e, data, len, &f);
 
-        if (r == 0)
-                r = ingest_copy(e, seqnum_id, strlen(seqnum_id), &e->seqnum_id);
-        e->jseq = (int64_t) seqnum;
-        e->has_jseq = true;
+        return r < 0 ? r : ingest_entry_field(e, f.off, f.len);
+}
+
+int ingest_entry_keep(struct ingest_entry *e, const char *name, size_t nlen, const char *data,
+                      size_t len)
+{
+        uint32_t n = (uint32_t) (nlen + len);
+        int r;
+
+        if (len > UINT32_MAX / 2)
+                return -E2BIG;
+        r = ingest_reserve(e, sizeof(n) + nlen + len + 1);
+        if (r < 0)
+                return r;
+        memcpy(e->buf + e->len, &n, sizeof(n));
+        memcpy(e->buf + e->len + sizeof(n), name, nlen);
+        memcpy(e->buf + e->len + sizeof(n) + nlen, data, len);
+        e->buf[e->len + sizeof(n) + n] = '\0';
+        e->len += sizeof(n) + n + 1;
+        e->kept = e->len;
+        return 0;
+}
+
+int ingest_entry_parse(struct ingest_entry *e)
+{
+        size_t kept = e->kept, len = e->len, off = 0;
+        uint32_t n;
+        int r = 0;
+
+        ingest_entry_reset(e);
+        e->len = len;
+        while (r == 0 && off + sizeof(n) <= kept) {
+                memcpy(&n, e->buf + off, sizeof(n));
+                off += sizeof(n);
+                r = ingest_entry_field(e, (uint32_t) off, n);
+                off += n + 1;
+        }
+        return r;
+}
+
+/* The journal identity from the cursor "s=<seqnum id>;i=<seqnum, hex>;b=...;
+ * m=...;t=...;x=..." at OFF in the buffer, which is kept as the cursor. */
+static int ingest_entry_cursor_at(struct ingest_entry *e, uint32_t off, uint32_t len)
+{
+        uint32_t p = off, end = off + len;
+        int r = 0;
+
+        e->cursor = (struct ingest_str) { .off = off, .len = len, .set = true };
+        while (r == 0 && p < end) {
+                const char *c = e->buf + p, *semi = memchr(c, ';', end - p);
+                uint32_t n = semi ? (uint32_t) (semi - c) : end - p;
+                int64_t x;
+
+                if (n > 2 && c[0] == 's' && c[1] == '=')
+                        r = ingest_copy(e, c + 2, n - 2, &e->seqnum_id);
+                else if (n > 2 && c[0] == 'i' && c[1] == '=' && ingest_parse_hex(c + 2, n - 2, &x)) {
+                        e->jseq = x;
+                        e->has_jseq = true;
+                }
+                p += n + 1;
+        }
         return r;
 }
 
 int ingest_entry_set_cursor(struct ingest_entry *e, const char *cursor, size_t len)
 {
-        const char *p = cursor, *end = cursor + len;
-        int r;
+        struct ingest_str c;
+        int r = ingest_copy(e, cursor, len, &c);
 
-        r = ingest_copy(e, cursor, len, &e->cursor);
-        if (r < 0)
-                return r;
-
-        /* "s=<seqnum id>;i=<seqnum, hex>;b=...;m=...;t=...;x=..." */
-        while (p < end) {
-                const char *semi = memchr(p, ';', (size_t) (end - p));
-                size_t n = semi ? (size_t) (semi - p) : (size_t) (end - p);
-                int64_t x;
-
-                if (n > 2 && p[0] == 's' && p[1] == '=')
-                        r = ingest_copy(e, p + 2, n - 2, &e->seqnum_id);
-                else if (n > 2 && p[0] == 'i' && p[1] == '=' && ingest_parse_hex(p + 2, n - 2, &x)) {
-                        e->jseq = x;
-                        e->has_jseq = true;
-                }
-                if (r < 0)
-                        return r;
-                p += n + 1;
-        }
-        return 0;
+        return r < 0 ? r : ingest_entry_cursor_at(e, c.off, c.len);
 }
 
 #undef NAME_IS
@@ -408,6 +489,25 @@ out:
         return r;
 }
 
+/* The highest events.id below TQ_ID_PACKED, where unpacked ids go on from. */
+static int ingest_last_id(struct ingest *ing, struct tq_error *err)
+{
+        sqlite3_stmt *st = NULL;
+        int rc, r;
+
+        r = ingest_prepare(ing, "SELECT coalesce(max(id), 0) FROM events WHERE id < ?", &st, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(st, 1, TQ_ID_PACKED);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+                ing->last_id = sqlite3_column_int64(st, 0);
+        else
+                r = ingest_sqlerr(ing, rc, err);
+        sqlite3_finalize(st);
+        return r;
+}
+
 int ingest_begin(sqlite3 *db, const char *kind, const char *location, const char *filter,
                  struct ingest **ret_ing, char **ret_cursor, int64_t *ret_offset,
                  struct tq_error *err)
@@ -429,8 +529,10 @@ int ingest_begin(sqlite3 *db, const char *kind, const char *location, const char
         r = ingest_prepare(ing,
                 "INSERT OR IGNORE INTO events (time, mono, host, boot, pid, tid, event, message, "
                 "seq, source, \"group\", identifier, code_file, code_line, code_func, jid, jseq, "
-                "a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &ing->insert, err);
+                "a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &ing->insert, err);
+        if (r == 0)
+                r = ingest_last_id(ing, err);
         if (r == 0)
                 r = ingest_prepare(ing,
                         "INSERT OR IGNORE INTO journal_suppressed (time, host, boot, count, "
@@ -860,9 +962,25 @@ static int ingest_suppressed(struct ingest *ing, const struct ingest_entry *e, i
         return sqlite3_changes(ing->db) > 0;
 }
 
+/* The events.id for an entry of journal identity (JID, E->jseq), JID 0 for
+ * none: the identity packed, or the next id below TQ_ID_PACKED. */
+static int ingest_row_id(struct ingest *ing, const struct ingest_entry *e, int64_t jid,
+                         int64_t *ret_id, struct tq_error *err)
+{
+        if (jid > 0 && jid <= TQ_ID_MAX_JID && e->jseq > 0 && e->jseq < TQ_ID_PACKED) {
+                *ret_id = jid << TQ_ID_SEQ_BITS | e->jseq;
+                return 0;
+        }
+        if (ing->last_id + 1 >= TQ_ID_PACKED)
+                return tq_error_set(err, -EOVERFLOW, "%s: more than %" PRId64 " rows without "
+                                    "a journal identity", store_name(ing->db), TQ_ID_PACKED - 1);
+        *ret_id = ++ing->last_id;
+        return 0;
+}
+
 /* Bind the insert statement's parameters for entry E. */
 static void ingest_bind_row(struct ingest *ing, const struct ingest_entry *e, int64_t jid,
-                            const struct ingest_sigarg *sig, unsigned n)
+                            int64_t id, const struct ingest_sigarg *sig, unsigned n)
 {
         sqlite3_stmt *st = ing->insert;
         unsigned i;
@@ -897,6 +1015,7 @@ static void ingest_bind_row(struct ingest *ing, const struct ingest_entry *e, in
                 else
                         sqlite3_bind_null(st, 18 + (int) i);
         }
+        sqlite3_bind_int64(st, 28, id);
 }
 
 int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_error *err)
@@ -904,7 +1023,7 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
         struct ingest_sigarg sig[TQ_MAX_ARGS];
         sqlite3_stmt *st = ing->insert;
         const char *event;
-        int64_t jid;
+        int64_t jid, id = 0;
         unsigned n;
         bool known;
         int rc, r;
@@ -930,7 +1049,10 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
         }
         if (r < 0)
                 goto out;
-        ingest_bind_row(ing, e, jid, sig, n);
+        r = ingest_row_id(ing, e, jid, &id, err);
+        if (r < 0)
+                goto out;
+        ingest_bind_row(ing, e, jid, id, sig, n);
         rc = sqlite3_step(st);
         sqlite3_reset(st);
         if (rc != SQLITE_DONE) {
@@ -989,13 +1111,155 @@ static int ingest_store_position(struct ingest *ing, struct tq_error *err)
         return 0;
 }
 
+/*
+ * Checkpoints.  An import that commits every so often (the journal import)
+ * would checkpoint the WAL inside COMMIT each time it passes 1000 pages
+ * (SQLite's automatic checkpoint) and wait there for two fsyncs, while the
+ * thread reading the journal waits for it.  Instead its connection leaves
+ * checkpoints to a thread with a connection of its own, which runs a PASSIVE
+ * checkpoint after each commit, as SQLite's documentation suggests for
+ * writers that must not stall.  Durability is unchanged: the checkpoint syncs
+ * the WAL and the database as before (synchronous=NORMAL).
+ *
+ * SQLite only rewinds the WAL when a transaction begins with all of it
+ * checkpointed, which a writer beginning again at once after its commit
+ * rarely sees; so once the WAL holds INGEST_WAL_FRAMES frames a commit waits
+ * for the checkpoint it asked for, and the WAL stays bounded.  Without the
+ * thread (no file, no thread), the automatic checkpoint stays.
+ */
+static int ingest_wal_hook(void *userdata, sqlite3 *db, const char *name, int frames)
+{
+        struct ingest *ing = userdata;
+
+        (void) db;
+        (void) name;
+        ing->wal_frames = frames;
+        return SQLITE_OK;
+}
+
+static void *ingest_ckpt_run(void *userdata)
+{
+        struct ingest_ckpt *c = userdata;
+        uint64_t asked;
+
+        pthread_mutex_lock(&c->lock);
+        for (;;) {
+                while (c->done == c->asked && !c->stop)
+                        pthread_cond_wait(&c->cond, &c->lock);
+                if (c->stop)
+                        break;
+                asked = c->asked;
+                pthread_mutex_unlock(&c->lock);
+                /* a failure (busy, full disk) leaves the WAL to the next one */
+                (void) sqlite3_wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL,
+                                                 NULL);
+                pthread_mutex_lock(&c->lock);
+                c->done = asked;
+                pthread_cond_broadcast(&c->cond);
+        }
+        pthread_mutex_unlock(&c->lock);
+        return NULL;
+}
+
+static void ingest_ckpt_stop(struct ingest *ing)
+{
+        struct ingest_ckpt *c = ing->ckpt;
+
+        if (!c)
+                return;
+        pthread_mutex_lock(&c->lock);
+        c->stop = true;
+        pthread_cond_broadcast(&c->cond);
+        pthread_mutex_unlock(&c->lock);
+        pthread_join(c->thread, NULL);
+        pthread_cond_destroy(&c->cond);
+        pthread_mutex_destroy(&c->lock);
+        sqlite3_close_v2(c->db);
+        free(c);
+        ing->ckpt = NULL;
+        sqlite3_wal_hook(ing->db, NULL, NULL);
+        (void) sqlite3_wal_autocheckpoint(ing->db, 1000);        /* SQLite's default */
+}
+
+/* Is DB in WAL mode?  Asking also makes the connection see that it is, which
+ * a connection that never read the database does not know yet. */
+static bool ingest_is_wal(sqlite3 *db)
+{
+        sqlite3_stmt *st = NULL;
+        bool wal = false;
+
+        if (sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+                wal = sqlite3_stricmp((const char *) sqlite3_column_text(st, 0), "wal") == 0;
+        sqlite3_finalize(st);
+        return wal;
+}
+
+/* Start the checkpointer; on any failure the import goes on without it. */
+static void ingest_ckpt_start(struct ingest *ing)
+{
+        const char *path = sqlite3_db_filename(ing->db, "main");
+        struct ingest_ckpt *c;
+
+        ing->ckpt_tried = true;
+        if (!path || !*path)
+                return;
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return;
+        if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                            NULL) != SQLITE_OK) {
+                sqlite3_close_v2(c->db);
+                free(c);
+                return;
+        }
+        sqlite3_db_config(c->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+        if (!ingest_is_wal(c->db)) {
+                sqlite3_close_v2(c->db);
+                free(c);
+                return;
+        }
+        pthread_mutex_init(&c->lock, NULL);
+        pthread_cond_init(&c->cond, NULL);
+        if (pthread_create(&c->thread, NULL, ingest_ckpt_run, c) != 0) {
+                pthread_cond_destroy(&c->cond);
+                pthread_mutex_destroy(&c->lock);
+                sqlite3_close_v2(c->db);
+                free(c);
+                return;
+        }
+        ing->ckpt = c;
+        ing->wal_limit = getenv("TRACEQL_TEST_WAL_FRAMES")
+                ? atoi(getenv("TRACEQL_TEST_WAL_FRAMES")) : INGEST_WAL_FRAMES;
+        sqlite3_wal_hook(ing->db, ingest_wal_hook, ing);  /* replaces the automatic one */
+}
+
+/* Ask for a checkpoint of what was committed; wait for it when the WAL has
+ * grown past INGEST_WAL_FRAMES (tests lower it with $TRACEQL_TEST_WAL_FRAMES). */
+static void ingest_ckpt_ask(struct ingest *ing)
+{
+        struct ingest_ckpt *c = ing->ckpt;
+        uint64_t asked;
+
+        pthread_mutex_lock(&c->lock);
+        asked = ++c->asked;
+        pthread_cond_broadcast(&c->cond);
+        while (ing->wal_frames >= ing->wal_limit && c->done < asked)
+                pthread_cond_wait(&c->cond, &c->lock);
+        pthread_mutex_unlock(&c->lock);
+}
+
 int ingest_commit(struct ingest *ing, struct tq_error *err)
 {
         int r;
 
+        if (!ing->ckpt_tried)
+                ingest_ckpt_start(ing);
         r = ingest_store_position(ing, err);
         if (r == 0)
                 r = store_exec(ing->db, "COMMIT", err);
+        if (r == 0 && ing->ckpt)
+                ingest_ckpt_ask(ing);
         if (r == 0)
                 r = store_exec(ing->db, "BEGIN IMMEDIATE", err);
         return r;
@@ -1023,6 +1287,7 @@ int ingest_end(struct ingest *ing, bool commit, struct tq_error *err)
                 if (r == 0)
                         r = store_exec(ing->db, "COMMIT", err);
         }
+        ingest_ckpt_stop(ing);
         sqlite3_finalize(ing->insert);
         sqlite3_finalize(ing->suppressed);
         sqlite3_finalize(ing->sid_get);

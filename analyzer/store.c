@@ -173,8 +173,24 @@ static int store_create(sqlite3 *db, struct tq_error *err)
         return r;
 }
 
+/* Bring a version 1 database to version 2 (sql/migrate1.sql), all or nothing. */
+static int store_migrate(sqlite3 *db, struct tq_error *err)
+{
+        int r;
+
+        r = store_exec(db, "BEGIN IMMEDIATE", err);
+        if (r < 0)
+                return r;
+        r = store_exec(db, tq_sql_get("migrate1"), err);
+        if (r == 0)
+                r = store_exec(db, "COMMIT", err);
+        if (r < 0)
+                (void) store_exec(db, "ROLLBACK", NULL);
+        return r;
+}
+
 /* Is it a traceql database of our version?  Create the schema in an empty
- * one when writing. */
+ * one when writing; upgrade a version 1 one when writing. */
 static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error *err)
 {
         int64_t appid, version, nobjects;
@@ -204,6 +220,13 @@ static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error
         r = store_pragma_int(db, "PRAGMA user_version", &version, err);
         if (r < 0)
                 goto out;
+        if (version == 1 && TQ_SCHEMA_VERSION == 2) {
+                if (flags & STORE_WRITE)
+                        return store_migrate(db, err);
+                return tq_error_set(err, -EPROTO,
+                                    "%s: database schema version 1, this traceql reads version "
+                                    "2 (any import upgrades it)", path);
+        }
         if (version != TQ_SCHEMA_VERSION)
                 r = tq_error_set(err, -EPROTO,
                                  "%s: database schema version %" PRId64 ", this traceql "

@@ -48,8 +48,13 @@ enum tq_exit {
 };
 
 #define TQ_MAX_ARGS 10          /* trace-events allows at most 10 arguments */
-#define TQ_SCHEMA_VERSION 1     /* PRAGMA user_version and meta.schema_version */
+#define TQ_SCHEMA_VERSION 2     /* PRAGMA user_version and meta.schema_version */
 #define TQ_APPLICATION_ID 0x54514c31    /* PRAGMA application_id, "TQL1" */
+/* events.id of a journal entry: jid << TQ_ID_SEQ_BITS | jseq (sql/schema.sql);
+ * ids below TQ_ID_PACKED are numbered in import order. */
+#define TQ_ID_SEQ_BITS 44
+#define TQ_ID_PACKED ((int64_t) 1 << TQ_ID_SEQ_BITS)
+#define TQ_ID_MAX_JID (((int64_t) 1 << (63 - TQ_ID_SEQ_BITS)) - 1)
 
 /* A failure message for the user, already naming the file or input. */
 struct tq_error {
@@ -119,6 +124,7 @@ struct ingest_arg_field {
 struct ingest_entry {
         char *buf;
         size_t len, size;
+        size_t kept;                    /* bytes of ingest_entry_keep() fields, from buf */
         struct ingest_str event, message, host, boot, group, identifier;
         struct ingest_str code_file, code_func, argsig, dropped, message_id;
         struct ingest_str seqnum_id;    /* journal identity: s= of the cursor */
@@ -139,9 +145,20 @@ int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len);
 /* Set the journal identity from a cursor string ("s=...;i=...;..."), and
  * keep the cursor. */
 int ingest_entry_set_cursor(struct ingest_entry *e, const char *cursor, size_t len);
-/* The same when the cursor was parsed already: its s= SEQNUM_ID and i= SEQNUM. */
-int ingest_entry_set_identity(struct ingest_entry *e, const char *cursor, size_t len,
-                              const char *seqnum_id, uint64_t seqnum);
+/*
+ * For an importer that reads in one thread and writes in another: the reader
+ * keeps each field NAME DATA (NAME "" when DATA is the whole "NAME=value";
+ * e.g. "__CURSOR=" and a cursor) with ingest_entry_keep(), a copy and no
+ * more, after ingest_entry_reset(); the writer turns them into the entry with
+ * ingest_entry_parse(), as ingest_entry_add() would have.
+ */
+int ingest_entry_keep(struct ingest_entry *e, const char *name, size_t nlen, const char *data,
+                      size_t len);
+int ingest_entry_parse(struct ingest_entry *e);
+/* False for a field ingest_entry_add() would ignore whatever its value: most
+ * of journald's trusted fields (_EXE, _CMDLINE, _SYSTEMD_CGROUP, ...), which
+ * a reader need not copy.  True for every other field. */
+bool ingest_field_used(const char *data, size_t len);
 
 struct ingest;
 

@@ -1,4 +1,4 @@
--- schema.sql - the traceql database, schema version 1.
+-- schema.sql - the traceql database, schema version 2.
 --
 -- traceql runs this once on a new database, in one transaction.  Everything
 -- later analyzers (losses, leaks, pairs) build on is here; the per-event views
@@ -17,7 +17,7 @@
 -- in SQL as a hex literal (0xffffffffffffffff), which SQLite reads as the same
 -- 64-bit pattern.
 PRAGMA application_id = 1414614065;
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 -- Key/value facts about the database: schema_version, created (unix ns),
 -- traceql_version that created it.
@@ -47,8 +47,17 @@ CREATE TABLE seqnum_ids (
 );
 
 -- One row per trace event, whatever the source.
+--
+-- The id of a journal entry is its journal identity packed into one integer,
+-- jid << 44 | jseq, so the table's own b-tree turns away a second copy of an
+-- entry (INSERT OR IGNORE) and no unique index has to be kept up to date
+-- while importing.  Rows without a journal identity (syslog, log,
+-- simpletrace, ftrace, xentrace files) number from 1 upwards below 2^44, in
+-- import order; so do the rare journal entries whose identity does not pack
+-- (jid >= 2^19 or jseq outside 1..2^44-1), which events_journal_key keeps
+-- unique instead.
 CREATE TABLE events (
-        id         INTEGER PRIMARY KEY,
+        id         INTEGER PRIMARY KEY, -- jid << 44 | jseq, or below 2^44 (see above)
         time       INTEGER,     -- CLOCK_REALTIME ns at the call (TRACE_TIME_NS; else journald's receive time)
         mono       INTEGER,     -- CLOCK_MONOTONIC ns at the call (TRACE_MONO_NS), NULL when unknown
         host       TEXT,        -- _HOSTNAME
@@ -70,7 +79,8 @@ CREATE TABLE events (
         -- TEXT for strings (NULL for a NULL string).  Names in event_args.
         a0, a1, a2, a3, a4, a5, a6, a7, a8, a9
 );
-CREATE UNIQUE INDEX events_journal_key ON events (jid, jseq);
+CREATE UNIQUE INDEX events_journal_key ON events (jid, jseq)
+        WHERE id < 17592186044416 AND jid IS NOT NULL;
 CREATE INDEX events_event ON events (event);
 
 -- The catalog: one row per event name seen, with the view that names its

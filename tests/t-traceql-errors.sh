@@ -64,7 +64,50 @@ check_file db-corrupt-untouched "$T/corrupt.copy" "$T/corrupt.db"
 
 cp "$DB" "$T/v99.db"
 sqlite3 "$T/v99.db" 'PRAGMA user_version = 99'
-run db-other-version 3 "traceql: $T/v99.db: database schema version 99, this traceql reads version 1 (import into a new database)" --db "$T/v99.db" --no-sync 'select 1'
+run db-other-version 3 "traceql: $T/v99.db: database schema version 99, this traceql reads version 2 (import into a new database)" --db "$T/v99.db" --no-sync 'select 1'
+
+# A version 1 database (tests/sql/v1.dump, made by traceql 0.1.0 from the
+# fixture): refused read-only, upgraded by an import, in place and whole.
+v1db() {
+        rm -f "$1"
+        { cat "$TOP/tests/sql/v1.dump"
+          echo 'PRAGMA application_id = 1414614065; PRAGMA user_version = 1;'; } | sqlite3 "$1"
+}
+v1db "$T/v1.db"
+cp "$T/v1.db" "$T/v1.copy"
+run db-v1-readonly 3 "traceql: $T/v1.db: database schema version 1, this traceql reads version 2 (any import upgrades it)" --db "$T/v1.db" --no-sync 'select 1'
+check_file db-v1-readonly-untouched "$T/v1.copy" "$T/v1.db"
+run db-v1-upgrade 0 "" --db "$T/v1.db" import --export "$FIX"
+ALL="select id, time, mono, host, boot, pid, tid, event, message, seq, \"group\", identifier,
+        code_file, code_line, code_func, jid, jseq, quote(a0), quote(a1), quote(a2), a3 from events order by id"
+$TQ --db "$T/fresh.db" import --export "$FIX"
+$TQ --db "$T/v1.db" --no-sync --format csv "$ALL" > "$T/v1.rows"
+$TQ --db "$T/fresh.db" --no-sync --format csv "$ALL" > "$T/fresh.rows"
+check_file db-v1-upgraded-rows "$T/fresh.rows" "$T/v1.rows"
+check_eq db-v1-upgraded-version "2|2|1" "$(sqlite3 "$T/v1.db" 'PRAGMA user_version' \
+        "select value from meta where key = 'schema_version'" \
+        "select count(*) from sqlite_schema where name = 'events_journal_key' and sql like '%WHERE id <%'" | tr '\n' '|' | sed 's/|$//')"
+# The upgrade is its own transaction, before the import's: an import that
+# fails adds nothing, and the upgraded rows stand.
+v1db "$T/v1.db"
+printf 'TRACE_EVENT=a\nbad name=1\n\n' > "$T/bad.export"
+run db-v1-upgrade-failed-import 4 "traceql: $T/bad.export:2: invalid field name 'bad name'" --db "$T/v1.db" import --export "$T/bad.export"
+$TQ --db "$T/v1.db" --no-sync --format csv "$ALL" > "$T/v1.rows"
+check_file db-v1-failed-import-rows "$T/fresh.rows" "$T/v1.rows"
+
+# events.id packs the journal identity, jid << 44 | jseq; an identity that
+# does not pack (seqnum >= 2^44) gets a small id, and the partial unique index
+# keeps it unique: two sources with the same entries add each once.
+big='__CURSOR=s=99998888777766665555444433332222;i=4000000000000;b=x\n__SEQNUM=70368744177664\n__SEQNUM_ID=99998888777766665555444433332222\nTRACE_EVENT=big_seq\nMESSAGE=big\n\n'
+small='__CURSOR=s=99998888777766665555444433332222;i=7;b=x\n__SEQNUM=7\n__SEQNUM_ID=99998888777766665555444433332222\nTRACE_EVENT=small_seq\nMESSAGE=small\n\n'
+printf "$big$small" > "$T/ids1.export"
+printf "$small$big" > "$T/ids2.export"
+$TQ --db "$T/ids.db" import --export "$T/ids1.export"
+$TQ --db "$T/ids.db" import --export "$T/ids2.export"
+check_eq db-id-packed "big_seq|1|70368744177664|2|small_seq|17592186044423|7|2" \
+        "$($TQ --db "$T/ids.db" --no-sync --format csv \
+           'select event, id, jseq, (select count(*) from sources) from events order by event' |
+           tail -n +2 | tr ',\n' '||' | sed 's/|$//')"
 run db-missing 3 "traceql: $T/none.db: No such file or directory" --db "$T/none.db" --no-sync 'select 1'
 
 # SQL errors name the database; a write needs --write; nothing is lost.

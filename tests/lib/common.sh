@@ -47,9 +47,12 @@ check_eq() {
                 fail "$1" "expected [$2], got [$3]"; fi
 }
 
-# check_file NAME EXPECTED-FILE ACTUAL-FILE: exact comparison, diff on failure
+# check_file NAME EXPECTED-FILE ACTUAL-FILE: exact comparison, diff on failure.
+# With TJ_TEST_REGEN=1 a differing EXPECTED-FILE is rewritten and the check
+# fails still: review the change with git diff, then run again.
 check_file() {
         if cmp -s "$2" "$3"; then pass "$1"; else
+                [ "${TJ_TEST_REGEN:-}" = 1 ] && cp "$3" "$2"
                 fail "$1" "differs from $2"; diff -u "$2" "$3" | head -40 | sed 's/^/    /'; fi
 }
 

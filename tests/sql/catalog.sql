@@ -6,5 +6,6 @@ FROM event_types t LEFT JOIN event_args a ON a.event = t.name
 GROUP BY t.name ORDER BY t.name;
 SELECT * FROM event_sources;
 -- The arguments generically, through the args view; no row: only the header.
-SELECT id, event, pos, name, kind, value FROM args WHERE id <= 3 ORDER BY id, pos;
+SELECT a.event, pos, name, kind, value FROM args a
+        WHERE a.id IN (SELECT id FROM events ORDER BY id LIMIT 3) ORDER BY a.id, pos;
 SELECT * FROM args WHERE id < 0;
