@@ -48,8 +48,8 @@
 #define IMPORT_JOURNAL_MAX_STREAMS 8    /* more TRACE_EVENT values: read everything */
 #define IMPORT_JOURNAL_SUPPRESSED "MESSAGE_ID=fe6faa94e7774663a0da52717891d8ef"
 
-#define IMPORT_JOURNAL_RING 1024
-#define IMPORT_JOURNAL_HANDOFF 128
+#define IMPORT_JOURNAL_RING 512
+#define IMPORT_JOURNAL_HANDOFF 64
 
 /* A ring slot: an entry, or a note from the reader. */
 struct import_journal_slot {

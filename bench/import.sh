@@ -17,7 +17,7 @@ cc -O2 -o "$W/send" tests/traceql_send.c $(pkg-config --cflags --libs libsystemd
 # send N entries shaped like blockdemo's (4 typed args) under ID, N/10 under ID-small
 gen() {
         awk -v id="$1" -v n="$2" 'BEGIN { for (i = 1; i <= n; i++)
-                printf "SYSLOG_IDENTIFIER=%s\tTRACE_EVENT=blk_req_submit\tTRACE_GROUP=bench\tTRACE_ARGS=req:p sector:u nb_sectors:u is_write:i\tTRACE_SEQ=%d\tTRACE_TIME_NS=%d\tTRACE_MONO_NS=%d\tTID=1\tCODE_FILE=bench.c\tCODE_LINE=1\tCODE_FUNC=f\tTRACE_ARG_REQ=0x7f00%08x\tTRACE_ARG_SECTOR=%d\tTRACE_ARG_NB_SECTORS=8\tTRACE_ARG_IS_WRITE=%d\tMESSAGE=blk_req_submit req 0x7f00%08x sector %d nb_sectors 8 is_write %d\n", id, i, 1700000000000000000 + i, i, i, i * 8, i % 2, i, i * 8, i % 2 }' |
+                printf "SYSLOG_IDENTIFIER=%s\tTRACE_EVENT=blk_req_submit\tTRACE_GROUP=bench\tTRACE_ARGS=req:p sector:u nb_sectors:u is_write:i\tTRACE_SEQ=%d\tTRACE_TIME_NS=1700000000%09d\tTRACE_MONO_NS=%d\tTID=1\tCODE_FILE=bench.c\tCODE_LINE=1\tCODE_FUNC=f\tTRACE_ARG_REQ=0x7f00%08x\tTRACE_ARG_SECTOR=%d\tTRACE_ARG_NB_SECTORS=8\tTRACE_ARG_IS_WRITE=%d\tMESSAGE=blk_req_submit req 0x7f00%08x sector %d nb_sectors 8 is_write %d\n", id, i, i, i, i, i * 8, i % 2, i, i * 8, i % 2 }' |
                 "$W/send"
 }
 gen "$ID" "$N"
