@@ -25,10 +25,14 @@
  * others handed out.
  *
  * Two threads share the work, since reading the journal and writing SQLite
- * cost about the same: a reader thread walks the journal and fills entries in
- * a ring of IMPORT_JOURNAL_RING slots (each slot keeps its buffer, so no
- * malloc per entry), the calling thread takes them out and writes the rows.
- * The sd_journal objects belong to the reader, the database to the writer.
+ * cost about the same: a reader thread walks the journal and copies each
+ * entry's fields (and its cursor) into a ring of IMPORT_JOURNAL_RING slots
+ * (each slot keeps its buffer, so no malloc per entry), doing no more than
+ * that; the calling thread takes them out, parses the fields where they lie
+ * (ingest_entry_parse()) and writes the rows.  They meet on the lock once per
+ * IMPORT_JOURNAL_HANDOFF entries.  The sd_journal objects belong to the
+ * reader, the database to the writer (and WAL checkpoints to a third thread,
+ * see ingest.c).
  */
 #include <errno.h>
 #include <inttypes.h>

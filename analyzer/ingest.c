@@ -14,8 +14,10 @@
  * with ingest_commit(); the source's position (journal cursor, file offset) is
  * updated in the same transaction, so an import killed at any moment leaves
  * rows and position consistent and the next import resumes where the last
- * commit stopped.  A unique index on the journal identity of an entry
- * (seqnum id, seqnum) makes re-importing the same entry a no-op.
+ * commit stopped.  A journal entry's row id is its journal identity (seqnum
+ * id, seqnum) packed into one integer, so re-importing the same entry, from
+ * any source, is a no-op (INSERT OR IGNORE) without a unique index to keep up
+ * to date; see sql/schema.sql.
  */
 #include <errno.h>
 #include <inttypes.h>
