@@ -44,8 +44,24 @@ done
 rows=$($B/traceql --db "$W/big.db" --no-sync --format csv 'select count(*) from events' | tail -1)
 rm -f "$W"/big.db*
 /usr/bin/time -f %M -o "$W/rss.bare" "$W/bare" "$ID" > /dev/null
+# peak RssAnon of "$@" (KiB), sampled every 10 ms from /proc: the memory the
+# import itself holds, without the journal files sd-journal maps
+anon_peak() {
+        "$@" & p=$!
+        m=0
+        while kill -0 $p 2>/dev/null; do
+                a=$(awk '/^RssAnon:/ { print $2 }' /proc/$p/status 2>/dev/null || true)
+                [ -n "$a" ] && [ "$a" -gt "$m" ] && m=$a
+                sleep 0.01
+        done
+        wait $p
+        echo "$m"
+}
 /usr/bin/time -f %M -o "$W/rss.big" $B/traceql --db "$W/big.db" import --identifier "$ID"
 /usr/bin/time -f %M -o "$W/rss.small" $B/traceql --db "$W/small.db" import --identifier "$ID-small"
+rm -f "$W"/big.db* "$W"/small.db*
+anon_big=$(anon_peak $B/traceql --db "$W/big.db" import --identifier "$ID")
+anon_small=$(anon_peak $B/traceql --db "$W/small.db" import --identifier "$ID-small")
 best() { sort -n "$1" | head -1; }
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 rate() { awk -v n="$N" -v s="$1" 'BEGIN { printf "%.0f", n / s }'; }
@@ -54,5 +70,6 @@ echo "traceql import: $N entries, $ROUNDS rounds; seconds: best, median (entries
 echo "traceql import: bare sd_journal loop   $bb, $bm s ($(rate "$bb"), $(rate "$bm") entries/s)"
 echo "traceql import: traceql import         $tb, $tm s ($(rate "$tb"), $(rate "$tm") entries/s; $rows rows)"
 echo "traceql import: ratio traceql/bare     $(awk -v a="$bb" -v b="$tb" 'BEGIN { printf "%.2f", a / b }') of the best times, $(awk -v a="$bm" -v b="$tm" 'BEGIN { printf "%.2f", a / b }') of the medians (goal >= 0.8)"
-echo "traceql import: max RSS $((N / 10)) entries $(cat "$W/rss.small") KiB, $N entries $(cat "$W/rss.big") KiB (goal: flat)"
+echo "traceql import: peak anonymous RSS $((N / 10)) entries $anon_small KiB, $N entries $anon_big KiB (goal: flat; sampled every 10 ms)"
+echo "traceql import: max RSS $((N / 10)) entries $(cat "$W/rss.small") KiB, $N entries $(cat "$W/rss.big") KiB (with the mapped journal files)"
 echo "traceql import:   (the bare loop's RSS for $N entries: $(cat "$W/rss.bare") KiB: the journal files sd-journal maps count in RSS)"
