@@ -486,7 +486,7 @@ static int import_journal_read(struct import_journal_stream *s, struct ingest_en
         size_t len;
         int r;
 
-        ingest_entry_reset(e);
+        e->len = e->kept = 0;   /* the writer's ingest_entry_parse() resets the rest */
         r = ingest_entry_keep(e, "__CURSOR=", 9, s->cursor, strlen(s->cursor));
         if (r < 0)
                 return r;
@@ -702,7 +702,8 @@ static int import_journal_write(struct import_journal *im, struct import_journal
         e->len = slot->e.len;
         e->kept = slot->e.kept;
         r = ingest_entry_parse(e);
-        mine = r == 0 && (e->event.set || e->message_id.set);   /* else matched by identifier only */
+        /* not ours when only its identifier matched */
+        mine = r == 0 && (e->event.set || e->message_id.set);
         if (mine) {
                 e->realtime_us = (int64_t) slot->realtime;
                 e->has_realtime = true;

@@ -287,12 +287,21 @@ static struct ingest_str *ingest_entry_slot(struct ingest_entry *e, const char *
 
 bool ingest_field_used(const char *data, size_t len)
 {
-        /* the fields starting with '_' that ingest_entry_slot() and
-         * ingest_entry_int() take, and the export format's "__" ones */
-        if (len < 2 || data[0] != '_' || data[1] == '_')
+        static struct ingest_entry probe;       /* the lookups only take addresses in it */
+        const char *eq;
+        size_t nlen;
+        int64_t *x;
+        bool *has;
+
+        if (len == 0 || data[0] != '_')
+                return true;    /* only trusted fields, "_NAME", are left out */
+        eq = memchr(data, '=', len);
+        if (!eq)
                 return true;
-        return (len >= 5 && NAME_IS("_PID=")) || (len >= 9 && NAME_IS("_BOOT_ID=")) ||
-               (len >= 10 && NAME_IS("_HOSTNAME="));
+        nlen = (size_t) (eq - data);
+        return ingest_entry_slot(&probe, data, nlen) ||
+               ingest_entry_int(&probe, data, nlen, &x, &has) ||
+               (nlen == 8 && NAME_IS("__CURSOR"));
 }
 
 static int ingest_entry_cursor_at(struct ingest_entry *e, uint32_t off, uint32_t len);

@@ -149,15 +149,16 @@ int ingest_entry_set_cursor(struct ingest_entry *e, const char *cursor, size_t l
  * For an importer that reads in one thread and writes in another: the reader
  * keeps each field NAME DATA (NAME "" when DATA is the whole "NAME=value";
  * e.g. "__CURSOR=" and a cursor) with ingest_entry_keep(), a copy and no
- * more, after ingest_entry_reset(); the writer turns them into the entry with
- * ingest_entry_parse(), as ingest_entry_add() would have.
+ * more, into an entry whose len and kept are 0 (ingest_entry_reset() makes
+ * them so); the writer turns them into the entry with ingest_entry_parse(),
+ * as ingest_entry_add() would have.
  */
 int ingest_entry_keep(struct ingest_entry *e, const char *name, size_t nlen, const char *data,
                       size_t len);
 int ingest_entry_parse(struct ingest_entry *e);
-/* False for a field ingest_entry_add() would ignore whatever its value: most
- * of journald's trusted fields (_EXE, _CMDLINE, _SYSTEMD_CGROUP, ...), which
- * a reader need not copy.  True for every other field. */
+/* False for a trusted field ("_NAME=...": _EXE, _CMDLINE, _SYSTEMD_CGROUP,
+ * ...) that ingest_entry_add() would ignore whatever its value, which a
+ * reader need not copy; true for every other field. */
 bool ingest_field_used(const char *data, size_t len);
 
 struct ingest;
