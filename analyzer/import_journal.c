@@ -190,24 +190,12 @@ static void import_journal_nofile(void)
         (void) setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-/* A hex number of a cursor, up to END or ';'. */
-static uint64_t import_journal_hex(const char *p, const char *end)
-{
-        uint64_t v = 0;
-
-        for (; p < end && *p != ';'; p++) {
-                unsigned c = (unsigned char) *p;
-
-                v = v << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-        }
-        return v;
-}
-
 /* Parse the cursor "s=ID;i=N;b=ID;m=N;t=N;x=N" (numbers in hex) into KEY.
- * This runs for every entry, so no strtoull: sd-journal wrote the cursor. */
+ * This runs for every entry, so no strtoull (ingest_parse_hex()). */
 static void import_journal_key_parse(const char *cursor, struct import_journal_key *key)
 {
         const char *p = cursor, *end = cursor + strlen(cursor), *semi;
+        int64_t x;
         size_t n;
 
         memset(key, 0, sizeof(*key));
@@ -218,25 +206,18 @@ static void import_journal_key_parse(const char *cursor, struct import_journal_k
                 n = (size_t) (semi - p);
                 if (n < 2 || p[1] != '=')
                         continue;
-                switch (p[0]) {
-                case 's':
-                case 'b':
-                        if (n - 2 < sizeof(key->seqnum_id))
-                                memcpy(p[0] == 's' ? key->seqnum_id : key->boot_id, p + 2, n - 2);
-                        break;
-                case 'i':
-                        key->seqnum = import_journal_hex(p + 2, semi);
-                        break;
-                case 'm':
-                        key->monotonic = import_journal_hex(p + 2, semi);
-                        break;
-                case 't':
-                        key->realtime = import_journal_hex(p + 2, semi);
-                        break;
-                case 'x':
-                        key->xor_hash = import_journal_hex(p + 2, semi);
-                        break;
-                }
+                if ((p[0] == 's' || p[0] == 'b') && n - 2 < sizeof(key->seqnum_id))
+                        memcpy(p[0] == 's' ? key->seqnum_id : key->boot_id, p + 2, n - 2);
+                else if (!ingest_parse_hex(p + 2, n - 2, &x))
+                        continue;
+                else if (p[0] == 'i')
+                        key->seqnum = (uint64_t) x;
+                else if (p[0] == 'm')
+                        key->monotonic = (uint64_t) x;
+                else if (p[0] == 't')
+                        key->realtime = (uint64_t) x;
+                else if (p[0] == 'x')
+                        key->xor_hash = (uint64_t) x;
         }
 }
 

@@ -166,8 +166,7 @@ static bool ingest_parse_i64(const char *p, size_t n, int64_t *ret)
         return true;
 }
 
-/* Parse hex with an optional 0x prefix, as pointers are written. */
-static bool ingest_parse_hex(const char *p, size_t n, int64_t *ret)
+bool ingest_parse_hex(const char *p, size_t n, int64_t *ret)
 {
         uint64_t v = 0;
         size_t i = 0;

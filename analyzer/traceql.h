@@ -156,6 +156,9 @@ int ingest_entry_set_cursor(struct ingest_entry *e, const char *cursor, size_t l
 int ingest_entry_keep(struct ingest_entry *e, const char *name, size_t nlen, const char *data,
                       size_t len);
 int ingest_entry_parse(struct ingest_entry *e);
+/* Parse P[0..N) as hex with an optional 0x prefix (as pointers and cursor
+ * numbers are written), at most 64 bits; false when it is not that. */
+bool ingest_parse_hex(const char *p, size_t n, int64_t *ret);
 /* False for a trusted field ("_NAME=...": _EXE, _CMDLINE, _SYSTEMD_CGROUP,
  * ...) that ingest_entry_add() would ignore whatever its value, which a
  * reader need not copy; true for every other field. */
