@@ -210,6 +210,9 @@ static int import_export_run(sqlite3 *db, struct import_export *x, const char *l
                 tq_error_set(err, r, "out of memory");
                 goto out;
         }
+        r = ingest_flush(ing, err);
+        if (r < 0)
+                goto out;
         if (ret_added)
                 *ret_added = ingest_added(ing);
         r = ingest_end(ing, true, err);

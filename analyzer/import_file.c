@@ -140,6 +140,9 @@ int import_file(sqlite3 *db, const char *kind, const char *path, import_file_par
                 tq_error_set(err, r, "out of memory");
                 goto out;
         }
+        r = ingest_flush(ing, err);
+        if (r < 0)
+                goto out;
         if (ret_added)
                 *ret_added = ingest_added(ing);
         r = ingest_end(ing, true, err);

@@ -841,6 +841,8 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
         }
         r = import_journal_run(&im, err);
         import_journal_progress(&im, 0, true);
+        if (r == 0)
+                r = ingest_flush(im.ing, err);
         if (r < 0)
                 goto out;
         if (ret_added)

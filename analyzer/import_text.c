@@ -376,6 +376,9 @@ int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
                 tq_error_set(err, r, "out of memory");
                 goto out;
         }
+        r = ingest_flush(ing, err);
+        if (r < 0)
+                goto out;
         st.added = ingest_added(ing);
         st.recovered = t.recovered;
         st.unmatched = t.unmatched;

@@ -438,7 +438,26 @@ static bool te_pattern_number(const char *s, size_t n, unsigned base, bool *ret_
         return true;
 }
 
-/* Write the value of one argument as ingest.c wants it into BUF; NULL for no
+/* Write PREFIX and V in BASE (10 or 16, lower case) into BUF (32 bytes);
+ * returns the length.  One call per captured number: no snprintf. */
+static size_t te_pattern_format(char *buf, const char *prefix, uint64_t v, unsigned base)
+{
+        char digits[24];
+        size_t n = 0, k = strlen(prefix);
+
+        memcpy(buf, prefix, k);
+        do {
+                digits[n++] = "0123456789abcdef"[v % base];
+                v /= base;
+        } while (v);
+        while (n)
+                buf[k++] = digits[--n];
+        buf[k] = '\0';
+        return k;
+}
+
+/* Write the value of one argument as ingest.c wants it into BUF (SIZE >= 32
+ * bytes); NULL for no
  * value (a "(null)" string), else BUF or the text itself (*RET_N its length). */
 static const char *te_pattern_value(char conv, unsigned bits, char kind, const char *s, size_t n,
                                     char *buf, size_t size, size_t *ret_n)
@@ -446,7 +465,6 @@ static const char *te_pattern_value(char conv, unsigned bits, char kind, const c
         unsigned base = conv == 'x' || conv == 'X' || conv == 'p' ? 16 : conv == 'o' ? 8 : 10;
         uint64_t v;
         bool neg;
-        int k;
 
         *ret_n = n;
         if (conv == 's')
@@ -467,12 +485,11 @@ static const char *te_pattern_value(char conv, unsigned bits, char kind, const c
                 neg = true;
         }
         if (kind == 'p')
-                k = snprintf(buf, size, "0x%" PRIx64, neg ? 0 - v : v);
+                *ret_n = te_pattern_format(buf, "0x", neg ? 0 - v : v, 16);
         else if (neg && kind == 'i')
-                k = snprintf(buf, size, "-%" PRIu64, v);
+                *ret_n = te_pattern_format(buf, "-", v, 10);
         else
-                k = snprintf(buf, size, "%" PRIu64, neg ? 0 - v : v);
-        *ret_n = (size_t) k;
+                *ret_n = te_pattern_format(buf, "", neg ? 0 - v : v, 10);
         return buf;
 }
 

@@ -475,6 +475,11 @@ int main(int argc, char **argv)
         const char *what;
         int first = -1, r, ret;
 
+        /* No SQLite memory statistics: traceql never reads them, and keeping
+         * them takes a global mutex on every allocation.  (Before any other
+         * SQLite call; it fails harmlessly after one.) */
+        (void) sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+
         /* leaks and pairs have options of their own: hand them the rest */
         for (int i = 1; i < argc; i++) {
                 bool valued = i > 1 && (strcmp(argv[i - 1], "--db") == 0 ||

@@ -178,9 +178,16 @@ int ingest_begin(sqlite3 *db, const char *kind, const char *location, const char
 
 /* Store one entry: an events row when it has TRACE_EVENT, a
  * journal_suppressed row for journald's "Suppressed N messages", nothing
- * otherwise.  Duplicates (same journal identity) are ignored.  Returns 1 when
- * a row was added, 0 when not, -errno with ERR filled. */
+ * otherwise.  Duplicates (same journal identity) are ignored.  events rows are
+ * queued and inserted a batch at a time (E may be reused at once); an error
+ * of the insert shows in the call that completes the batch, or in
+ * ingest_flush(), ingest_commit(), ingest_end().  Returns 0 or -errno with
+ * ERR filled. */
 int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_error *err);
+
+/* Insert the queued rows now; ingest_added() and ingest_duplicates() count
+ * them after it.  ingest_commit() and ingest_end() flush by themselves. */
+int ingest_flush(struct ingest *ing, struct tq_error *err);
 
 /* Remember the source position (CURSOR may be NULL, OFFSET -1 for none) to be
  * stored with the next commit. */

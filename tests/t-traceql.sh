@@ -130,6 +130,14 @@ check_file traceql-export-same-rows "$T/direct" "$T/viaexport"
 $RUN "$TQ" --db "$T/x.db" import --export - < "$T/x.export"
 $RUN "$TQ" --db "$DB" import --export "$T/x.export"
 check_eq traceql-export-no-dup "5|5" "$(q "$T/x.db" 'select count(*) from events')|$(q "$DB" 'select count(*) from events')"
+# Rows go in 16 at a time: a stream of the same 5 entries 4 times fills one
+# batch that holds each entry more than once, and leaves 4 for a short one;
+# each entry is stored once, and the source counts 5 rows.
+cat "$T/x.export" "$T/x.export" "$T/x.export" "$T/x.export" > "$T/x4.export"
+$RUN "$TQ" --db "$T/x4.db" import --export "$T/x4.export"
+q "$T/x4.db" "$ROWS" > "$T/viaexport4"
+check_file traceql-export-dup-in-batch-rows "$T/direct" "$T/viaexport4"
+check_eq traceql-export-dup-in-batch-count "5|5" "$(q "$T/x4.db" "select (select count(*) from events) || '|' || (select sum(rows) from sources) as v")"
 
 # ---- SIGKILL in the middle, then resume -----------------------------------
 ID2="$ID-kill"
