@@ -486,7 +486,7 @@ static int ingest_prepare_insert(struct ingest *ing, unsigned n, sqlite3_stmt **
         unsigned i, c;
 
         if (n == 0 || n > INGEST_BATCH)
-                return -EINVAL;
+                return tq_error_set(err, -EINVAL, "%u rows in one INSERT", n);
         p = stpcpy(sql, head);
         for (i = 0; i < n; i++) {
                 *p++ = i ? ',' : '(';
@@ -1029,8 +1029,8 @@ static void ingest_val_int(struct ingest_val *v, bool has, int64_t x)
         v->i = x;
 }
 
-/* Queue text P[0..N) into V: a copy in the batch's buffer (*ROOM bytes were
- * reserved for it by ingest_queue_row()). */
+/* Queue text P[0..N) into V: a copy in the batch's buffer, where
+ * ingest_queue_row() made room for it. */
 static void ingest_val_text(struct ingest *ing, struct ingest_val *v, const char *p, size_t n)
 {
         v->type = INGEST_TEXT;
