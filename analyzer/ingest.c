@@ -39,9 +39,12 @@
  * checkpointer, so that the WAL starts over (see ingest_ckpt_ask()). */
 #define INGEST_WAL_FRAMES 16384
 
-/* Rows per multi-row INSERT (see above); INGEST_COLS parameters each. */
+/* Rows per multi-row INSERT (see above); INGEST_COLS parameters each.  A
+ * batch holding INGEST_BATCH_TEXT bytes of text goes in early, so that huge
+ * values do not pile up. */
 #define INGEST_BATCH 16
 #define INGEST_COLS 28
+#define INGEST_BATCH_TEXT (16u << 20)
 
 /* journald's "Suppressed N messages from UNIT" (SD_MESSAGE_JOURNAL_DROPPED). */
 #define INGEST_SUPPRESSED_ID "fe6faa94e7774663a0da52717891d8ef"
@@ -131,25 +134,32 @@ void ingest_entry_free(struct ingest_entry *e)
         e->size = e->len = 0;
 }
 
+/* Make room for N more bytes after LEN in *BUF (*SIZE bytes, or 0 for none
+ * yet: then FIRST), doubling; an entry stays below 2 GiB. */
+static int ingest_grow(char **buf, size_t *size, size_t len, size_t n, size_t first)
+{
+        size_t s;
+        char *b;
+
+        if (n > UINT32_MAX / 2 || len > UINT32_MAX / 2)
+                return -E2BIG;
+        if (len + n <= *size)
+                return 0;
+        s = *size ? *size : first;
+        while (s < len + n)
+                s *= 2;
+        b = realloc(*buf, s);
+        if (!b)
+                return -ENOMEM;
+        *buf = b;
+        *size = s;
+        return 0;
+}
+
 /* Make room for N more bytes in the entry's buffer. */
 static int ingest_reserve(struct ingest_entry *e, size_t n)
 {
-        size_t size;
-        char *b;
-
-        if (n > UINT32_MAX / 2 || e->len > UINT32_MAX / 2)
-                return -E2BIG;
-        if (e->len + n <= e->size)
-                return 0;
-        size = e->size ? e->size : 4096;
-        while (size < e->len + n)
-                size *= 2;
-        b = realloc(e->buf, size);
-        if (!b)
-                return -ENOMEM;
-        e->buf = b;
-        e->size = size;
-        return 0;
+        return ingest_grow(&e->buf, &e->size, e->len, n, 4096);
 }
 
 /* Copy P[0..N) into the buffer with a NUL after it. */
@@ -1072,46 +1082,35 @@ static void ingest_val_arg(struct ingest *ing, struct ingest_val *v, const struc
                 ingest_val_str(ing, v, e, a->value);
 }
 
-/* Room for N more bytes of text in the batch's buffer. */
-static int ingest_text_reserve(struct ingest *ing, size_t n)
-{
-        size_t size;
-        char *b;
-
-        if (n > SIZE_MAX / 4 || ing->text_len > SIZE_MAX / 4)
-                return -E2BIG;
-        if (ing->text_len + n <= ing->text_size)
-                return 0;
-        size = ing->text_size ? ing->text_size : 16384;
-        while (size < ing->text_len + n)
-                size *= 2;
-        b = realloc(ing->text, size);
-        if (!b)
-                return -ENOMEM;
-        ing->text = b;
-        ing->text_size = size;
-        return 0;
-}
-
-/* Queue the events row of entry E: its parameters, in the insert's order,
- * and copies of its text.  The caller flushes a full batch. */
-static int ingest_queue_row(struct ingest *ing, const struct ingest_entry *e, int64_t jid,
-                            int64_t id, const struct ingest_sigarg *sig, unsigned n)
+/* The bytes of text the events row of E holds at most (an argument that
+ * parses as a number holds none). */
+static size_t ingest_row_text(const struct ingest_entry *e, const struct ingest_sigarg *sig,
+                              unsigned n)
 {
         const struct ingest_str *strs[] = {
                 &e->host, &e->boot, &e->event, &e->message, &e->group, &e->identifier,
                 &e->code_file, &e->code_func,
         };
-        struct ingest_val *v = ing->rows[ing->nrows].v;
         size_t need = 0;
         unsigned i;
-        int r;
 
         for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 need += strs[i]->set ? strs[i]->len : 0;
         for (i = 0; i < n; i++)
                 need += sig[i].value ? sig[i].value->len : 0;
-        r = ingest_text_reserve(ing, need);
+        return need;
+}
+
+/* Queue the events row of entry E: its parameters, in the insert's order,
+ * and copies of its text (NEED bytes at most).  The caller flushes. */
+static int ingest_queue_row(struct ingest *ing, const struct ingest_entry *e, int64_t jid,
+                            int64_t id, const struct ingest_sigarg *sig, unsigned n, size_t need)
+{
+        struct ingest_val *v = ing->rows[ing->nrows].v;
+        unsigned i;
+        int r;
+
+        r = ingest_grow(&ing->text, &ing->text_size, ing->text_len, need, 16384);
         if (r < 0)
                 return r;
         if (e->has_time)
@@ -1211,6 +1210,7 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
         struct ingest_sigarg sig[TQ_MAX_ARGS];
         const char *event;
         int64_t jid, id = 0;
+        size_t need;
         unsigned n;
         bool known;
         int r;
@@ -1239,8 +1239,12 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
         r = ingest_row_id(ing, e, jid, &id, err);
         if (r < 0)
                 goto out;
-        r = ingest_queue_row(ing, e, jid, id, sig, n);
-        if (r == 0 && ing->nrows == INGEST_BATCH)
+        need = ingest_row_text(e, sig, n);
+        if (ing->nrows > 0 && ing->text_len + need > INGEST_BATCH_TEXT)
+                r = ingest_flush(ing, err);
+        if (r == 0)
+                r = ingest_queue_row(ing, e, jid, id, sig, n, need);
+        if (r == 0 && (ing->nrows == INGEST_BATCH || ing->text_len > INGEST_BATCH_TEXT))
                 r = ingest_flush(ing, err);
         if (r == 0)
                 return 0;       /* counted by ingest_flush() */
