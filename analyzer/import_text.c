@@ -73,6 +73,8 @@ int import_text_field(struct import_text *t, struct ingest_entry *e, const char 
         memcpy(t->field, name, nl);
         t->field[nl] = '=';
         k = nl + 1;
+        if (n == 0)     /* S may be NULL: an empty value before any other */
+                return ingest_entry_add(e, t->field, k);
         if (!unescape || !(hash = memchr(s, '#', n))) {
                 memcpy(t->field + k, s, n);
                 return ingest_entry_add(e, t->field, k + n);

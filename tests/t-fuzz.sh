@@ -53,6 +53,14 @@ rc=0; "$B/traceql" --db "$T/y2.db" import --log "$T/y2.log" 2> "$T/y2.err" || rc
 check_eq fuzz-regress-log-iso8601-overflow \
         "4|traceql: $T/y2.log:1: invalid timestamp '5555-06-03T11:22:33.123456Z'" "$rc|$(cat "$T/y2.err")"
 
+# An empty STRUCTURED-DATA value as the first value of a run: no memchr() or
+# memcpy() on the NULL scratch buffer (UBSan, found by fuzz-syslog), and the
+# field is there, empty.
+printf '<30>1 2026-11-21T17:13:11Z central app 1 ev [tj@32473 arg_name="" event="blk_x"] blk_x name \n' > "$T/sd.log"
+rc=0; "$B/traceql" --db "$T/sd.db" import --syslog "$T/sd.log" 2> "$T/sd.err" || rc=$?
+check_eq fuzz-regress-syslog-empty-sd-value "0|blk_x|text|0" "$rc|$("$B/traceql" --db "$T/sd.db" --no-sync --format csv \
+        "select event || '|' || typeof(a0) || '|' || length(a0) from events" | tail -1)"
+
 # libFuzzer needs clang and libclang_rt.fuzzer (libclang-rt-14-dev on Debian 12).
 why=
 if ! command -v "${FUZZ_CC:-clang}" > /dev/null 2>&1; then
