@@ -210,15 +210,10 @@ static int import_export_run(sqlite3 *db, struct import_export *x, const char *l
                 tq_error_set(err, r, "out of memory");
                 goto out;
         }
-        r = ingest_flush(ing, err);
-        if (r < 0)
-                goto out;
-        if (ret_added)
-                *ret_added = ingest_added(ing);
-        r = ingest_end(ing, true, err);
+        r = ingest_end(ing, true, ret_added, err);
         ing = NULL;
 out:
-        (void) ingest_end(ing, false, NULL);
+        (void) ingest_end(ing, false, NULL, NULL);
         ingest_entry_free(&x->e);
         free(x->line);
         free(x->bin);

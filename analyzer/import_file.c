@@ -140,15 +140,10 @@ int import_file(sqlite3 *db, const char *kind, const char *path, import_file_par
                 tq_error_set(err, r, "out of memory");
                 goto out;
         }
-        r = ingest_flush(ing, err);
-        if (r < 0)
-                goto out;
-        if (ret_added)
-                *ret_added = ingest_added(ing);
-        r = ingest_end(ing, true, err);
+        r = ingest_end(ing, true, ret_added, err);
         ing = NULL;
 out:
-        (void) ingest_end(ing, false, NULL);
+        (void) ingest_end(ing, false, NULL, NULL);
         import_file_close(&d);
         return r;
 }

@@ -845,22 +845,18 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
         }
         r = import_journal_run(&im, err);
         import_journal_progress(&im, 0, true);
-        if (r == 0)
-                r = ingest_flush(im.ing, err);
         if (r < 0)
                 goto out;
-        if (ret_added)
-                *ret_added = ingest_added(im.ing);
         if (im.last_cursor[0])
                 r = ingest_set_position(im.ing, im.last_cursor, -1);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
                 goto out;
         }
-        r = ingest_end(im.ing, true, err);
+        r = ingest_end(im.ing, true, ret_added, err);
         im.ing = NULL;
 out:
-        (void) ingest_end(im.ing, false, NULL);
+        (void) ingest_end(im.ing, false, NULL, NULL);
         import_journal_streams_close(&im);
         sd_journal_close(im.tail);
         free(cursor);

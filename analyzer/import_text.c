@@ -378,18 +378,14 @@ int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
                 tq_error_set(err, r, "out of memory");
                 goto out;
         }
-        r = ingest_flush(ing, err);
-        if (r < 0)
-                goto out;
-        st.added = ingest_added(ing);
         st.recovered = t.recovered;
         st.unmatched = t.unmatched;
-        r = ingest_end(ing, true, err);
+        r = ingest_end(ing, true, &st.added, err);
         ing = NULL;
         if (r == 0 && ret_stats)
                 *ret_stats = st;
 out:
-        (void) ingest_end(ing, false, NULL);
+        (void) ingest_end(ing, false, NULL, NULL);
         free(x.line);
         free(t.field);
         free(t.value);

@@ -110,7 +110,7 @@ struct ingest {
         char *cursor;                   /* position to store at the next commit */
         int64_t offset;
         bool position_set;
-        uint64_t added, duplicates, uncommitted;
+        uint64_t added, uncommitted;
 };
 
 /* ---- entries ---------------------------------------------------------- */
@@ -626,7 +626,7 @@ int ingest_begin(sqlite3 *db, const char *kind, const char *location, const char
                         "rows = rows + ?3, updated = ?4 WHERE id = ?5", &ing->position, err);
 out:
         if (r < 0) {
-                (void) ingest_end(ing, false, NULL);
+                (void) ingest_end(ing, false, NULL, NULL);
                 return r;
         }
         *ret_ing = ing;
@@ -1178,7 +1178,8 @@ static int ingest_step(struct ingest *ing, sqlite3_stmt *st, uint64_t *added, st
         return 0;
 }
 
-int ingest_flush(struct ingest *ing, struct tq_error *err)
+/* Insert the queued rows now, and count them. */
+static int ingest_flush(struct ingest *ing, struct tq_error *err)
 {
         uint64_t added = 0;
         size_t i;
@@ -1199,7 +1200,6 @@ int ingest_flush(struct ingest *ing, struct tq_error *err)
                 return r;
         ing->added += added;
         ing->uncommitted += added;
-        ing->duplicates += ing->nrows - added;          /* INSERT OR IGNORE left them out */
         ing->nrows = 0;
         ing->text_len = 0;
         return 0;
@@ -1459,12 +1459,7 @@ uint64_t ingest_added(const struct ingest *ing)
         return ing->added;
 }
 
-uint64_t ingest_duplicates(const struct ingest *ing)
-{
-        return ing->duplicates;
-}
-
-int ingest_end(struct ingest *ing, bool commit, struct tq_error *err)
+int ingest_end(struct ingest *ing, bool commit, uint64_t *ret_added, struct tq_error *err)
 {
         size_t i;
         int r = 0;
@@ -1477,6 +1472,8 @@ int ingest_end(struct ingest *ing, bool commit, struct tq_error *err)
                         r = ingest_store_position(ing, err);
                 if (r == 0)
                         r = store_exec(ing->db, "COMMIT", err);
+                if (r == 0 && ret_added)
+                        *ret_added = ing->added;
         }
         ingest_ckpt_stop(ing);
         sqlite3_finalize(ing->insert);

@@ -457,8 +457,8 @@ static size_t te_pattern_format(char *buf, const char *prefix, uint64_t v, unsig
 }
 
 /* Write the value of one argument as ingest.c wants it into BUF (SIZE >= 32
- * bytes); NULL for no
- * value (a "(null)" string), else BUF or the text itself (*RET_N its length). */
+ * bytes); NULL for no value (a "(null)" string), else BUF or the text itself
+ * (*RET_N its length). */
 static const char *te_pattern_value(char conv, unsigned bits, char kind, const char *s, size_t n,
                                     char *buf, size_t size, size_t *ret_n)
 {

@@ -181,13 +181,8 @@ int ingest_begin(sqlite3 *db, const char *kind, const char *location, const char
  * otherwise.  Duplicates (same journal identity) are ignored.  events rows are
  * queued and inserted a batch at a time (E may be reused at once); an error
  * of the insert shows in the call that completes the batch, or in
- * ingest_flush(), ingest_commit(), ingest_end().  Returns 0 or -errno with
- * ERR filled. */
+ * ingest_commit(), ingest_end().  Returns 0 or -errno with ERR filled. */
 int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_error *err);
-
-/* Insert the queued rows now; ingest_added() and ingest_duplicates() count
- * them after it.  ingest_commit() and ingest_end() flush by themselves. */
-int ingest_flush(struct ingest *ing, struct tq_error *err);
 
 /* Remember the source position (CURSOR may be NULL, OFFSET -1 for none) to be
  * stored with the next commit. */
@@ -196,12 +191,13 @@ int ingest_set_position(struct ingest *ing, const char *cursor, int64_t offset);
 /* Commit the rows and the position, and open the next transaction. */
 int ingest_commit(struct ingest *ing, struct tq_error *err);
 
-/* Rows added so far and rows left out as duplicates. */
+/* Rows added so far, for the progress bar: rows still queued in a batch are
+ * not counted yet (ingest_end() gives the exact count). */
 uint64_t ingest_added(const struct ingest *ing);
-uint64_t ingest_duplicates(const struct ingest *ing);
 
-/* Commit (COMMIT true) or roll back, and free ING; accepts NULL. */
-int ingest_end(struct ingest *ing, bool commit, struct tq_error *err);
+/* Commit (COMMIT true; then *RET_ADDED, unless NULL, gets the rows this
+ * import added) or roll back, and free ING; accepts NULL. */
+int ingest_end(struct ingest *ing, bool commit, uint64_t *ret_added, struct tq_error *err);
 
 /* ---- import_journal.c ---- */
 struct import_journal_opts {

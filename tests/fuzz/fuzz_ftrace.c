@@ -59,6 +59,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (ingest_begin(fuzz_db, "ftrace", "fuzz", "", &ing, NULL, NULL, &err) < 0)
                 __builtin_trap();
         (void) import_ftrace_parse(ing, fuzz_cat, "fuzz", data, size, 0, &err);
-        ingest_end(ing, false, NULL);
+        ingest_end(ing, false, NULL, NULL);
         return 0;
 }
