@@ -1046,6 +1046,8 @@ static void ingest_val_text(struct ingest *ing, struct ingest_val *v, const char
         v->type = INGEST_TEXT;
         v->len = (int) n;
         v->off = ing->text_len;
+        if (n == 0)
+                return;         /* the buffer may not exist yet: all text so far empty */
         memcpy(ing->text + ing->text_len, p, n);
         ing->text_len += n;
 }
@@ -1160,7 +1162,11 @@ static void ingest_bind_queued(struct ingest *ing, sqlite3_stmt *st, int first,
                 if (v->type == INGEST_INT)
                         sqlite3_bind_int64(st, first + c + 1, v->i);
                 else if (v->type == INGEST_TEXT)
-                        sqlite3_bind_text(st, first + c + 1, ing->text + v->off, v->len,
+                        /* "" for empty text: a NULL pointer would bind SQL NULL,
+                         * which INSERT OR IGNORE turns into a row lost in
+                         * silence (events.event is NOT NULL) */
+                        sqlite3_bind_text(st, first + c + 1,
+                                          v->len ? ing->text + v->off : "", v->len,
                                           SQLITE_STATIC);
                 else
                         sqlite3_bind_null(st, first + c + 1);

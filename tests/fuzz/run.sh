@@ -11,6 +11,9 @@
 # (S the seconds it really ran: a crash stops a target early).
 # and appends it to build/fuzz/summary.  Exits 1 when a target crashed.
 # FUZZ_DIR overrides build/fuzz (t-fuzz.sh uses its scratch directory).
+# FUZZ_SEED=N fixes libFuzzer's random seed (-seed=N): the run then follows
+# one sequence of inputs, and a shorter run (a slower machine) only stops
+# earlier in it.  t-fuzz.sh does so; `make fuzz` leaves the seed random.
 cd "$(dirname "$0")/../.." || exit 2
 secs=$1
 shift
@@ -24,7 +27,7 @@ for name in "$@"; do
         [ -d "tests/fuzz/seeds/$name" ] && seeds="tests/fuzz/seeds/$name"
         rm -f "$dir/crash/$name-"*
         start=$(date +%s)
-        "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+        "$bin" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
                 -artifact_prefix="$dir/crash/$name-" "$dir/corpus/$name" $seeds \
                 > "$dir/$name.log" 2>&1
         rc=$?
