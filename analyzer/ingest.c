@@ -35,9 +35,9 @@
 
 #include "traceql.h"
 
-/* Past this many WAL frames (64 MiB of 4 KiB pages), a commit waits for the
- * checkpointer, so that the WAL starts over (see ingest_ckpt_ask()). */
-#define INGEST_WAL_FRAMES 16384
+/* Past this many bytes of WAL frames, a commit waits for the checkpointer,
+ * so that the WAL starts over (see ingest_ckpt_ask()). */
+#define INGEST_WAL_BYTES (64 << 20)
 
 /* Rows per multi-row INSERT (see above); INGEST_COLS parameters each.  A
  * batch holding INGEST_BATCH_TEXT bytes of text goes in early, so that huge
@@ -94,7 +94,7 @@ struct ingest {
         struct ingest_ckpt *ckpt;       /* NULL before the first commit, or without one */
         bool ckpt_tried;
         int wal_frames;                 /* in the WAL after the last commit */
-        int wal_limit;                  /* INGEST_WAL_FRAMES; $TRACEQL_TEST_WAL_FRAMES */
+        int wal_limit;                  /* frames: INGEST_WAL_BYTES; $TRACEQL_TEST_WAL_FRAMES */
         int64_t source;                 /* sources.id */
         int64_t last_id;                /* the last events.id numbered below TQ_ID_PACKED */
         sqlite3_stmt *insert, *suppressed, *sid_get, *sid_put, *position;
@@ -1316,7 +1316,7 @@ static int ingest_store_position(struct ingest *ing, struct tq_error *err)
  *
  * SQLite only rewinds the WAL when a transaction begins with all of it
  * checkpointed, which a writer beginning again at once after its commit
- * rarely sees; so once the WAL holds INGEST_WAL_FRAMES frames a commit waits
+ * rarely sees; so once the WAL holds INGEST_WAL_BYTES of frames a commit waits
  * for the checkpoint it asked for, and the WAL stays bounded.  Without the
  * thread (no file, no thread), the automatic checkpoint stays.
  */
@@ -1388,6 +1388,20 @@ static bool ingest_is_wal(sqlite3 *db)
         return wal;
 }
 
+/* The database's page size: 16 KiB for one traceql made (STORE_PAGE_SIZE),
+ * 4 KiB for an older one. */
+static int ingest_page_size(sqlite3 *db)
+{
+        sqlite3_stmt *st = NULL;
+        int size = 0;
+
+        if (sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+                size = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+        return size >= 512 ? size : STORE_PAGE_SIZE;
+}
+
 /* Start the checkpointer; on any failure the import goes on without it. */
 static void ingest_ckpt_start(struct ingest *ing)
 {
@@ -1422,13 +1436,14 @@ static void ingest_ckpt_start(struct ingest *ing)
                 return;
         }
         ing->ckpt = c;
-        ing->wal_limit = getenv("TRACEQL_TEST_WAL_FRAMES")
-                ? atoi(getenv("TRACEQL_TEST_WAL_FRAMES")) : INGEST_WAL_FRAMES;
+        ing->wal_limit = INGEST_WAL_BYTES / ingest_page_size(ing->db);
+        if (getenv("TRACEQL_TEST_WAL_FRAMES"))
+                ing->wal_limit = atoi(getenv("TRACEQL_TEST_WAL_FRAMES"));
         sqlite3_wal_hook(ing->db, ingest_wal_hook, ing);  /* replaces the automatic one */
 }
 
 /* Ask for a checkpoint of what was committed; wait for it when the WAL has
- * grown past INGEST_WAL_FRAMES (tests lower it with $TRACEQL_TEST_WAL_FRAMES). */
+ * grown past INGEST_WAL_BYTES (tests lower it with $TRACEQL_TEST_WAL_FRAMES). */
 static void ingest_ckpt_ask(struct ingest *ing)
 {
         struct ingest_ckpt *c = ing->ckpt;

@@ -84,6 +84,8 @@ $TQ --db "$T/fresh.db" import --export "$FIX"
 $TQ --db "$T/v1.db" --no-sync --format csv "$ALL" > "$T/v1.rows"
 $TQ --db "$T/fresh.db" --no-sync --format csv "$ALL" > "$T/fresh.rows"
 check_file db-v1-upgraded-rows "$T/fresh.rows" "$T/v1.rows"
+# A new database has 16 KiB pages; the old one keeps its 4 KiB, same rows.
+check_eq db-page-size "16384|4096" "$(sqlite3 "$T/fresh.db" 'PRAGMA page_size')|$(sqlite3 "$T/v1.db" 'PRAGMA page_size')"
 check_eq db-v1-upgraded-version "2|2|1" "$(sqlite3 "$T/v1.db" 'PRAGMA user_version' \
         "select value from meta where key = 'schema_version'" \
         "select count(*) from sqlite_schema where name = 'events_journal_key' and sql like '%WHERE id <%'" | tr '\n' '|' | sed 's/|$//')"
