@@ -1374,32 +1374,19 @@ static void ingest_ckpt_stop(struct ingest *ing)
         (void) sqlite3_wal_autocheckpoint(ing->db, 1000);        /* SQLite's default */
 }
 
-/* Is DB in WAL mode?  Asking also makes the connection see that it is, which
- * a connection that never read the database does not know yet. */
-static bool ingest_is_wal(sqlite3 *db)
+/* The value of the pragma SQL on DB as text in BUF, "" when unreadable.
+ * Asking also makes a connection that never read the database see its
+ * state (WAL mode, page size). */
+static const char *ingest_pragma(sqlite3 *db, const char *sql, char *buf, size_t size)
 {
         sqlite3_stmt *st = NULL;
-        bool wal = false;
 
-        if (sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK &&
-            sqlite3_step(st) == SQLITE_ROW)
-                wal = sqlite3_stricmp((const char *) sqlite3_column_text(st, 0), "wal") == 0;
+        buf[0] = '\0';
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+                snprintf(buf, size, "%s", (const char *) sqlite3_column_text(st, 0));
         sqlite3_finalize(st);
-        return wal;
-}
-
-/* The database's page size: 16 KiB for one traceql made (STORE_PAGE_SIZE),
- * 4 KiB for an older one. */
-static int ingest_page_size(sqlite3 *db)
-{
-        sqlite3_stmt *st = NULL;
-        int size = 0;
-
-        if (sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK &&
-            sqlite3_step(st) == SQLITE_ROW)
-                size = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
-        return size >= 512 ? size : STORE_PAGE_SIZE;
+        return buf;
 }
 
 /* Start the checkpointer; on any failure the import goes on without it. */
@@ -1407,6 +1394,8 @@ static void ingest_ckpt_start(struct ingest *ing)
 {
         const char *path = sqlite3_db_filename(ing->db, "main");
         struct ingest_ckpt *c;
+        char buf[32];
+        int page;
 
         ing->ckpt_tried = true;
         if (!path || !*path)
@@ -1421,7 +1410,8 @@ static void ingest_ckpt_start(struct ingest *ing)
                 return;
         }
         sqlite3_db_config(c->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
-        if (!ingest_is_wal(c->db)) {
+        if (sqlite3_stricmp(ingest_pragma(c->db, "PRAGMA journal_mode", buf, sizeof(buf)),
+                            "wal") != 0) {
                 sqlite3_close_v2(c->db);
                 free(c);
                 return;
@@ -1436,7 +1426,9 @@ static void ingest_ckpt_start(struct ingest *ing)
                 return;
         }
         ing->ckpt = c;
-        ing->wal_limit = INGEST_WAL_BYTES / ingest_page_size(ing->db);
+        /* 16 KiB pages in a database traceql made, 4 KiB in an older one */
+        page = atoi(ingest_pragma(ing->db, "PRAGMA page_size", buf, sizeof(buf)));
+        ing->wal_limit = INGEST_WAL_BYTES / (page >= 512 ? page : STORE_PAGE_SIZE);
         if (getenv("TRACEQL_TEST_WAL_FRAMES"))
                 ing->wal_limit = atoi(getenv("TRACEQL_TEST_WAL_FRAMES"));
         sqlite3_wal_hook(ing->db, ingest_wal_hook, ing);  /* replaces the automatic one */
