@@ -238,7 +238,8 @@ static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struc
         dot = memchr(ts, '.', (size_t) (colon - ts));
         nfrac = dot ? (size_t) (colon - dot - 1) : 0;
         if (!dot || !fparse_u(ts, (size_t) (dot - ts), &sec) || nfrac > 9 ||
-            !fparse_u(dot + 1, nfrac, &frac) || sec > INT64_MAX / 1000000000 - 1)
+            !fparse_u(dot + 1, nfrac, &frac) ||
+            (uint64_t) sec > INT64_MAX / 1000000000 - 1)        /* above INT64_MAX: < 0 */
                 return ftrace_error(f, err, "not a trace line (bad timestamp)");
         for (i = nfrac; i < 9; i++)
                 frac *= 10;
