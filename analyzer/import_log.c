@@ -42,7 +42,8 @@ static int import_log_tid_prefix(struct import_text *t, const char *line, size_t
                 goto bad;
         for (k = ++i; i < len && i - k < 6 && line[i] >= '0' && line[i] <= '9'; i++)
                 usec = usec * 10 + (uint64_t) (line[i] - '0');
-        if (i - k != 6 || i >= len || line[i] != ':' || tid > INT32_MAX)
+        if (i - k != 6 || i >= len || line[i] != ':' || tid > INT32_MAX ||
+            sec > INT64_MAX / 1000000000 - 1)   /* past 2262 in nanoseconds */
                 goto bad;
         r = import_text_field_int(t, e, "TID", (int64_t) tid);
         if (r == 0)
