@@ -15,7 +15,9 @@ ID="tq-bench-$$-$(date +%s)"
 cc -O2 -o "$W/bare" bench/traceql_import.c $(pkg-config --cflags --libs libsystemd)
 cc -O2 -o "$W/send" tests/traceql_send.c $(pkg-config --cflags --libs libsystemd)
 
-# send N entries shaped like blockdemo's (4 typed args) under ID, N/10 under ID-small
+# send N entries shaped like blockdemo's (4 typed args) under ID, N/10 under
+# ID-small and N/2 under ID-half (memory: SQLite's page caches fill up over
+# the first few tens of thousands of rows, then it stays where it is)
 gen() {
         awk -v id="$1" -v n="$2" 'BEGIN { for (i = 1; i <= n; i++)
                 printf "SYSLOG_IDENTIFIER=%s\tTRACE_EVENT=blk_req_submit\tTRACE_GROUP=bench\tTRACE_ARGS=req:p sector:u nb_sectors:u is_write:i\tTRACE_SEQ=%d\tTRACE_TIME_NS=1700000000%09d\tTRACE_MONO_NS=%d\tTID=1\tCODE_FILE=bench.c\tCODE_LINE=1\tCODE_FUNC=f\tTRACE_ARG_REQ=0x7f00%08x\tTRACE_ARG_SECTOR=%d\tTRACE_ARG_NB_SECTORS=8\tTRACE_ARG_IS_WRITE=%d\tMESSAGE=blk_req_submit req 0x7f00%08x sector %d nb_sectors 8 is_write %d\n", id, i, i, i, i, i * 8, i % 2, i, i * 8, i % 2 }' |
@@ -23,6 +25,7 @@ gen() {
 }
 gen "$ID" "$N"
 gen "$ID-small" $((N / 10))
+gen "$ID-half" $((N / 2))
 journalctl --sync 2>/dev/null || true
 i=0
 while [ "$(journalctl -q -o cat "SYSLOG_IDENTIFIER=$ID" | wc -l)" -lt "$N" ] && [ $i -lt 600 ]; do
@@ -62,6 +65,7 @@ anon_peak() {
 rm -f "$W"/big.db* "$W"/small.db*
 anon_big=$(anon_peak $B/traceql --db "$W/big.db" import --identifier "$ID")
 anon_small=$(anon_peak $B/traceql --db "$W/small.db" import --identifier "$ID-small")
+anon_half=$(anon_peak $B/traceql --db "$W/half.db" import --identifier "$ID-half")
 best() { sort -n "$1" | head -1; }
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 rate() { awk -v n="$N" -v s="$1" 'BEGIN { printf "%.0f", n / s }'; }
@@ -70,6 +74,6 @@ echo "traceql import: $N entries, $ROUNDS rounds; seconds: best, median (entries
 echo "traceql import: bare sd_journal loop   $bb, $bm s ($(rate "$bb"), $(rate "$bm") entries/s)"
 echo "traceql import: traceql import         $tb, $tm s ($(rate "$tb"), $(rate "$tm") entries/s; $rows rows)"
 echo "traceql import: ratio traceql/bare     $(awk -v a="$bb" -v b="$tb" 'BEGIN { printf "%.2f", a / b }') of the best times, $(awk -v a="$bm" -v b="$tm" 'BEGIN { printf "%.2f", a / b }') of the medians (goal >= 0.8)"
-echo "traceql import: peak anonymous RSS $((N / 10)) entries $anon_small KiB, $N entries $anon_big KiB (goal: flat; sampled every 10 ms)"
+echo "traceql import: peak anonymous RSS $((N / 10)) entries $anon_small KiB, $((N / 2)) entries $anon_half KiB, $N entries $anon_big KiB (goal: flat; sampled every 10 ms)"
 echo "traceql import: max RSS $((N / 10)) entries $(cat "$W/rss.small") KiB, $N entries $(cat "$W/rss.big") KiB (with the mapped journal files)"
 echo "traceql import:   (the bare loop's RSS for $N entries: $(cat "$W/rss.bare") KiB: the journal files sd-journal maps count in RSS)"
