@@ -45,6 +45,7 @@
 #define INGEST_BATCH 16
 #define INGEST_COLS 28
 #define INGEST_BATCH_TEXT (16u << 20)
+#define INGEST_TEXT_FIRST 16384         /* the batch's text buffer to start with */
 
 /* journald's "Suppressed N messages from UNIT" (SD_MESSAGE_JOURNAL_DROPPED). */
 #define INGEST_SUPPRESSED_ID "fe6faa94e7774663a0da52717891d8ef"
@@ -598,6 +599,14 @@ int ingest_begin(sqlite3 *db, const char *kind, const char *location, const char
                 return tq_error_set(err, -ENOMEM, "out of memory");
         ing->db = db;
         ing->offset = -1;
+        /* the batch's text buffer exists from the start, so an empty value
+         * points into it too: a NULL pointer would bind SQL NULL, and INSERT
+         * OR IGNORE would drop the row in silence (events.event NOT NULL) */
+        r = ingest_grow(&ing->text, &ing->text_size, 0, 1, INGEST_TEXT_FIRST);
+        if (r < 0) {
+                free(ing);
+                return tq_error_set(err, r, "out of memory");
+        }
         r = store_exec(db, "BEGIN IMMEDIATE", err);
         if (r < 0)
                 goto out;
@@ -1046,8 +1055,6 @@ static void ingest_val_text(struct ingest *ing, struct ingest_val *v, const char
         v->type = INGEST_TEXT;
         v->len = (int) n;
         v->off = ing->text_len;
-        if (n == 0)
-                return;         /* the buffer may not exist yet: all text so far empty */
         memcpy(ing->text + ing->text_len, p, n);
         ing->text_len += n;
 }
@@ -1112,7 +1119,7 @@ static int ingest_queue_row(struct ingest *ing, const struct ingest_entry *e, in
         unsigned i;
         int r;
 
-        r = ingest_grow(&ing->text, &ing->text_size, ing->text_len, need, 16384);
+        r = ingest_grow(&ing->text, &ing->text_size, ing->text_len, need, INGEST_TEXT_FIRST);
         if (r < 0)
                 return r;
         if (e->has_time)
@@ -1162,11 +1169,7 @@ static void ingest_bind_queued(struct ingest *ing, sqlite3_stmt *st, int first,
                 if (v->type == INGEST_INT)
                         sqlite3_bind_int64(st, first + c + 1, v->i);
                 else if (v->type == INGEST_TEXT)
-                        /* "" for empty text: a NULL pointer would bind SQL NULL,
-                         * which INSERT OR IGNORE turns into a row lost in
-                         * silence (events.event is NOT NULL) */
-                        sqlite3_bind_text(st, first + c + 1,
-                                          v->len ? ing->text + v->off : "", v->len,
+                        sqlite3_bind_text(st, first + c + 1, ing->text + v->off, v->len,
                                           SQLITE_STATIC);
                 else
                         sqlite3_bind_null(st, first + c + 1);
