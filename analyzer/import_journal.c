@@ -26,13 +26,11 @@
  *
  * Two threads share the work, since reading the journal and writing SQLite
  * cost about the same: a reader thread walks the journal and copies each
- * entry's fields (and its cursor) into a ring of IMPORT_JOURNAL_RING slots
- * (each slot keeps its buffer, so no malloc per entry), doing no more than
- * that; the calling thread takes them out, parses the fields where they lie
- * (ingest_entry_parse()) and writes the rows.  They meet on the lock once per
- * IMPORT_JOURNAL_HANDOFF entries.  The sd_journal objects belong to the
- * reader, the database to the writer (and WAL checkpoints to a third thread,
- * see ingest.c).
+ * entry's fields (and its cursor) into a slot of a ring (ring.c), doing no
+ * more than that; the calling thread takes them out, parses the fields where
+ * they lie (ingest_entry_parse()) and writes the rows.  The sd_journal
+ * objects belong to the reader, the database to the writer (and WAL
+ * checkpoints to a third thread, see ingest.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -51,20 +49,6 @@
 #define IMPORT_JOURNAL_BATCH 10000
 #define IMPORT_JOURNAL_MAX_STREAMS 8    /* more TRACE_EVENT values: read everything */
 #define IMPORT_JOURNAL_SUPPRESSED "MESSAGE_ID=fe6faa94e7774663a0da52717891d8ef"
-
-/* The ring absorbs the writer's pause at each commit: with 512 slots the
- * reader, the slower of the two, waited for room 16 to 49 times (40 to 113
- * ms) in an import of 100k entries, with 2048 at most 5 times.  A slot keeps
- * its buffer, about one page. */
-#define IMPORT_JOURNAL_RING 2048
-#define IMPORT_JOURNAL_HANDOFF 64
-
-/* A ring slot: an entry, or a note from the reader. */
-struct import_journal_slot {
-        struct ingest_entry e;
-        uint64_t realtime;              /* journald's time of the entry, us */
-        enum { SLOT_ENTRY, SLOT_IDLE, SLOT_END } kind;  /* IDLE: caught up, commit now */
-};
 
 /* An entry's place in sd-journal's order: the fields of its cursor. */
 struct import_journal_key {
@@ -91,14 +75,7 @@ struct import_journal {
         struct ingest *ing;             /* the writer's */
         struct ingest_entry went;       /* the writer's: a slot's entry, parsed */
         const struct import_journal_opts *o;
-        pthread_mutex_t lock;
-        pthread_cond_t filled, emptied;
-        struct import_journal_slot *ring;
-        size_t head, count;             /* next slot to take, slots filled */
-        size_t next;                    /* the reader's: the slot it fills next */
-        size_t pending;                 /* the reader's: filled, not yet published */
-        size_t room;                    /* the reader's: free slots it knows of */
-        bool quit;                      /* writer to reader: stop (error) */
+        struct ring *ring;              /* reader to writer; a slot's aux is its journald time */
         int read_error;                 /* the reader's failure, -errno */
         char read_msg[256];
         uint64_t first_us, last_us;     /* time range, for the progress bar */
@@ -508,54 +485,12 @@ static void import_journal_progress(struct import_journal *im, uint64_t now_us, 
 
 /* ---- the reader thread ---- */
 
-/* Hand the slots filled since the last call to the writer, and learn how
- * many it has emptied meanwhile. */
-static void import_journal_publish(struct import_journal *im)
-{
-        pthread_mutex_lock(&im->lock);
-        im->count += im->pending;
-        im->pending = 0;
-        im->room = IMPORT_JOURNAL_RING - im->count;
-        pthread_cond_signal(&im->filled);
-        pthread_mutex_unlock(&im->lock);
-}
-
-/* A free slot to fill; NULL when the writer wants the reader to quit.  The
- * threads meet on the lock once per IMPORT_JOURNAL_HANDOFF entries, or when
- * the reader runs out of slots it knows are free, not once per entry. */
-static struct import_journal_slot *import_journal_slot_get(struct import_journal *im)
-{
-        bool quit = false;
-
-        if (im->pending >= IMPORT_JOURNAL_HANDOFF)
-                import_journal_publish(im);
-        if (im->room == 0) {
-                pthread_mutex_lock(&im->lock);
-                im->count += im->pending;
-                im->pending = 0;
-                pthread_cond_signal(&im->filled);
-                while (im->count == IMPORT_JOURNAL_RING && !im->quit)
-                        pthread_cond_wait(&im->emptied, &im->lock);
-                im->room = IMPORT_JOURNAL_RING - im->count;
-                quit = im->quit;
-                pthread_mutex_unlock(&im->lock);
-        }
-        return quit ? NULL : &im->ring[im->next];
-}
-
-static void import_journal_slot_put(struct import_journal *im)
-{
-        im->next = (im->next + 1) % IMPORT_JOURNAL_RING;
-        im->pending++;
-        im->room--;
-}
-
 /* Read one round: entries until the end (or --until); returns 1 at the end,
  * 0 when --until was passed, -errno. */
 static int import_journal_read_all(struct import_journal *im)
 {
         struct import_journal_stream *s = NULL;
-        struct import_journal_slot *slot;
+        struct ring_slot *slot;
         size_t i;
         int r;
 
@@ -577,7 +512,7 @@ static int import_journal_read_all(struct import_journal *im)
                         return 0;
                 if (im->o->since_us && s->key.realtime < im->o->since_us)
                         continue;
-                slot = import_journal_slot_get(im);
+                slot = ring_get(im->ring);
                 if (!slot)
                         return -ECANCELED;
                 r = import_journal_read(s, &slot->e);
@@ -587,33 +522,10 @@ static int import_journal_read_all(struct import_journal *im)
                         r = 0;
                         continue;       /* a corrupt entry: skip it, as journalctl does */
                 }
-                slot->kind = SLOT_ENTRY;
-                slot->realtime = s->key.realtime;
-                import_journal_slot_put(im);
+                slot->kind = RING_ENTRY;
+                slot->aux = s->key.realtime;
+                ring_put(im->ring);
         }
-}
-
-/* Tell the writer something: SLOT_IDLE or SLOT_END.  False when quitting. */
-static bool import_journal_note(struct import_journal *im, int kind)
-{
-        struct import_journal_slot *slot = import_journal_slot_get(im);
-
-        if (!slot)
-                return false;
-        slot->kind = kind;
-        import_journal_slot_put(im);
-        import_journal_publish(im);
-        return true;
-}
-
-static bool import_journal_quitting(struct import_journal *im)
-{
-        bool quit;
-
-        pthread_mutex_lock(&im->lock);
-        quit = im->quit;
-        pthread_mutex_unlock(&im->lock);
-        return quit;
 }
 
 /* Wait for the journal to change; new files show in every stream. */
@@ -623,7 +535,7 @@ static int import_journal_wait(struct import_journal *im)
         int r;
 
         do {
-                if ((im->o->stop && *im->o->stop) || import_journal_quitting(im))
+                if ((im->o->stop && *im->o->stop) || ring_quitting(im->ring))
                         return 0;
                 r = sd_journal_wait(im->streams[0].j, 250000);
                 if (r < 0 && r != -EINTR) {
@@ -647,7 +559,7 @@ static void *import_journal_reader(void *userdata)
                 r = import_journal_read_all(im);
                 if (r <= 0 || !im->o->follow)
                         break;
-                if (!import_journal_note(im, SLOT_IDLE))
+                if (!ring_note(im->ring, RING_IDLE))
                         break;
                 r = import_journal_wait(im);
                 if (r <= 0)
@@ -655,7 +567,7 @@ static void *import_journal_reader(void *userdata)
         }
         if (r < 0 && r != -ECANCELED)
                 im->read_error = r;
-        (void) import_journal_note(im, SLOT_END);
+        (void) ring_note(im->ring, RING_END);
         return NULL;
 }
 /* ---- the writer (the calling thread) ---- */
@@ -672,7 +584,7 @@ static int import_journal_commit(struct import_journal *im, struct tq_error *err
         return ingest_commit(im->ing, err);
 }
 
-static int import_journal_write(struct import_journal *im, struct import_journal_slot *slot,
+static int import_journal_write(struct import_journal *im, struct ring_slot *slot,
                                 struct tq_error *err)
 {
         struct ingest_entry *e = &im->went;
@@ -690,7 +602,7 @@ static int import_journal_write(struct import_journal *im, struct import_journal
         /* not ours when only its identifier matched */
         mine = r == 0 && (e->event.set || e->message_id.set);
         if (mine) {
-                e->realtime_us = (int64_t) slot->realtime;
+                e->realtime_us = (int64_t) slot->aux;
                 e->has_realtime = true;
                 r = ingest_entry(im->ing, e, err);
         }
@@ -700,7 +612,7 @@ static int import_journal_write(struct import_journal *im, struct import_journal
         if (r < 0 || !mine)
                 return r < 0 ? r : 0;
         if (!im->first_us)
-                im->first_us = slot->realtime;
+                im->first_us = slot->aux;
         if (im->kill_after && im->seen + 1 == im->kill_after)
                 raise(SIGKILL);         /* tests: die mid-transaction */
         if (e->cursor.set && e->cursor.len < sizeof(im->last_cursor))
@@ -713,47 +625,34 @@ static int import_journal_write(struct import_journal *im, struct import_journal
         if (im->o->progress && im->seen % 4096 == 0) {
                 now = import_journal_now_ms();
                 if (now - im->drawn_ms >= 100) {
-                        import_journal_progress(im, slot->realtime, false);
+                        import_journal_progress(im, slot->aux, false);
                         im->drawn_ms = now;
                 }
         }
         return 0;
 }
 
-/* Take entries from the ring until the reader ends, up to
- * IMPORT_JOURNAL_HANDOFF at a time, so slots go back to the reader while the
- * writer is busy with the rest. */
+/* Take entries from the ring until the reader ends. */
 static int import_journal_writer(struct import_journal *im, struct tq_error *err)
 {
-        struct import_journal_slot *slot;
-        size_t n, i, first;
-        int kind = SLOT_ENTRY, r = 0;
+        struct ring_slot *slot;
+        size_t n, i;
+        int kind = RING_ENTRY, r = 0;
 
         for (;;) {
-                pthread_mutex_lock(&im->lock);
-                while (im->count == 0)
-                        pthread_cond_wait(&im->filled, &im->lock);
-                n = im->count < IMPORT_JOURNAL_HANDOFF ? im->count : IMPORT_JOURNAL_HANDOFF;
-                first = im->head;
-                pthread_mutex_unlock(&im->lock);
-                for (i = 0; i < n && r == 0 && kind != SLOT_END; i++) {
-                        slot = &im->ring[(first + i) % IMPORT_JOURNAL_RING];
+                n = ring_take(im->ring);
+                for (i = 0; i < n && r == 0 && kind != RING_END; i++) {
+                        slot = ring_at(im->ring, i);
                         kind = slot->kind;
-                        if (kind == SLOT_ENTRY)
+                        if (kind == RING_ENTRY)
                                 r = import_journal_write(im, slot, err);
-                        else if (kind == SLOT_IDLE)
+                        else if (kind == RING_IDLE)
                                 r = import_journal_commit(im, err);
                 }
-                pthread_mutex_lock(&im->lock);
-                im->head = (im->head + i) % IMPORT_JOURNAL_RING;
-                im->count -= i;
-                if (r < 0)
-                        im->quit = true;
-                pthread_cond_signal(&im->emptied);
-                pthread_mutex_unlock(&im->lock);
+                ring_done(im->ring, i);
                 if (r == -ENOMEM)
                         tq_error_set(err, r, "out of memory");
-                if (r < 0 || kind == SLOT_END)
+                if (r < 0 || kind == RING_END)
                         return r;
         }
 }
@@ -762,39 +661,26 @@ static int import_journal_writer(struct import_journal *im, struct tq_error *err
 static int import_journal_run(struct import_journal *im, struct tq_error *err)
 {
         pthread_t reader;
-        size_t i;
         int r;
 
-        im->ring = calloc(IMPORT_JOURNAL_RING, sizeof(*im->ring));
-        if (!im->ring)
-                return tq_error_set(err, -ENOMEM, "out of memory");
-        pthread_mutex_init(&im->lock, NULL);
-        pthread_cond_init(&im->filled, NULL);
-        pthread_cond_init(&im->emptied, NULL);
+        r = ring_new(&im->ring);
+        if (r < 0)
+                return tq_error_set(err, r, "out of memory");
         r = -pthread_create(&reader, NULL, import_journal_reader, im);
         if (r < 0) {
                 tq_error_set(err, r, "cannot start a thread: %s", strerror(-r));
                 goto out;
         }
         r = import_journal_writer(im, err);
-        if (r < 0) {
-                /* the reader waits for a slot or in sd_journal_wait: wake it */
-                pthread_mutex_lock(&im->lock);
-                im->quit = true;
-                pthread_cond_broadcast(&im->emptied);
-                pthread_mutex_unlock(&im->lock);
-        }
+        if (r < 0)
+                ring_quit(im->ring);    /* the reader waits for a slot or in sd_journal_wait */
         pthread_join(reader, NULL);
         if (r == 0 && im->read_error < 0)
                 r = tq_error_set(err, im->read_error, "%s", im->read_error == -ENOMEM
                                  ? "out of memory" : im->read_msg);
 out:
-        for (i = 0; i < IMPORT_JOURNAL_RING; i++)
-                ingest_entry_free(&im->ring[i].e);
-        free(im->ring);
-        pthread_cond_destroy(&im->filled);
-        pthread_cond_destroy(&im->emptied);
-        pthread_mutex_destroy(&im->lock);
+        ring_free(im->ring);
+        im->ring = NULL;
         return r;
 }
 

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -300,12 +301,24 @@ static void import_text_resume(struct import_text_file *x, int64_t offset)
         (void) fseeko(x->f, 0, SEEK_SET);
 }
 
-/* Read and import every complete line. */
-static int import_text_lines(struct import_text_file *x, struct import_text *t,
-                             struct ingest *ing, import_text_line_fn fn,
-                             struct import_text_stats *st, struct tq_error *err)
+/* What the reader thread of one run works with, and what it leaves. */
+struct import_text_run {
+        struct import_text_file *x;
+        struct import_text *t;
+        import_text_line_fn fn;
+        struct import_text_stats *st;
+        struct ring *ring;
+        int error;                      /* the reader's failure, -errno, with err */
+        struct tq_error err;
+};
+
+/* The reader: parse every complete line into a slot of the ring. */
+static void *import_text_reader(void *userdata)
 {
-        struct ingest_entry e = { 0 };
+        struct import_text_run *run = userdata;
+        struct import_text_file *x = run->x;
+        struct tq_error *err = &run->err;
+        struct ring_slot *slot;
         ssize_t n;
         int r = 0;
 
@@ -313,44 +326,92 @@ static int import_text_lines(struct import_text_file *x, struct import_text *t,
                 int64_t raw = n;
 
                 if (x->line[n - 1] != '\n') {
-                        st->incomplete = true;
+                        run->st->incomplete = true;
                         break;
                 }
                 x->lineno++;
-                st->lines++;
+                run->st->lines++;
                 n--;
                 if (n > 0 && x->line[n - 1] == '\r')
                         n--;
                 x->line[n] = '\0';
-                ingest_entry_reset(&e);
+                slot = ring_get(run->ring);
+                if (!slot) {
+                        r = -ECANCELED; /* the writer failed */
+                        goto out;
+                }
+                ingest_entry_reset(&slot->e);
                 if (memchr(x->line, '\0', (size_t) n))
                         r = tq_error_set(err, -EBADMSG, "NUL byte in the line");
                 else
-                        r = fn(t, x->line, (size_t) n, &e, err);
-                if (r == -ENOMEM)
+                        r = run->fn(run->t, x->line, (size_t) n, &slot->e, err);
+                if (r == -ENOMEM) {
                         tq_error_set(err, r, "out of memory");
+                        goto out;
+                }
                 if (r < 0) {
                         char why[sizeof(err->msg)];
 
-                        if (r == -ENOMEM)
-                                goto out;
                         snprintf(why, sizeof(why), "%s", err->msg);
                         tq_error_set(err, r, "%s:%" PRIu64 ": %s", x->name, x->lineno, why);
                         goto out;
                 }
                 x->offset += raw;
                 if (r == 1)
-                        continue;
-                r = ingest_entry(ing, &e, err);
-                if (r < 0)
-                        goto out;
+                        continue;       /* no entry: the slot is filled again */
+                slot->kind = RING_ENTRY;
+                ring_put(run->ring);
         }
         if (n < 0 && ferror(x->f))
                 r = tq_error_set(err, -EIO, "%s: %s", x->name, strerror(errno));
         else
                 r = 0;
 out:
-        ingest_entry_free(&e);
+        run->error = r;
+        (void) ring_note(run->ring, RING_END);
+        return NULL;
+}
+
+/* Read and import every complete line: a reader thread reads and parses
+ * the lines (which costs a third of the writing), the calling thread writes
+ * the rows.  x->offset is after the last complete line once it returns. */
+static int import_text_lines(struct import_text_file *x, struct import_text *t,
+                             struct ingest *ing, import_text_line_fn fn,
+                             struct import_text_stats *st, struct tq_error *err)
+{
+        struct import_text_run run = { .x = x, .t = t, .fn = fn, .st = st };
+        int kind = RING_ENTRY, r;
+        pthread_t reader;
+        size_t n, i;
+
+        r = ring_new(&run.ring);
+        if (r < 0)
+                return tq_error_set(err, r, "out of memory");
+        r = -pthread_create(&reader, NULL, import_text_reader, &run);
+        if (r < 0) {
+                tq_error_set(err, r, "cannot start a thread: %s", strerror(-r));
+                goto out;
+        }
+        do {
+                n = ring_take(run.ring);
+                for (i = 0; i < n && r == 0 && kind != RING_END; i++) {
+                        struct ring_slot *slot = ring_at(run.ring, i);
+
+                        kind = slot->kind;
+                        if (kind == RING_ENTRY)
+                                r = ingest_entry(ing, &slot->e, err);
+                }
+                ring_done(run.ring, i);
+        } while (r == 0 && kind != RING_END);
+        if (r < 0)
+                ring_quit(run.ring);
+        pthread_join(reader, NULL);
+        if (r == 0 && run.error < 0) {
+                *err = run.err;
+                r = run.error;
+        }
+out:
+        ring_free(run.ring);
         return r;
 }
 

@@ -10,6 +10,7 @@
  *   ingest.c          the row writer every importer feeds: one entry in, one
  *                     events row out, event catalog and per-event views,
  *                     batched transactions with the source position
+ *   ring.c            entries from an importer's reader thread to the writer
  *   import_journal.c  the sd-journal reader (local journal, --directory, --file)
  *   import_export.c   the journal export format reader (--export FILE|-)
  *   import_text.c     the line-file driver of the text importers below
@@ -199,6 +200,37 @@ uint64_t ingest_added(const struct ingest *ing);
 /* Commit (COMMIT true; then *RET_ADDED, unless NULL, gets the rows this
  * import added) or roll back, and free ING; accepts NULL. */
 int ingest_end(struct ingest *ing, bool commit, uint64_t *ret_added, struct tq_error *err);
+
+/* ---- ring.c: entries from a reader thread to the writer ---- */
+struct ring;
+
+/* A slot: an entry (KIND RING_ENTRY), or a note from the reader. */
+enum { RING_ENTRY, RING_IDLE, RING_END };       /* IDLE: caught up, commit now */
+struct ring_slot {
+        struct ingest_entry e;
+        uint64_t aux;                   /* the reader's, e.g. the entry's journald time */
+        int kind;
+};
+
+/* An empty ring; -ENOMEM.  ring_free() accepts NULL. */
+int ring_new(struct ring **ret);
+void ring_free(struct ring *r);
+/* The reader: ring_get() a free slot to fill (NULL once the writer called
+ * ring_quit()), ring_put() it when filled; the writer sees filled slots once
+ * they are published, every few slots or by ring_publish().  ring_note() puts
+ * a slot of KIND with nothing in it, and publishes; false when quitting. */
+struct ring_slot *ring_get(struct ring *r);
+void ring_put(struct ring *r);
+void ring_publish(struct ring *r);
+bool ring_note(struct ring *r, int kind);
+bool ring_quitting(struct ring *r);
+/* The writer: ring_take() waits for filled slots and gives how many it
+ * takes; ring_at(r, 0 .. n-1) are they, in order; ring_done(r, n) gives the
+ * first N back.  ring_quit() makes the reader stop. */
+size_t ring_take(struct ring *r);
+struct ring_slot *ring_at(struct ring *r, size_t i);
+void ring_done(struct ring *r, size_t n);
+void ring_quit(struct ring *r);
 
 /* ---- import_journal.c ---- */
 struct import_journal_opts {

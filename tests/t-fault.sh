@@ -5,6 +5,8 @@
 #   - the database on a full filesystem (a 2 MiB tmpfs in a private mount
 #     namespace): a clear error, the database intact and empty (one
 #     transaction), and the import succeeds once the filesystem has room;
+#     for an export stream, and for a syslog file, whose reader thread is
+#     then stopped while it waits for room in the ring (ring.c);
 #   - SIGKILL while an export import waits for the rest of its input: nothing
 #     of it stored, the database intact, the next import complete.
 # (journald killed and restarted: t-lib-async.sh; SIGKILL during an import:
@@ -114,6 +116,35 @@ ok" "$(cat "$T/full.check")"
 20000,5
 integrity_check
 ok" "$(cat "$T/again.rc") $(cat "$T/again.check")"
+        # syslog: 150000 lines; the disk is full after about 38000 rows, when
+        # the reader thread waits for room in the ring: without ring_quit()
+        # the import hangs there (timeout: status 124; checked by removing it)
+        awk 'BEGIN { for (i = 1; i <= 150000; i++)
+                printf "Nov 21 10:00:00 h big[7]: ev_%d req %d %0100d\n", i % 5, i, i }' > "$T/big.syslog"
+        mkdir "$T/small2"
+        cat > "$T/full2.sh" <<SH
+mount -t tmpfs -o size=2m tmpfs "$T/small2" || exit 99
+timeout 30 $TQ --db "$T/small2/t.db" import --syslog "$T/big.syslog" > "$T/full2.out" 2> "$T/full2.err"
+echo \$? > "$T/full2.rc"
+$TQ --db "$T/small2/t.db" --no-sync --format csv "select count(*) from events; pragma integrity_check" \
+        > "$T/full2.check" 2>&1
+mount -o remount,size=64m "$T/small2"
+$TQ --db "$T/small2/t.db" import --syslog "$T/big.syslog" > "$T/again2.out" 2>&1
+echo \$? > "$T/again2.rc"
+$TQ --db "$T/small2/t.db" --no-sync --format csv "select count(*), count(distinct message) from events; pragma integrity_check" \
+        > "$T/again2.check" 2>&1
+SH
+        unshare -m sh "$T/full2.sh"
+        check_eq fault-fs-full-syslog-error "4 traceql: $T/small2/t.db: database or disk is full" \
+                "$(cat "$T/full2.rc") $(cat "$T/full2.err")"
+        check_eq fault-fs-full-syslog-intact "count(*)
+0
+integrity_check
+ok" "$(cat "$T/full2.check")"
+        check_eq fault-fs-full-syslog-resumed "0 count(*),count(distinct message)
+150000,150000
+integrity_check
+ok" "$(cat "$T/again2.rc") $(cat "$T/again2.check")"
 else
         skip fault-fs-full "needs root and unshare -m for a private tmpfs"
 fi
