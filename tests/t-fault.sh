@@ -91,60 +91,52 @@ $TQ --db "$T/k.db" import --export - < "$T/big.export" > /dev/null
 check_eq fault-kill-import-again "20000|20000" "$($TQ --db "$T/k.db" --no-sync --format csv \
         "select count(*) || '|' || count(distinct seq) from events" | tail -1)"
 
-if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
-        mkdir "$T/small"
-        cat > "$T/full.sh" <<SH
-mount -t tmpfs -o size=2m tmpfs "$T/small" || exit 99
-$TQ --db "$T/small/t.db" import --export "$T/big.export" > "$T/full.out" 2> "$T/full.err"
-echo \$? > "$T/full.rc"
-$TQ --db "$T/small/t.db" --no-sync --format csv "select count(*) from events; pragma integrity_check" \
-        > "$T/full.check" 2>&1
-mount -o remount,size=64m "$T/small"
-$TQ --db "$T/small/t.db" import --export "$T/big.export" > "$T/again.out" 2>&1
-echo \$? > "$T/again.rc"
-$TQ --db "$T/small/t.db" --no-sync --format csv "select count(*), count(distinct event) from events; pragma integrity_check" \
-        > "$T/again.check" 2>&1
+# fs_full NAME IMPORT-OPTIONS... : import into a database on a 2 MiB tmpfs
+# (timeout: a hang is status 124), check it, grow the tmpfs to 64 MiB,
+# import again, check.  Results in $T/NAME.{rc,err,check,again}.
+fs_full() {
+        name=$1
+        shift
+        mkdir "$T/$name"
+        cat > "$T/$name.sh" <<SH
+mount -t tmpfs -o size=2m tmpfs "$T/$name" || exit 99
+timeout 30 $TQ --db "$T/$name/t.db" import $* > /dev/null 2> "$T/$name.err"
+echo \$? > "$T/$name.rc"
+$TQ --db "$T/$name/t.db" --no-sync --format csv "select count(*) from events; pragma integrity_check" \
+        > "$T/$name.check" 2>&1
+mount -o remount,size=64m "$T/$name"
+$TQ --db "$T/$name/t.db" import $* > /dev/null 2>&1
+echo \$? > "$T/$name.again"
+$TQ --db "$T/$name/t.db" --no-sync --format csv "select count(*), count(distinct message) from events; pragma integrity_check" \
+        >> "$T/$name.again" 2>&1
 SH
-        unshare -m sh "$T/full.sh"
-        check_eq fault-fs-full-error "4 traceql: $T/small/t.db: database or disk is full" \
-                "$(cat "$T/full.rc") $(cat "$T/full.err")"
-        check_eq fault-fs-full-intact "count(*)
+        unshare -m sh "$T/$name.sh"
+        check_eq fault-$name-error "4 traceql: $T/$name/t.db: database or disk is full" \
+                "$(cat "$T/$name.rc") $(cat "$T/$name.err")"
+        check_eq fault-$name-intact "count(*)
 0
 integrity_check
-ok" "$(cat "$T/full.check")"
-        check_eq fault-fs-full-resumed "0 count(*),count(distinct event)
-20000,5
+ok" "$(cat "$T/$name.check")"
+}
+
+if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
+        fs_full fs-full --export "$T/big.export"
+        check_eq fault-fs-full-resumed "0
+count(*),count(distinct message)
+20000,20000
 integrity_check
-ok" "$(cat "$T/again.rc") $(cat "$T/again.check")"
+ok" "$(cat "$T/fs-full.again")"
         # syslog: 150000 lines; the disk is full after about 38000 rows, when
         # the reader thread waits for room in the ring: without ring_quit()
-        # the import hangs there (timeout: status 124; checked by removing it)
+        # the import hangs there (status 124; checked by taking it out)
         awk 'BEGIN { for (i = 1; i <= 150000; i++)
                 printf "Nov 21 10:00:00 h big[7]: ev_%d req %d %0100d\n", i % 5, i, i }' > "$T/big.syslog"
-        mkdir "$T/small2"
-        cat > "$T/full2.sh" <<SH
-mount -t tmpfs -o size=2m tmpfs "$T/small2" || exit 99
-timeout 30 $TQ --db "$T/small2/t.db" import --syslog "$T/big.syslog" > "$T/full2.out" 2> "$T/full2.err"
-echo \$? > "$T/full2.rc"
-$TQ --db "$T/small2/t.db" --no-sync --format csv "select count(*) from events; pragma integrity_check" \
-        > "$T/full2.check" 2>&1
-mount -o remount,size=64m "$T/small2"
-$TQ --db "$T/small2/t.db" import --syslog "$T/big.syslog" > "$T/again2.out" 2>&1
-echo \$? > "$T/again2.rc"
-$TQ --db "$T/small2/t.db" --no-sync --format csv "select count(*), count(distinct message) from events; pragma integrity_check" \
-        > "$T/again2.check" 2>&1
-SH
-        unshare -m sh "$T/full2.sh"
-        check_eq fault-fs-full-syslog-error "4 traceql: $T/small2/t.db: database or disk is full" \
-                "$(cat "$T/full2.rc") $(cat "$T/full2.err")"
-        check_eq fault-fs-full-syslog-intact "count(*)
-0
-integrity_check
-ok" "$(cat "$T/full2.check")"
-        check_eq fault-fs-full-syslog-resumed "0 count(*),count(distinct message)
+        fs_full fs-full-syslog --syslog "$T/big.syslog"
+        check_eq fault-fs-full-syslog-resumed "0
+count(*),count(distinct message)
 150000,150000
 integrity_check
-ok" "$(cat "$T/again2.rc") $(cat "$T/again2.check")"
+ok" "$(cat "$T/fs-full-syslog.again")"
 else
         skip fault-fs-full "needs root and unshare -m for a private tmpfs"
 fi
