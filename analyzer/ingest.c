@@ -447,9 +447,13 @@ static int ingest_entry_cursor_at(struct ingest_entry *e, uint32_t off, uint32_t
                 uint32_t n = semi ? (uint32_t) (semi - c) : end - p;
                 int64_t x;
 
-                if (n > 2 && c[0] == 's' && c[1] == '=')
-                        r = ingest_copy(e, c + 2, n - 2, &e->seqnum_id);
-                else if (n > 2 && c[0] == 'i' && c[1] == '=' && ingest_parse_hex(c + 2, n - 2, &x)) {
+                if (n > 2 && c[0] == 's' && c[1] == '=') {
+                        /* the copy may move the buffer C points into: make
+                         * room first, then copy from where it is now */
+                        r = ingest_reserve(e, n - 2 + 1);
+                        if (r == 0)
+                                r = ingest_copy(e, e->buf + p + 2, n - 2, &e->seqnum_id);
+                } else if (n > 2 && c[0] == 'i' && c[1] == '=' && ingest_parse_hex(c + 2, n - 2, &x)) {
                         e->jseq = x;
                         e->has_jseq = true;
                 }

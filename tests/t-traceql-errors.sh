@@ -48,6 +48,22 @@ check_eq export-nothing-imported "15|0" "$(count "$DB")|$($TQ --db "$DB" --no-sy
 printf "$good" > "$T/good.export"
 run export-good 0 "" --db "$DB" import --export "$T/good.export"
 check_eq export-good-imported "16" "$(count "$DB")"
+# A cursor whose entry already fills the entry buffer: copying its seqnum id
+# moves the buffer, and the copy must not read from the old one (it did,
+# until the 512-byte first buffer made it show: seqnum ids of garbage, so
+# every entry a new identity; ASan: heap-use-after-free).  MESSAGE lengths
+# sweep the buffer's 512, 1024, 2048, 4096 and 8192-byte boundaries; the
+# cursor comes last.  All 2000 entries share one seqnum id, and importing
+# the stream again adds nothing.
+awk 'BEGIN { for (i = 1; i <= 2000; i++) {
+        n = i < 1000 ? 380 + i : 3500 + (i - 1000) * 5
+        printf "TRACE_EVENT=big\nMESSAGE=big %0" n "d\n", i
+        printf "__CURSOR=s=99998888777766665555444433332222;i=%x;b=y\n\n", i } }' \
+        > "$T/cursor-last.export"
+$TQ --db "$T/cl.db" import --export "$T/cursor-last.export"
+$TQ --db "$T/cl.db" import --export - < "$T/cursor-last.export"
+check_eq export-cursor-moves-buffer "2000|1|99998888777766665555444433332222" "$($TQ --db "$T/cl.db" --no-sync --format csv \
+        "select (select count(*) from events) || '|' || count(*) || '|' || max(seqnum_id) from seqnum_ids" | tail -n +2)"
 
 # ---- databases -------------------------------------------------------------
 sqlite3 "$T/foreign.db" 'create table x (a); insert into x values (1)'
