@@ -160,7 +160,7 @@ static int ingest_grow(char **buf, size_t *size, size_t len, size_t n, size_t fi
 /* Make room for N more bytes in the entry's buffer. */
 static int ingest_reserve(struct ingest_entry *e, size_t n)
 {
-        return ingest_grow(&e->buf, &e->size, e->len, n, 4096);
+        return ingest_grow(&e->buf, &e->size, e->len, n, 512);
 }
 
 /* Copy P[0..N) into the buffer with a NUL after it. */

@@ -11,7 +11,7 @@
  * out of slots it knows are free), and the writer takes up to RING_HANDOFF
  * at a time, so slots go back to the reader while the writer is busy with
  * the rest.  A ring that is large enough absorbs the writer's pause at each
- * commit (see RING_SLOTS).
+ * commit.
  *
  * Either side can stop the other: the writer with ring_quit() (the reader's
  * next ring_get() gives NULL), the reader by putting a RING_END slot.
@@ -24,8 +24,10 @@
 
 /* With 512 slots the journal reader, the slower of the two, waited for room
  * 16 to 49 times (40 to 113 ms) in an import of 100k entries, with 2048 at
- * most 5 times.  A slot keeps its buffer, about one page for a journal
- * entry, a line's worth for a text file. */
+ * most 5 times.  For a syslog file 256 slots were slower than 2048 (300k
+ * lines: 1.24-2.06 s against 0.98-1.40 s), the threads waiting on each other
+ * more often.  A slot keeps its buffer: a journal entry's fields, about 1
+ * KiB, or a text line's, a few hundred bytes. */
 #define RING_SLOTS 2048
 #define RING_HANDOFF 64
 /* A slot given back with a buffer above this frees it, so a few huge
@@ -43,6 +45,7 @@ struct ring {
         size_t room;                    /* the reader's: free slots it knows of */
         size_t taken;                   /* the writer's: slots from the last ring_take() */
         bool quit;                      /* writer to reader: stop */
+        bool waiting;                   /* the reader waits for half the ring to be free */
 };
 
 int ring_new(struct ring **ret)
@@ -102,8 +105,13 @@ struct ring_slot *ring_get(struct ring *r)
                 r->count += r->pending;
                 r->pending = 0;
                 pthread_cond_signal(&r->filled);
-                while (r->count == RING_SLOTS && !r->quit)
+                /* wait for half the ring, not a slot: the threads then
+                 * meet less often (300k syslog lines: 0.12-0.19 s of system
+                 * time against 0.17-0.23 s, 5 rounds each) */
+                r->waiting = true;
+                while (r->count > RING_SLOTS / 2 && !r->quit)
                         pthread_cond_wait(&r->emptied, &r->lock);
+                r->waiting = false;
                 r->room = RING_SLOTS - r->count;
                 quit = r->quit;
                 pthread_mutex_unlock(&r->lock);
@@ -170,7 +178,8 @@ void ring_done(struct ring *r, size_t n)
         pthread_mutex_lock(&r->lock);
         r->head = (r->head + n) % RING_SLOTS;
         r->count -= n;
-        pthread_cond_signal(&r->emptied);
+        if (r->waiting && r->count <= RING_SLOTS / 2)
+                pthread_cond_signal(&r->emptied);
         pthread_mutex_unlock(&r->lock);
 }
 
