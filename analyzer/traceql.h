@@ -210,6 +210,7 @@ struct ring_slot {
         struct ingest_entry e;
         uint64_t aux;                   /* the reader's, e.g. the entry's journald time */
         int kind;
+        size_t held;                    /* ring.c's: the buffer's size when filled */
 };
 
 /* An empty ring; -ENOMEM.  ring_free() accepts NULL. */

@@ -70,10 +70,17 @@ floor() {
                  COMMIT;"
 }
 if command -v sqlite3 > /dev/null; then floor_s=$(best floor); else floor_s=; fi
+# Memory with long lines: 400 lines of 256 KiB (100 MB).  The reader thread
+# parses ahead of the writer; ring.c bounds what it holds (16 MiB in flight).
+awk 'BEGIN { s = sprintf("%08000d", 0); s = s s s s s s s s; s = s s s s
+        for (i = 1; i <= 400; i++) printf "Nov 21 10:00:00 h big[7]: ev_%d %s\n", i, s }' > "$W/long.log"
+rm -f "$W"/b.db*
+/usr/bin/time -f %M -o "$W/rss.long" $B/traceql --db "$W/b.db" import --syslog "$W/long.log" 2> /dev/null
 echo "traceql syslog: $N lines ($(($(wc -c < "$W/big.log") / 1000000)) MB), count = $expected expected"
 echo "traceql syslog: traceql import --syslog --events + count   $tq_s s (count $tq_n)"
 echo "traceql syslog: $lnav_v -n -c 'count'                    ${lnav_s:-n/a} s (count ${lnav_n:-n/a})"
 echo "traceql syslog: floor: sqlite3 shell inserting $N rows alike ${floor_s:-n/a} s (no parsing; WAL, one transaction)"
+echo "traceql syslog: peak RSS importing 400 lines of 256 KiB (100 MB) $(tail -1 "$W/rss.long") KiB"
 if [ -n "$lnav_s" ]; then
         echo "traceql syslog: speed-up traceql over lnav             $(awk -v a="$lnav_s" -v b="$tq_s" 'BEGIN { printf "%.2f", a / b }') x (goal >= 5)"
 fi
