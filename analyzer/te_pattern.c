@@ -120,8 +120,15 @@ static int te_patterns_index(struct te_patterns *p)
         while (size < p->list->n * 2)
                 size *= 2;
         t = calloc(size, sizeof(*t));
-        if (!t)
+        if (!t) {
+                /* no index rather than one into a list that may have moved */
+                for (i = 0; i < p->size; i++)
+                        pcre2_code_free(p->events[i].code);
+                free(p->events);
+                p->events = NULL;
+                p->size = p->n = 0;
                 return -ENOMEM;
+        }
         mask = size - 1;
         p->n = 0;
         for (i = 0; i < p->list->n; i++) {
@@ -154,7 +161,9 @@ int te_patterns_add(struct te_patterns *p, const char *path, FILE *f, struct tq_
 {
         int r = te_list_load(p->list, path, f, err);
 
-        if (r == 0 && te_patterns_index(p) < 0)
+        /* even when the file failed: the events it added before the error
+         * may have moved the list the index points into */
+        if (te_patterns_index(p) < 0 && r == 0)
                 r = tq_error_set(err, -ENOMEM, "out of memory");
         return r;
 }

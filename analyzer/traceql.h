@@ -142,7 +142,9 @@ struct ingest_entry {
 void ingest_entry_reset(struct ingest_entry *e);
 void ingest_entry_free(struct ingest_entry *e);
 /* Add one "NAME=value" field (LEN bytes, value may hold any byte); fields
- * traceql does not use are ignored.  Returns 0 or -ENOMEM. */
+ * traceql does not use are ignored.  Returns 0 or -ENOMEM.  DATA must not
+ * point into E's buffer, which adding a field may move (so for every
+ * function here that copies into an entry). */
 int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len);
 /* Set the journal identity from a cursor string ("s=...;i=...;..."), and
  * keep the cursor. */
@@ -321,7 +323,8 @@ struct import_text_stats {
 };
 
 /* Add "NAME=" + S[0..N) to E; UNESCAPE decodes rsyslog's #ooo control
- * character escapes.  0 or -ENOMEM. */
+ * character escapes.  0 or -ENOMEM.  S must not point into E's buffer or
+ * T's scratch (both may move): copy it out first. */
 int import_text_field(struct import_text *t, struct ingest_entry *e, const char *name,
                       const char *s, size_t n, bool unescape);
 /* import_text_field() of the decimal V. */
