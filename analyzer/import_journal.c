@@ -535,7 +535,7 @@ static int import_journal_wait(struct import_journal *im)
         int r;
 
         do {
-                if ((im->o->stop && *im->o->stop) || ring_quitting(im->ring))
+                if ((im->o->stop && atomic_load(im->o->stop)) || ring_quitting(im->ring))
                         return 0;
                 r = sd_journal_wait(im->streams[0].j, 250000);
                 if (r < 0 && r != -EINTR) {

@@ -41,12 +41,14 @@ struct traceql_opts {
         const char *simpletrace, *ftrace, *xentrace, *formats;
 };
 
-static volatile int traceql_stop;
+/* Set by the handler in the main thread, read by import_journal.c's reader
+ * thread: an atomic (lock-free, so safe in a handler), not a volatile. */
+static atomic_int traceql_stop;
 
 static void traceql_on_signal(int sig)
 {
         (void) sig;
-        traceql_stop = 1;
+        atomic_store(&traceql_stop, 1);
 }
 
 static void traceql_usage(FILE *f)

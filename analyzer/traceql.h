@@ -30,6 +30,7 @@
 #ifndef TRACEQL_H
 #define TRACEQL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -244,7 +245,7 @@ struct import_journal_opts {
         uint64_t since_us, until_us;    /* 0 for none */
         bool follow;
         bool progress;                  /* draw a progress bar on stderr */
-        volatile int *stop;             /* set by a signal handler to end --follow */
+        atomic_int *stop;               /* set by a signal handler to end --follow */
 };
 
 /* Import what is new in the journal; *ret_added the rows added. */
