@@ -21,7 +21,7 @@ set -eu
 PACKAGES="
 gcc clang make pkg-config binutils
 libsystemd-dev libpcre2-dev libsqlite3-dev
-systemd procps
+systemd systemd-journal-remote procps
 mandoc rsyslog valgrind python3 sqlite3 lnav
 libclang-rt-14-dev
 meson ninja-build cmake
