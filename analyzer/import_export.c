@@ -8,9 +8,10 @@
  * __SEQNUM_ID/__SEQNUM) gives the same identity as a direct journal import, so
  * importing both never duplicates.
  *
- * A whole run is one transaction: a malformed stream fails with "PATH:LINE:
- * why" (LINE counts every newline byte read, including those inside binary
- * values) and imports nothing.  For a regular file the byte offset after the
+ * A reader thread parses the stream into a ring of entries (ring.c), the
+ * calling thread writes them.  A whole run is one transaction: a malformed
+ * stream fails with "PATH:LINE: why" (LINE counts every newline byte read,
+ * including those inside binary values) and imports nothing.  For a regular file the byte offset after the
  * last entry is stored, and the next import of the same file resumes there.
  */
 #include <errno.h>
@@ -33,7 +34,7 @@ struct import_export {
         size_t bin_size;
         uint64_t lineno;                /* newlines read so far */
         int64_t offset;                 /* bytes read so far, from the start of the file */
-        struct ingest_entry e;
+        struct ingest_entry *e;         /* the entry being read: a ring slot's */
         unsigned nfields;               /* fields in the entry being read */
 };
 
@@ -91,7 +92,7 @@ static int import_export_binary(struct import_export *x, const char *name, size_
                                     "followed by a newline", x->name, x->lineno + 1, name);
         x->offset++;
         x->lineno++;
-        return ingest_entry_add(&x->e, x->bin, nlen + 1 + size) < 0
+        return ingest_entry_add(x->e, x->bin, nlen + 1 + size) < 0
                ? tq_error_set(err, -ENOMEM, "out of memory") : 0;
 }
 
@@ -131,7 +132,7 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
                 x->lineno++;
                 return r;
         }
-        r = ingest_entry_add(&x->e, x->line, (size_t) n);
+        r = ingest_entry_add(x->e, x->line, (size_t) n);
         return r < 0 ? tq_error_set(err, r, "out of memory") : 0;
 }
 
@@ -177,7 +178,35 @@ static void import_export_resume(struct import_export *x, int64_t offset)
                 x->offset = offset;
 }
 
-/* The reader proper, on an open stream: X->f and X->name are set. */
+/* The reader thread (ring_import()): every entry into a slot. */
+static int import_export_reader(struct ring *ring, void *userdata, struct tq_error *err)
+{
+        struct import_export *x = userdata;
+        struct ring_slot *slot = NULL;
+        int r;
+
+        for (;;) {
+                if (!slot) {
+                        slot = ring_get(ring);
+                        if (!slot)
+                                return -ECANCELED;      /* the writer failed */
+                        ingest_entry_reset(&slot->e);
+                        x->e = &slot->e;
+                }
+                r = import_export_line(x, err);
+                if (r < 0 || r == 2)
+                        return r < 0 ? r : 0;
+                if (r == 0)
+                        continue;
+                slot->kind = RING_ENTRY;
+                ring_put(ring);
+                slot = NULL;
+                x->nfields = 0;
+        }
+}
+
+/* Read and write the stream (X->f and X->name are set): a reader thread
+ * parses the entries (a third of the work), the calling thread writes them. */
 static int import_export_run(sqlite3 *db, struct import_export *x, const char *location,
                              uint64_t *ret_added, struct tq_error *err)
 {
@@ -191,20 +220,9 @@ static int import_export_run(sqlite3 *db, struct import_export *x, const char *l
         if (r < 0)
                 goto out;
         import_export_resume(x, offset);
-        for (;;) {
-                r = import_export_line(x, err);
-                if (r < 0)
-                        goto out;
-                if (r == 2)
-                        break;
-                if (r == 0)
-                        continue;
-                r = ingest_entry(ing, &x->e, err);
-                if (r < 0)
-                        goto out;
-                ingest_entry_reset(&x->e);
-                x->nfields = 0;
-        }
+        r = ring_import(import_export_reader, x, ing, err);
+        if (r < 0)
+                goto out;
         r = ingest_set_position(ing, NULL, seekable ? x->offset : -1);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
@@ -214,7 +232,6 @@ static int import_export_run(sqlite3 *db, struct import_export *x, const char *l
         ing = NULL;
 out:
         (void) ingest_end(ing, false, NULL, NULL);
-        ingest_entry_free(&x->e);
         free(x->line);
         free(x->bin);
         return r;

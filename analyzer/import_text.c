@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -301,26 +300,22 @@ static void import_text_resume(struct import_text_file *x, int64_t offset)
         (void) fseeko(x->f, 0, SEEK_SET);
 }
 
-/* What the reader thread of one run works with, and what it leaves. */
+/* What the reader thread of one run works with. */
 struct import_text_run {
         struct import_text_file *x;
         struct import_text *t;
         import_text_line_fn fn;
         struct import_text_stats *st;
-        struct ring *ring;
-        int error;                      /* the reader's failure, -errno, with err */
-        struct tq_error err;
 };
 
-/* The reader: parse every complete line into a slot of the ring. */
-static void *import_text_reader(void *userdata)
+/* The reader (ring_import()): parse every complete line into a slot. */
+static int import_text_reader(struct ring *ring, void *userdata, struct tq_error *err)
 {
         struct import_text_run *run = userdata;
         struct import_text_file *x = run->x;
-        struct tq_error *err = &run->err;
         struct ring_slot *slot;
         ssize_t n;
-        int r = 0;
+        int r;
 
         while ((n = getline(&x->line, &x->line_size, x->f)) > 0) {
                 int64_t raw = n;
@@ -335,84 +330,43 @@ static void *import_text_reader(void *userdata)
                 if (n > 0 && x->line[n - 1] == '\r')
                         n--;
                 x->line[n] = '\0';
-                slot = ring_get(run->ring);
-                if (!slot) {
-                        r = -ECANCELED; /* the writer failed */
-                        goto out;
-                }
+                slot = ring_get(ring);
+                if (!slot)
+                        return -ECANCELED;      /* the writer failed */
                 ingest_entry_reset(&slot->e);
                 if (memchr(x->line, '\0', (size_t) n))
                         r = tq_error_set(err, -EBADMSG, "NUL byte in the line");
                 else
                         r = run->fn(run->t, x->line, (size_t) n, &slot->e, err);
-                if (r == -ENOMEM) {
-                        tq_error_set(err, r, "out of memory");
-                        goto out;
-                }
+                if (r == -ENOMEM)
+                        return tq_error_set(err, r, "out of memory");
                 if (r < 0) {
                         char why[sizeof(err->msg)];
 
                         snprintf(why, sizeof(why), "%s", err->msg);
-                        tq_error_set(err, r, "%s:%" PRIu64 ": %s", x->name, x->lineno, why);
-                        goto out;
+                        return tq_error_set(err, r, "%s:%" PRIu64 ": %s", x->name, x->lineno, why);
                 }
                 x->offset += raw;
                 if (r == 1)
                         continue;       /* no entry: the slot is filled again */
                 slot->kind = RING_ENTRY;
-                ring_put(run->ring);
+                ring_put(ring);
         }
         if (n < 0 && ferror(x->f))
-                r = tq_error_set(err, -EIO, "%s: %s", x->name, strerror(errno));
-        else
-                r = 0;
-out:
-        run->error = r;
-        (void) ring_note(run->ring, RING_END);
-        return NULL;
+                return tq_error_set(err, -EIO, "%s: %s", x->name, strerror(errno));
+        return 0;
 }
 
 /* Read and import every complete line: a reader thread reads and parses
- * the lines (which costs a third of the writing), the calling thread writes
- * the rows.  x->offset is after the last complete line once it returns. */
+ * the lines (a third of the work), the calling thread writes the rows.
+ * x->offset is after the last complete line once it returns. */
 static int import_text_lines(struct import_text_file *x, struct import_text *t,
                              struct ingest *ing, import_text_line_fn fn,
                              struct import_text_stats *st, struct tq_error *err)
 {
         struct import_text_run run = { .x = x, .t = t, .fn = fn, .st = st };
-        int kind = RING_ENTRY, r;
-        pthread_t reader;
-        size_t n, i;
 
-        r = ring_new(&run.ring);
-        if (r < 0)
-                return tq_error_set(err, r, "out of memory");
-        r = -pthread_create(&reader, NULL, import_text_reader, &run);
-        if (r < 0) {
-                tq_error_set(err, r, "cannot start a thread: %s", strerror(-r));
-                goto out;
-        }
-        do {
-                n = ring_take(run.ring);
-                for (i = 0; i < n && r == 0 && kind != RING_END; i++) {
-                        struct ring_slot *slot = ring_at(run.ring, i);
-
-                        kind = slot->kind;
-                        if (kind == RING_ENTRY)
-                                r = ingest_entry(ing, &slot->e, err);
-                }
-                ring_done(run.ring, i);
-        } while (r == 0 && kind != RING_END);
-        if (r < 0)
-                ring_quit(run.ring);
-        pthread_join(reader, NULL);
-        if (r == 0 && run.error < 0) {
-                *err = run.err;
-                r = run.error;
-        }
-out:
-        ring_free(run.ring);
-        return r;
+        return ring_import(import_text_reader, &run, ing, err);
 }
 
 int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,

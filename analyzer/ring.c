@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "traceql.h"
 
@@ -218,4 +219,61 @@ void ring_quit(struct ring *r)
         r->quit = true;
         pthread_cond_broadcast(&r->emptied);
         pthread_mutex_unlock(&r->lock);
+}
+
+/* ---- an importer's two threads ---- */
+
+struct ring_job {
+        struct ring *ring;
+        ring_reader_fn fn;
+        void *userdata;
+        int error;                      /* the reader's result */
+        struct tq_error err;
+};
+
+static void *ring_reader_main(void *userdata)
+{
+        struct ring_job *job = userdata;
+
+        job->error = job->fn(job->ring, job->userdata, &job->err);
+        (void) ring_note(job->ring, RING_END);
+        return NULL;
+}
+
+int ring_import(ring_reader_fn fn, void *userdata, struct ingest *ing, struct tq_error *err)
+{
+        struct ring_job job = { .fn = fn, .userdata = userdata };
+        int kind = RING_ENTRY, r;
+        pthread_t reader;
+        size_t n, i;
+
+        r = ring_new(&job.ring);
+        if (r < 0)
+                return tq_error_set(err, r, "out of memory");
+        r = -pthread_create(&reader, NULL, ring_reader_main, &job);
+        if (r < 0) {
+                tq_error_set(err, r, "cannot start a thread: %s", strerror(-r));
+                goto out;
+        }
+        do {
+                n = ring_take(job.ring);
+                for (i = 0; i < n && r == 0 && kind != RING_END; i++) {
+                        struct ring_slot *slot = ring_at(job.ring, i);
+
+                        kind = slot->kind;
+                        if (kind == RING_ENTRY)
+                                r = ingest_entry(ing, &slot->e, err);
+                }
+                ring_done(job.ring, i);
+        } while (r == 0 && kind != RING_END);
+        if (r < 0)
+                ring_quit(job.ring);    /* the reader may wait for room */
+        pthread_join(reader, NULL);
+        if (r == 0 && job.error < 0) {
+                *err = job.err;
+                r = job.error;
+        }
+out:
+        ring_free(job.ring);
+        return r;
 }

@@ -235,6 +235,16 @@ size_t ring_take(struct ring *r);
 struct ring_slot *ring_at(struct ring *r, size_t i);
 void ring_done(struct ring *r, size_t n);
 void ring_quit(struct ring *r);
+/*
+ * An importer in two threads: FN runs in a thread of its own and reads its
+ * input into slots (ring_get(), fill the slot's entry, ring_put(); a slot
+ * not put is filled again) until the end, returning 0, or -errno with ERR
+ * filled (-ECANCELED when ring_get() gave NULL); the calling thread writes
+ * every entry with ingest_entry().  Returns 0, the writer's failure, or
+ * else the reader's (ERR filled).
+ */
+typedef int (*ring_reader_fn)(struct ring *r, void *userdata, struct tq_error *err);
+int ring_import(ring_reader_fn fn, void *userdata, struct ingest *ing, struct tq_error *err);
 
 /* ---- import_journal.c ---- */
 struct import_journal_opts {
