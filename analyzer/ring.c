@@ -25,9 +25,9 @@
 
 /* With 512 slots the journal reader, the slower of the two, waited for room
  * 16 to 49 times (40 to 113 ms) in an import of 100k entries, with 2048 at
- * most 5 times.  For a syslog file 256 slots were slower than 2048 (300k
- * lines: 1.24-2.06 s against 0.98-1.40 s), the threads waiting on each other
- * more often.  A slot keeps its buffer: a journal entry's fields, about 1
+ * most 5 times.  For a syslog file 256 and 512 slots were slower than 2048
+ * (300k lines, 5 rounds each: 1.48-2.32 s and 1.28-1.67 s against 1.12-1.66
+ * s), with more system time: the threads wait on each other more often.  A slot keeps its buffer: a journal entry's fields, about 1
  * KiB, or a text line's, a few hundred bytes. */
 #define RING_SLOTS 2048
 #define RING_HANDOFF 64
