@@ -11,8 +11,9 @@
  * A reader thread parses the stream into a ring of entries (ring.c), the
  * calling thread writes them.  A whole run is one transaction: a malformed
  * stream fails with "PATH:LINE: why" (LINE counts every newline byte read,
- * including those inside binary values) and imports nothing.  For a regular file the byte offset after the
- * last entry is stored, and the next import of the same file resumes there.
+ * including those inside binary values) and imports nothing.  For a regular
+ * file the byte offset after the last entry is stored, and the next import of
+ * the same file resumes there.
  */
 #include <errno.h>
 #include <inttypes.h>
