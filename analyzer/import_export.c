@@ -189,8 +189,8 @@ static int import_export_reader(struct ring *ring, void *userdata, struct tq_err
         for (;;) {
                 if (!slot) {
                         slot = ring_get(ring);
-                        if (!slot)
-                                return -ECANCELED;      /* the writer failed */
+                        if (!slot)      /* the writer failed, or no memory */
+                                return ring_error(ring);
                         ingest_entry_reset(&slot->e);
                         x->e = &slot->e;
                 }

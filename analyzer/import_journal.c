@@ -514,7 +514,7 @@ static int import_journal_read_all(struct import_journal *im)
                         continue;
                 slot = ring_get(im->ring);
                 if (!slot)
-                        return -ECANCELED;
+                        return ring_error(im->ring);
                 r = import_journal_read(s, &slot->e);
                 if (r == -ENOMEM)
                         return r;
@@ -559,15 +559,17 @@ static void *import_journal_reader(void *userdata)
                 r = import_journal_read_all(im);
                 if (r <= 0 || !im->o->follow)
                         break;
-                if (!ring_note(im->ring, RING_IDLE))
+                if (!ring_note(im->ring, RING_IDLE)) {
+                        r = ring_error(im->ring);
                         break;
+                }
                 r = import_journal_wait(im);
                 if (r <= 0)
                         break;
         }
         if (r < 0 && r != -ECANCELED)
                 im->read_error = r;
-        (void) ring_note(im->ring, RING_END);
+        ring_end(im->ring);
         return NULL;
 }
 /* ---- the writer (the calling thread) ---- */
@@ -637,24 +639,21 @@ static int import_journal_writer(struct import_journal *im, struct tq_error *err
 {
         struct ring_slot *slot;
         size_t n, i;
-        int kind = RING_ENTRY, r = 0;
+        int r = 0;
 
-        for (;;) {
-                n = ring_take(im->ring);
-                for (i = 0; i < n && r == 0 && kind != RING_END; i++) {
+        while (r == 0 && (n = ring_take(im->ring)) > 0) {
+                for (i = 0; i < n && r == 0; i++) {
                         slot = ring_at(im->ring, i);
-                        kind = slot->kind;
-                        if (kind == RING_ENTRY)
+                        if (slot->kind == RING_ENTRY)
                                 r = import_journal_write(im, slot, err);
-                        else if (kind == RING_IDLE)
+                        else if (slot->kind == RING_IDLE)
                                 r = import_journal_commit(im, err);
                 }
                 ring_done(im->ring, i);
-                if (r == -ENOMEM)
-                        tq_error_set(err, r, "out of memory");
-                if (r < 0 || kind == RING_END)
-                        return r;
         }
+        if (r == -ENOMEM)
+                tq_error_set(err, r, "out of memory");
+        return r;
 }
 
 /* Run the reader thread and the writer until the end. */

@@ -332,7 +332,7 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
                 x->line[n] = '\0';
                 slot = ring_get(ring);
                 if (!slot)
-                        return -ECANCELED;      /* the writer failed */
+                        return ring_error(ring);        /* the writer failed, or no memory */
                 ingest_entry_reset(&slot->e);
                 if (memchr(x->line, '\0', (size_t) n))
                         r = tq_error_set(err, -EBADMSG, "NUL byte in the line");

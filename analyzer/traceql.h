@@ -208,7 +208,7 @@ int ingest_end(struct ingest *ing, bool commit, uint64_t *ret_added, struct tq_e
 struct ring;
 
 /* A slot: an entry (KIND RING_ENTRY), or a note from the reader. */
-enum { RING_ENTRY, RING_IDLE, RING_END };       /* IDLE: caught up, commit now */
+enum { RING_ENTRY, RING_IDLE };         /* IDLE: caught up, commit now */
 struct ring_slot {
         struct ingest_entry e;
         uint64_t aux;                   /* the reader's, e.g. the entry's journald time */
@@ -219,18 +219,24 @@ struct ring_slot {
 /* An empty ring; -ENOMEM.  ring_free() accepts NULL. */
 int ring_new(struct ring **ret);
 void ring_free(struct ring *r);
-/* The reader: ring_get() a free slot to fill (NULL once the writer called
- * ring_quit()), ring_put() it when filled; the writer sees filled slots once
- * they are published, every few slots or by ring_publish().  ring_note() puts
- * a slot of KIND with nothing in it, and publishes; false when quitting. */
+/* The reader: ring_get() a free slot to fill, ring_put() it when filled;
+ * the writer sees filled slots once they are published, every few slots or
+ * by ring_publish().  ring_get() gives NULL once the writer called
+ * ring_quit(), or when a slot cannot be allocated: ring_error() tells
+ * (-ECANCELED or -ENOMEM).  ring_note() puts a slot of KIND with nothing in
+ * it, and publishes; false when ring_get() would give NULL.  ring_end(),
+ * always last, publishes and tells the writer nothing more will come. */
 struct ring_slot *ring_get(struct ring *r);
+int ring_error(const struct ring *r);
 void ring_put(struct ring *r);
 void ring_publish(struct ring *r);
 bool ring_note(struct ring *r, int kind);
+void ring_end(struct ring *r);
 bool ring_quitting(struct ring *r);
 /* The writer: ring_take() waits for filled slots and gives how many it
- * takes; ring_at(r, 0 .. n-1) are they, in order; ring_done(r, n) gives the
- * first N back.  ring_quit() makes the reader stop. */
+ * takes, 0 after ring_end() once all are taken; ring_at(r, 0 .. n-1) are
+ * they, in order; ring_done(r, n) gives the first N back.  ring_quit() makes
+ * the reader stop. */
 size_t ring_take(struct ring *r);
 struct ring_slot *ring_at(struct ring *r, size_t i);
 void ring_done(struct ring *r, size_t n);
@@ -239,7 +245,7 @@ void ring_quit(struct ring *r);
  * An importer in two threads: FN runs in a thread of its own and reads its
  * input into slots (ring_get(), fill the slot's entry, ring_put(); a slot
  * not put is filled again) until the end, returning 0, or -errno with ERR
- * filled (-ECANCELED when ring_get() gave NULL); the calling thread writes
+ * filled (ring_error() when ring_get() gave NULL); the calling thread writes
  * every entry with ingest_entry().  Returns 0, the writer's failure, or
  * else the reader's (ERR filled).
  */

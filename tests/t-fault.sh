@@ -8,7 +8,9 @@
 #     for an export stream, and for a syslog file, whose reader thread is
 #     then stopped while it waits for room in the ring (ring.c);
 #   - SIGKILL while an export import waits for the rest of its input: nothing
-#     of it stored, the database intact, the next import complete.
+#     of it stored, the database intact, the next import complete;
+#   - no memory for an import's ring of entries (TRACEQL_TEST_RING_CHUNKS):
+#     exit 5, nothing stored, the next import complete.
 # (journald killed and restarted: t-lib-async.sh; SIGKILL during an import:
 # t-traceql.sh; allocation failure in init: t-lib-nomem.sh; signal handlers:
 # t-lib-async.sh.)
@@ -78,9 +80,10 @@ $TQ --db "$T/k.db" import --export - < "$T/fifo" > /dev/null 2>&1 &
 tq=$!
 exec 3> "$T/fifo"
 cat "$T/half.export" >&3
-# wait until traceql has read the half (the pipe drained, it blocks in read)
+# wait until traceql has read the half (the pipe drained, its reader thread
+# blocks in read)
 i=0
-while [ $i -lt 600 ] && ! grep -q 'pipe_read\|pipe_wait\|wait_woken' "/proc/$tq/wchan" 2>/dev/null; do
+while [ $i -lt 600 ] && ! cat /proc/$tq/task/*/wchan 2>/dev/null | grep -q 'pipe_read\|pipe_wait\|wait_woken'; do
         sleep 0.05; i=$((i + 1)); done
 kill -KILL $tq
 wait $tq 2> /dev/null || true
@@ -92,6 +95,24 @@ ok" "$($TQ --db "$T/k.db" --no-sync --format csv "select count(*) from events; p
 $TQ --db "$T/k.db" import --export - < "$T/big.export" > /dev/null
 check_eq fault-kill-import-again "20000|20000" "$($TQ --db "$T/k.db" --no-sync --format csv \
         "select count(*) || '|' || count(distinct seq) from events" | tail -1)"
+
+# ---- no memory for the ring of an import's reader thread ----------------
+# TRACEQL_TEST_RING_CHUNKS=2: the reader gets 128 slots, then no memory (the
+# chunk allocation fails, as calloc would).  The import fails with exit 5 and
+# nothing stored; without the limit, the same import takes everything.
+awk 'BEGIN { for (i = 1; i <= 1000; i++) printf "Nov 21 10:00:00 h r[7]: ev_%d req %d\n", i % 3, i }' \
+        > "$T/ring.syslog"
+head -n "$(grep -n '^$' "$T/big.export" | sed -n '1000p' | cut -d: -f1)" "$T/big.export" > "$T/ring.export"
+for kind in syslog export; do
+        rc=0
+        TRACEQL_TEST_RING_CHUNKS=2 $TQ --db "$T/ring-$kind.db" import --$kind "$T/ring.$kind" \
+                > /dev/null 2> "$T/ring.err" || rc=$?
+        check_eq fault-nomem-ring-$kind "5|traceql: out of memory|0" \
+                "$rc|$(cat "$T/ring.err")|$($TQ --db "$T/ring-$kind.db" --no-sync --format csv 'select count(*) from events' | tail -1)"
+        $TQ --db "$T/ring-$kind.db" import --$kind "$T/ring.$kind" > /dev/null 2>&1
+        check_eq fault-nomem-ring-$kind-again "1000" \
+                "$($TQ --db "$T/ring-$kind.db" --no-sync --format csv 'select count(*) from events' | tail -1)"
+done
 
 # fs_full NAME IMPORT-OPTIONS... : import into a database on a 2 MiB tmpfs
 # (timeout: a hang is status 124), check it, grow the tmpfs to 64 MiB,
