@@ -179,7 +179,7 @@ static void import_export_resume(struct import_export *x, int64_t offset)
                 x->offset = offset;
 }
 
-/* The reader thread (ring_import()): every entry into a slot. */
+/* The reader thread (ring_run()): every entry into a slot. */
 static int import_export_reader(struct ring *ring, void *userdata, struct tq_error *err)
 {
         struct import_export *x = userdata;
@@ -221,7 +221,7 @@ static int import_export_run(sqlite3 *db, struct import_export *x, const char *l
         if (r < 0)
                 goto out;
         import_export_resume(x, offset);
-        r = ring_import(import_export_reader, x, ing, err);
+        r = ring_run(import_export_reader, x, ring_write_entry, ing, err);
         if (r < 0)
                 goto out;
         r = ingest_set_position(ing, NULL, seekable ? x->offset : -1);

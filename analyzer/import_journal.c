@@ -35,7 +35,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,9 +74,7 @@ struct import_journal {
         struct ingest *ing;             /* the writer's */
         struct ingest_entry went;       /* the writer's: a slot's entry, parsed */
         const struct import_journal_opts *o;
-        struct ring *ring;              /* reader to writer; a slot's aux is its journald time */
-        int read_error;                 /* the reader's failure, -errno */
-        char read_msg[256];
+        struct ring *ring;              /* the reader's; a slot's aux is its journald time */
         uint64_t first_us, last_us;     /* time range, for the progress bar */
         uint64_t until_us;              /* stop after this journald time, 0 never */
         uint64_t seen;                  /* entries written */
@@ -487,7 +484,7 @@ static void import_journal_progress(struct import_journal *im, uint64_t now_us, 
 
 /* Read one round: entries until the end (or --until); returns 1 at the end,
  * 0 when --until was passed, -errno. */
-static int import_journal_read_all(struct import_journal *im)
+static int import_journal_read_all(struct import_journal *im, struct tq_error *err)
 {
         struct import_journal_stream *s = NULL;
         struct ring_slot *slot;
@@ -500,11 +497,8 @@ static int import_journal_read_all(struct import_journal *im)
         for (;;) {
                 if (r >= 0)
                         r = import_journal_pick(im, &s);
-                if (r < 0) {
-                        snprintf(im->read_msg, sizeof(im->read_msg), "journal: cannot read: %s",
-                                 strerror(-r));
-                        return r;
-                }
+                if (r < 0)
+                        return tq_error_set(err, r, "journal: cannot read: %s", strerror(-r));
                 if (!s)
                         return 1;
                 s->ready = false;
@@ -529,7 +523,7 @@ static int import_journal_read_all(struct import_journal *im)
 }
 
 /* Wait for the journal to change; new files show in every stream. */
-static int import_journal_wait(struct import_journal *im)
+static int import_journal_wait(struct import_journal *im, struct tq_error *err)
 {
         size_t i;
         int r;
@@ -538,11 +532,8 @@ static int import_journal_wait(struct import_journal *im)
                 if ((im->o->stop && atomic_load(im->o->stop)) || ring_quitting(im->ring))
                         return 0;
                 r = sd_journal_wait(im->streams[0].j, 250000);
-                if (r < 0 && r != -EINTR) {
-                        snprintf(im->read_msg, sizeof(im->read_msg), "journal: cannot wait: %s",
-                                 strerror(-r));
-                        return r;
-                }
+                if (r < 0 && r != -EINTR)
+                        return tq_error_set(err, r, "journal: cannot wait: %s", strerror(-r));
         } while (r == SD_JOURNAL_NOP || r == -EINTR);
         for (i = 1; i < im->nstreams; i++)
                 (void) sd_journal_process(im->streams[i].j);
@@ -550,27 +541,23 @@ static int import_journal_wait(struct import_journal *im)
         return 1;
 }
 
-static void *import_journal_reader(void *userdata)
+/* The reader thread (ring_run()). */
+static int import_journal_reader(struct ring *ring, void *userdata, struct tq_error *err)
 {
         struct import_journal *im = userdata;
         int r;
 
+        im->ring = ring;
         for (;;) {
-                r = import_journal_read_all(im);
+                r = import_journal_read_all(im, err);
                 if (r <= 0 || !im->o->follow)
-                        break;
-                if (!ring_note(im->ring, RING_IDLE)) {
-                        r = ring_error(im->ring);
-                        break;
-                }
-                r = import_journal_wait(im);
+                        return r < 0 ? r : 0;
+                if (!ring_note(ring, RING_IDLE))
+                        return ring_error(ring);
+                r = import_journal_wait(im, err);
                 if (r <= 0)
-                        break;
+                        return r;
         }
-        if (r < 0 && r != -ECANCELED)
-                im->read_error = r;
-        ring_end(im->ring);
-        return NULL;
 }
 /* ---- the writer (the calling thread) ---- */
 
@@ -634,53 +621,14 @@ static int import_journal_write(struct import_journal *im, struct ring_slot *slo
         return 0;
 }
 
-/* Take entries from the ring until the reader ends. */
-static int import_journal_writer(struct import_journal *im, struct tq_error *err)
+/* The writer (ring_run()): each slot the reader filled. */
+static int import_journal_slot(struct ring_slot *slot, void *userdata, struct tq_error *err)
 {
-        struct ring_slot *slot;
-        size_t n, i;
-        int r = 0;
+        struct import_journal *im = userdata;
 
-        while (r == 0 && (n = ring_take(im->ring)) > 0) {
-                for (i = 0; i < n && r == 0; i++) {
-                        slot = ring_at(im->ring, i);
-                        if (slot->kind == RING_ENTRY)
-                                r = import_journal_write(im, slot, err);
-                        else if (slot->kind == RING_IDLE)
-                                r = import_journal_commit(im, err);
-                }
-                ring_done(im->ring, i);
-        }
-        if (r == -ENOMEM)
-                tq_error_set(err, r, "out of memory");
-        return r;
-}
-
-/* Run the reader thread and the writer until the end. */
-static int import_journal_run(struct import_journal *im, struct tq_error *err)
-{
-        pthread_t reader;
-        int r;
-
-        r = ring_new(&im->ring);
-        if (r < 0)
-                return tq_error_set(err, r, "out of memory");
-        r = -pthread_create(&reader, NULL, import_journal_reader, im);
-        if (r < 0) {
-                tq_error_set(err, r, "cannot start a thread: %s", strerror(-r));
-                goto out;
-        }
-        r = import_journal_writer(im, err);
-        if (r < 0)
-                ring_quit(im->ring);    /* the reader waits for a slot or in sd_journal_wait */
-        pthread_join(reader, NULL);
-        if (r == 0 && im->read_error < 0)
-                r = tq_error_set(err, im->read_error, "%s", im->read_error == -ENOMEM
-                                 ? "out of memory" : im->read_msg);
-out:
-        ring_free(im->ring);
-        im->ring = NULL;
-        return r;
+        if (slot->kind == RING_IDLE)
+                return import_journal_commit(im, err);
+        return import_journal_write(im, slot, err);
 }
 
 int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *ret_added,
@@ -728,7 +676,7 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
                 tq_error_set(err, r, "journal: cannot seek: %s", strerror(-r));
                 goto out;
         }
-        r = import_journal_run(&im, err);
+        r = ring_run(import_journal_reader, &im, import_journal_slot, &im, err);
         import_journal_progress(&im, 0, true);
         if (r < 0)
                 goto out;

@@ -308,7 +308,7 @@ struct import_text_run {
         struct import_text_stats *st;
 };
 
-/* The reader (ring_import()): parse every complete line into a slot. */
+/* The reader (ring_run()): parse every complete line into a slot. */
 static int import_text_reader(struct ring *ring, void *userdata, struct tq_error *err)
 {
         struct import_text_run *run = userdata;
@@ -366,7 +366,7 @@ static int import_text_lines(struct import_text_file *x, struct import_text *t,
 {
         struct import_text_run run = { .x = x, .t = t, .fn = fn, .st = st };
 
-        return ring_import(import_text_reader, &run, ing, err);
+        return ring_run(import_text_reader, &run, ring_write_entry, ing, err);
 }
 
 int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,

@@ -77,7 +77,7 @@ static bool ring_roomy(const struct ring *r)
         return r->count <= RING_SLOTS / 2 && r->bytes <= RING_BYTES / 2;
 }
 
-int ring_new(struct ring **ret)
+static int ring_new(struct ring **ret)
 {
         struct ring *r = calloc(1, sizeof(*r));
 
@@ -94,7 +94,7 @@ int ring_new(struct ring **ret)
         return 0;
 }
 
-void ring_free(struct ring *r)
+static void ring_free(struct ring *r)
 {
         size_t c, i;
 
@@ -124,7 +124,7 @@ static void ring_publish_locked(struct ring *r)
         pthread_cond_signal(&r->filled);
 }
 
-void ring_publish(struct ring *r)
+static void ring_publish(struct ring *r)
 {
         pthread_mutex_lock(&r->lock);
         ring_publish_locked(r);
@@ -197,7 +197,7 @@ bool ring_note(struct ring *r, int kind)
         return true;
 }
 
-void ring_end(struct ring *r)
+static void ring_end(struct ring *r)
 {
         pthread_mutex_lock(&r->lock);
         ring_publish_locked(r);
@@ -218,7 +218,7 @@ bool ring_quitting(struct ring *r)
 
 /* ---- the writer's side ---- */
 
-size_t ring_take(struct ring *r)
+static size_t ring_take(struct ring *r)
 {
         size_t n;
 
@@ -230,12 +230,12 @@ size_t ring_take(struct ring *r)
         return n;
 }
 
-struct ring_slot *ring_at(struct ring *r, size_t i)
+static struct ring_slot *ring_at(struct ring *r, size_t i)
 {
         return ring_slot(r, (r->head + i) % RING_SLOTS);
 }
 
-void ring_done(struct ring *r, size_t n)
+static void ring_done(struct ring *r, size_t n)
 {
         size_t i, bytes = 0;
 
@@ -255,7 +255,7 @@ void ring_done(struct ring *r, size_t n)
         pthread_mutex_unlock(&r->lock);
 }
 
-void ring_quit(struct ring *r)
+static void ring_quit(struct ring *r)
 {
         pthread_mutex_lock(&r->lock);
         r->quit = true;
@@ -267,8 +267,8 @@ void ring_quit(struct ring *r)
 
 struct ring_job {
         struct ring *ring;
-        ring_reader_fn fn;
-        void *userdata;
+        ring_reader_fn read;
+        void *read_data;
         int error;                      /* the reader's result */
         struct tq_error err;
 };
@@ -277,16 +277,17 @@ static void *ring_reader_main(void *userdata)
 {
         struct ring_job *job = userdata;
 
-        job->error = job->fn(job->ring, job->userdata, &job->err);
+        job->error = job->read(job->ring, job->read_data, &job->err);
         if (job->error == -ENOMEM)
                 tq_error_set(&job->err, -ENOMEM, "out of memory");
         ring_end(job->ring);
         return NULL;
 }
 
-int ring_import(ring_reader_fn fn, void *userdata, struct ingest *ing, struct tq_error *err)
+int ring_run(ring_reader_fn read, void *read_data, ring_writer_fn write, void *write_data,
+             struct tq_error *err)
 {
-        struct ring_job job = { .fn = fn, .userdata = userdata };
+        struct ring_job job = { .read = read, .read_data = read_data };
         pthread_t reader;
         size_t n, i;
         int r;
@@ -300,16 +301,14 @@ int ring_import(ring_reader_fn fn, void *userdata, struct ingest *ing, struct tq
                 goto out;
         }
         while (r == 0 && (n = ring_take(job.ring)) > 0) {
-                for (i = 0; i < n && r == 0; i++) {
-                        struct ring_slot *slot = ring_at(job.ring, i);
-
-                        if (slot->kind == RING_ENTRY)
-                                r = ingest_entry(ing, &slot->e, err);
-                }
+                for (i = 0; i < n && r == 0; i++)
+                        r = write(ring_at(job.ring, i), write_data, err);
                 ring_done(job.ring, i);
         }
+        if (r == -ENOMEM)
+                tq_error_set(err, r, "out of memory");
         if (r < 0)
-                ring_quit(job.ring);    /* the reader may wait for room */
+                ring_quit(job.ring);    /* the reader may wait for room, or for its input */
         pthread_join(reader, NULL);
         if (r == 0 && job.error < 0) {
                 *err = job.err;
@@ -318,4 +317,9 @@ int ring_import(ring_reader_fn fn, void *userdata, struct ingest *ing, struct tq
 out:
         ring_free(job.ring);
         return r;
+}
+
+int ring_write_entry(struct ring_slot *slot, void *ing, struct tq_error *err)
+{
+        return slot->kind == RING_ENTRY ? ingest_entry(ing, &slot->e, err) : 0;
 }

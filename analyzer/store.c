@@ -159,8 +159,9 @@ static int store_create(sqlite3 *db, struct tq_error *err)
          * the hundred thousand: with 16 KiB pages an import of 1M syslog
          * lines made a quarter as many WAL and checkpoint writes and took
          * 0.4 s less system time (0.85 s with 4 KiB); leaks and pairs ran
-         * as fast.  The price: a journal import's memory levels off at 18.5
-         * MB instead of 12.5 (from some 50k entries on, as flat as before). */
+         * as fast.  SQLite's page caches take more memory: a journal import
+         * levels off at 12.3 MB (bench/import.sh), which the 512-byte entry
+         * buffers of ingest.c won back; with 4096-byte ones it was 18.5. */
         snprintf(sql, sizeof(sql), "PRAGMA page_size = %d", STORE_PAGE_SIZE);
         r = store_exec(db, sql, err);
         if (r < 0)

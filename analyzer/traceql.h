@@ -216,41 +216,28 @@ struct ring_slot {
         size_t held;                    /* ring.c's: the buffer's size when filled */
 };
 
-/* An empty ring; -ENOMEM.  ring_free() accepts NULL. */
-int ring_new(struct ring **ret);
-void ring_free(struct ring *r);
-/* The reader: ring_get() a free slot to fill, ring_put() it when filled;
- * the writer sees filled slots once they are published, every few slots or
- * by ring_publish().  ring_get() gives NULL once the writer called
- * ring_quit(), or when a slot cannot be allocated: ring_error() tells
- * (-ECANCELED or -ENOMEM).  ring_note() puts a slot of KIND with nothing in
- * it, and publishes; false when ring_get() would give NULL.  ring_end(),
- * always last, publishes and tells the writer nothing more will come. */
+/*
+ * An importer in two threads: READ runs in a thread of its own and reads its
+ * input into slots until the end: ring_get() a free slot (NULL when the
+ * writer failed, or no slot could be allocated: return ring_error()), fill
+ * its entry, ring_put() it; a slot not put is filled again.  ring_note()
+ * puts a slot of KIND with nothing in it (false where ring_get() gives
+ * NULL); ring_quitting() tells a reader that waits for input to give up.
+ * READ returns 0, or -errno with its ERR filled.  The calling thread gives
+ * every slot, in order, to WRITE (ring_write_entry(): ingest_entry() of the
+ * RING_ENTRY slots into the struct ingest WRITE_DATA).  ring_run() returns
+ * 0, WRITE's failure, or else READ's (ERR filled).
+ */
+typedef int (*ring_reader_fn)(struct ring *r, void *read_data, struct tq_error *err);
+typedef int (*ring_writer_fn)(struct ring_slot *slot, void *write_data, struct tq_error *err);
+int ring_run(ring_reader_fn read, void *read_data, ring_writer_fn write, void *write_data,
+             struct tq_error *err);
+int ring_write_entry(struct ring_slot *slot, void *ing, struct tq_error *err);
 struct ring_slot *ring_get(struct ring *r);
 int ring_error(const struct ring *r);
 void ring_put(struct ring *r);
-void ring_publish(struct ring *r);
 bool ring_note(struct ring *r, int kind);
-void ring_end(struct ring *r);
 bool ring_quitting(struct ring *r);
-/* The writer: ring_take() waits for filled slots and gives how many it
- * takes, 0 after ring_end() once all are taken; ring_at(r, 0 .. n-1) are
- * they, in order; ring_done(r, n) gives the first N back.  ring_quit() makes
- * the reader stop. */
-size_t ring_take(struct ring *r);
-struct ring_slot *ring_at(struct ring *r, size_t i);
-void ring_done(struct ring *r, size_t n);
-void ring_quit(struct ring *r);
-/*
- * An importer in two threads: FN runs in a thread of its own and reads its
- * input into slots (ring_get(), fill the slot's entry, ring_put(); a slot
- * not put is filled again) until the end, returning 0, or -errno with ERR
- * filled (ring_error() when ring_get() gave NULL); the calling thread writes
- * every entry with ingest_entry().  Returns 0, the writer's failure, or
- * else the reader's (ERR filled).
- */
-typedef int (*ring_reader_fn)(struct ring *r, void *userdata, struct tq_error *err);
-int ring_import(ring_reader_fn fn, void *userdata, struct ingest *ing, struct tq_error *err);
 
 /* ---- import_journal.c ---- */
 struct import_journal_opts {
