@@ -14,11 +14,14 @@ ROUNDS=${2:-3}
 W=$(mktemp -d "${TMPDIR:-/tmp}/tq-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
-awk -v n="$N" 'BEGIN { for (i = 0; i < n; i++) {
-        s = int(i * 37 / 1000); r = sprintf("0x%012x", 94355079544832 + i * 64)
+# (mawk, Debian's awk, clamps %d and %x to 32 bits: hex() prints 48-bit
+# addresses in two halves)
+awk -v n="$N" 'function hex(x) { return sprintf("0x%04x%08x", int(x / 4294967296), x % 4294967296) }
+BEGIN { for (i = 0; i < n; i++) {
+        s = int(i * 37 / 1000); r = hex(94355079544832 + i * 64)
         if (i % 4 == 0) m = sprintf("blk_req_submit req %s sector %d nb_sectors %d is_write %d", r, i * 64, 8 * 2 ^ (i % 4), i % 3 == 0)
         else if (i % 4 == 1) m = sprintf("blk_req_complete req %s ret %d", r, i % 10 == 9 ? -5 : 0)
-        else if (i % 4 == 2) m = sprintf("qemu_vmalloc size %d ptr 0x%012x", 4096 * 2 ^ (i % 3), 139637976727552 + i * 4096)
+        else if (i % 4 == 2) m = sprintf("qemu_vmalloc size %d ptr %s", 4096 * 2 ^ (i % 3), hex(139637976727552 + i * 4096))
         else m = sprintf("blk_req_error req %s sector %d reason medium error on device number %d", r, i * 64, i % 7)
         printf "Nov 21 %02d:%02d:%02d central-server-01 blockdemo[%d]: %s\n", int(s / 3600) % 24, int(s / 60) % 60, s % 60, 4000 + i % 13, m } }' > "$W/big.log"
 SQL="select count(*) from blk_req_error"
