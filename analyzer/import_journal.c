@@ -49,6 +49,15 @@
 #define IMPORT_JOURNAL_MAX_STREAMS 8    /* more TRACE_EVENT values: read everything */
 #define IMPORT_JOURNAL_SUPPRESSED "MESSAGE_ID=fe6faa94e7774663a0da52717891d8ef"
 
+/*
+ * A slot's kind, besides ring.c's: an entry read after one that --until left
+ * out.  It is written, but the source's position stays before the entry left
+ * out, so the next import (without --until, or with a later one) reads it;
+ * what it reads again is already there, and the rows' journal identity turns
+ * it away.
+ */
+enum { IMPORT_JOURNAL_HELD = RING_IDLE + 1 };
+
 /* An entry's place in sd-journal's order: the fields of its cursor. */
 struct import_journal_key {
         char seqnum_id[33], boot_id[33];
@@ -69,14 +78,14 @@ struct import_journal {
         struct import_journal_stream streams[IMPORT_JOURNAL_MAX_STREAMS];       /* the reader's */
         size_t nstreams;
         sd_journal *tail;               /* no match: values, the journal's last entry */
-        struct import_journal_key end;  /* with several streams, this round stops here */
+        struct import_journal_key end;  /* this round stops here */
         bool bounded, empty;            /* end is set; the journal had no entry at all */
+        bool holding;                   /* the reader's: an entry past --until was left out */
         struct ingest *ing;             /* the writer's */
         struct ingest_entry went;       /* the writer's: a slot's entry, parsed */
         const struct import_journal_opts *o;
         struct ring *ring;              /* the reader's; a slot's aux is its journald time */
         uint64_t first_us, last_us;     /* time range, for the progress bar */
-        uint64_t until_us;              /* stop after this journald time, 0 never */
         uint64_t seen;                  /* entries written */
         uint64_t kill_after;            /* $TRACEQL_TEST_KILL_AFTER: SIGKILL after so many */
         int64_t drawn_ms;               /* when the progress bar was last drawn */
@@ -360,14 +369,16 @@ static void import_journal_range(struct import_journal *im)
                 (void) sd_journal_get_realtime_usec(im->tail, &im->last_us);
 }
 
-/* With several streams, end this round at the journal's last entry now. */
+/* End this round at the journal's last entry now: a journal written faster
+ * than it is read would never end, and with several streams none may hand out
+ * an entry that sorts after what another stream has not reached yet.  (Not a
+ * time: journald's times are not in journal order, and one entry dated in the
+ * future must not stop an import.) */
 static int import_journal_bound(struct import_journal *im)
 {
         char *cursor = NULL;
         int r;
 
-        if (im->nstreams < 2)
-                return 0;
         im->bounded = true;
         r = sd_journal_seek_tail(im->tail);
         if (r >= 0)
@@ -502,8 +513,10 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
                 if (!s)
                         return 1;
                 s->ready = false;
-                if (im->until_us && s->key.realtime > im->until_us)
-                        return 0;
+                if (im->o->has_until && s->key.realtime > im->o->until_us) {
+                        im->holding = true;     /* left for a later import */
+                        continue;
+                }
                 if (im->o->since_us && s->key.realtime < im->o->since_us)
                         continue;
                 slot = ring_get(im->ring);
@@ -516,7 +529,7 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
                         r = 0;
                         continue;       /* a corrupt entry: skip it, as journalctl does */
                 }
-                slot->kind = RING_ENTRY;
+                slot->kind = im->holding ? IMPORT_JOURNAL_HELD : RING_ENTRY;
                 slot->aux = s->key.realtime;
                 ring_put(im->ring);
         }
@@ -604,7 +617,8 @@ static int import_journal_write(struct import_journal *im, struct ring_slot *slo
                 im->first_us = slot->aux;
         if (im->kill_after && im->seen + 1 == im->kill_after)
                 raise(SIGKILL);         /* tests: die mid-transaction */
-        if (e->cursor.set && e->cursor.len < sizeof(im->last_cursor))
+        if (slot->kind != IMPORT_JOURNAL_HELD && e->cursor.set &&
+            e->cursor.len < sizeof(im->last_cursor))
                 memcpy(im->last_cursor, slot->e.buf + e->cursor.off, e->cursor.len + 1);
         if (++im->seen % IMPORT_JOURNAL_BATCH == 0) {
                 r = import_journal_commit(im, err);
@@ -639,16 +653,6 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
         size_t i;
         int r;
 
-        /* Without --follow, stop at what was there when the import started:
-         * a journal written faster than it is read would never end. */
-        im.until_us = o->until_us;
-        if (!o->follow) {
-                struct timespec now;
-
-                clock_gettime(CLOCK_REALTIME, &now);
-                if (!im.until_us || im.until_us > (uint64_t) now.tv_sec * 1000000 + 1000000)
-                        im.until_us = (uint64_t) now.tv_sec * 1000000 + 1000000;
-        }
         if (getenv("TRACEQL_TEST_KILL_AFTER"))
                 im.kill_after = strtoull(getenv("TRACEQL_TEST_KILL_AFTER"), NULL, 10);
         r = import_journal_names(o, &location, &filter);

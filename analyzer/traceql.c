@@ -99,14 +99,19 @@ static char **traceql_push(char **v, size_t *n, char *s)
         return v;
 }
 
+/* The last second of 9999-12-31 UTC: a later --since or --until is a typo. */
+#define TRACEQL_MAX_SECONDS 253402300799ULL
+
 /* Parse a time as journalctl does: "YYYY-MM-DD[ HH:MM[:SS]]" (local time, 'T'
- * also accepted), "@SECONDS[.FRACTION]", "now".  Returns microseconds. */
+ * also accepted; a day the month does not have is refused),
+ * "@SECONDS[.FRACTION]" (microseconds; finer digits are cut off), "now".
+ * Returns microseconds. */
 static int traceql_parse_time(const char *s, uint64_t *ret_us)
 {
         static const char *const fmts[] = {
                 "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d",
         };
-        struct tm tm;
+        struct tm tm, asked;
         size_t i;
 
         if (strcmp(s, "now") == 0) {
@@ -117,14 +122,33 @@ static int traceql_parse_time(const char *s, uint64_t *ret_us)
                 return 0;
         }
         if (s[0] == '@') {
-                char *end;
-                double d;
+                /* digits, not strtod(): exact microseconds, no inf or nan, and
+                 * no seconds whose microseconds overflow */
+                uint64_t sec = 0, us = 0;
+                const char *p = s + 1;
+                int n;
 
-                errno = 0;
-                d = strtod(s + 1, &end);
-                if (errno || end == s + 1 || *end || d < 0)
+                for (n = 0; *p >= '0' && *p <= '9'; p++, n++) {
+                        if (sec > TRACEQL_MAX_SECONDS / 10)
+                                return -ERANGE;
+                        sec = sec * 10 + (uint64_t) (*p - '0');
+                }
+                if (*p == '.') {
+                        p++;
+                        for (i = 0; p[i] >= '0' && p[i] <= '9'; i++)
+                                if (i < 6)
+                                        us = us * 10 + (uint64_t) (p[i] - '0');
+                        if (i == 0 && n == 0)
+                                return -EINVAL;
+                        for (; i < 6; i++)
+                                us *= 10;
+                        while (*p >= '0' && *p <= '9')
+                                p++;    /* below a microsecond: cut off */
+                } else if (n == 0)
                         return -EINVAL;
-                *ret_us = (uint64_t) (d * 1e6);
+                if (*p || sec > TRACEQL_MAX_SECONDS)
+                        return *p ? -EINVAL : -ERANGE;
+                *ret_us = sec * 1000000 + us;
                 return 0;
         }
         for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
@@ -136,8 +160,11 @@ static int traceql_parse_time(const char *s, uint64_t *ret_us)
                         time_t t;
 
                         tm.tm_isdst = -1;
+                        asked = tm;
                         t = mktime(&tm);
-                        if (t < 0)
+                        /* mktime() moves 2025-02-30 to March 2: refuse it */
+                        if (t < 0 || tm.tm_mday != asked.tm_mday || tm.tm_mon != asked.tm_mon ||
+                            tm.tm_year != asked.tm_year)
                                 return -EINVAL;
                         *ret_us = (uint64_t) t * 1000000;
                         return 0;
@@ -344,6 +371,7 @@ static int traceql_import(const char *path, struct traceql_opts *o)
         sqlite3 *db = NULL;
         uint64_t added = 0;
         int r, ret = TQ_EXIT_OK;
+        size_t i;
 
         if (o->syslog_path || o->log_path)
                 return traceql_import_text(path, o);
@@ -351,12 +379,17 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 fputs("traceql: --export, --directory and --file exclude each other\n", stderr);
                 return TQ_EXIT_USAGE;
         }
-        if ((o->since && traceql_parse_time(o->since, &jo.since_us) < 0) ||
-            (o->until && traceql_parse_time(o->until, &jo.until_us) < 0)) {
-                fprintf(stderr, "traceql: invalid time '%s' (YYYY-MM-DD [HH:MM[:SS]], @SECONDS, "
-                        "now)\n", o->since && jo.since_us == 0 ? o->since : o->until);
-                return TQ_EXIT_USAGE;
+        for (i = 0; i < 2; i++) {
+                const char *t = i == 0 ? o->since : o->until;
+
+                if (t && traceql_parse_time(t, i == 0 ? &jo.since_us : &jo.until_us) < 0) {
+                        fprintf(stderr, "traceql: invalid time '%s' (YYYY-MM-DD [HH:MM[:SS]], "
+                                "@SECONDS up to @%llu, now)\n", t,
+                                (unsigned long long) TRACEQL_MAX_SECONDS);
+                        return TQ_EXIT_USAGE;
+                }
         }
+        jo.has_until = o->until != NULL;
         if (o->boot && traceql_boot(o->boot, bootbuf) < 0) {
                 fprintf(stderr, "traceql: invalid boot id '%s'\n", o->boot);
                 return TQ_EXIT_USAGE;

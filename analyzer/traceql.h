@@ -245,7 +245,9 @@ struct import_journal_opts {
         char **files;                   /* --file ..., NULL-terminated, or NULL */
         char **identifiers;             /* --identifier ..., NULL-terminated, or NULL */
         const char *boot;               /* --boot: 32 hex digits, or NULL */
-        uint64_t since_us, until_us;    /* 0 for none */
+        uint64_t since_us;              /* --since, 0 for none */
+        uint64_t until_us;              /* --until, when has_until */
+        bool has_until;
         bool follow;
         bool progress;                  /* draw a progress bar on stderr */
         atomic_int *stop;               /* set by a signal handler to end --follow */

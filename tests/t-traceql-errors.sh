@@ -103,6 +103,34 @@ else
         skip journal-damaged-entry "no $JR (Debian package systemd-journal-remote)"
 fi
 
+# ---- journal times out of order -------------------------------------------
+# Five entries in journal order, the second dated a day ahead of now (a
+# remote host's skewed clock): the import reads all five, not only the
+# first (it used to stop at "now").  --until is a window, not a stop: with
+# --until at the fourth entry's time it imports 1, 3 and 4; a later import
+# without it adds 2 and 5 and nothing twice.  Times: @1700000000 + i.
+if [ -x "$JR" ]; then
+        future=$((($(date +%s) + 86400) * 1000000))
+        awk -v f="$future" 'BEGIN { for (i = 1; i <= 5; i++) {
+                t = i == 2 ? f : (1700000000 + i) * 1000000
+                printf "__CURSOR=s=0123456789abcdef0123456789abcdef;i=%x;b=fedcba9876543210fedcba9876543210;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%s\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=fedcba9876543210fedcba9876543210\n_HOSTNAME=h\nSYSLOG_IDENTIFIER=skew\nTRACE_EVENT=ev\nMESSAGE=ev number %d\n\n",
+                        i, i, sprintf("%.0f", t), i, i } }' |
+                "$JR" -o "$T/skew.journal" - 2> /dev/null
+        jseqs() { $TQ --db "$1" --no-sync --format csv \
+                "select group_concat(jseq, ' ') as j from (select jseq from events order by jseq)" | tail -n 1; }
+        $RUN "$TQ" --db "$T/skew.db" import --file "$T/skew.journal"
+        check_eq journal-future-entry-read-past "1 2 3 4 5" "$(jseqs "$T/skew.db")"
+        $RUN "$TQ" --db "$T/skew-until.db" import --file "$T/skew.journal" --until @1700000004
+        check_eq journal-until-is-a-window "1 3 4" "$(jseqs "$T/skew-until.db")"
+        $RUN "$TQ" --db "$T/skew-until.db" import --file "$T/skew.journal"
+        check_eq journal-until-later-import "1 2 3 4 5|5" \
+                "$(jseqs "$T/skew-until.db")|$(count "$T/skew-until.db")"
+        $RUN "$TQ" --db "$T/skew-zero.db" import --file "$T/skew.journal" --until @0
+        check_eq journal-until-epoch "0" "$(count "$T/skew-zero.db")"
+else
+        skip journal-future-entry "no $JR (Debian package systemd-journal-remote)"
+fi
+
 # ---- databases -------------------------------------------------------------
 sqlite3 "$T/foreign.db" 'create table x (a); insert into x values (1)'
 cp "$T/foreign.db" "$T/foreign.copy"
@@ -189,7 +217,12 @@ run usage-two-sql 2 "traceql: unexpected argument 'select 2' (quote the SQL as o
 $(tail -n +2 "$T/err")" --db "$DB" 'select 1' 'select 2'
 run usage-import-option 2 "traceql: import options given without 'import'" --db "$DB" --identifier x 'select 1'
 run usage-export-filter 2 "traceql: --export takes no filter and no --follow" --db "$DB" import --export "$FIX" --identifier x
-run usage-time 2 "traceql: invalid time 'yesterday-ish' (YYYY-MM-DD [HH:MM[:SS]], @SECONDS, now)" --db "$DB" import --since yesterday-ish
+TIMES="(YYYY-MM-DD [HH:MM[:SS]], @SECONDS up to @253402300799, now)"
+run usage-time 2 "traceql: invalid time 'yesterday-ish' $TIMES" --db "$DB" import --since yesterday-ish
+run usage-time-no-such-day 2 "traceql: invalid time '2025-02-30' $TIMES" --db "$DB" import --until 2025-02-30
+run usage-time-inf 2 "traceql: invalid time '@inf' $TIMES" --db "$DB" import --since @inf
+run usage-time-overflow 2 "traceql: invalid time '@18446744073709551' $TIMES" --db "$DB" import --since @18446744073709551
+run usage-time-negative 2 "traceql: invalid time '@-1' $TIMES" --db "$DB" import --until @-1
 run usage-boot 2 "traceql: invalid boot id 'xyz'" --db "$DB" import --boot=xyz
 run version 0 "" --version
 check_eq version-text "traceql $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")" "$(cat "$T/out")"
