@@ -150,9 +150,12 @@ out:
         return r;
 }
 
+/* Create the schema in the empty database DB; another process may have
+ * done it since we looked, so look again inside the transaction. */
 static int store_create(sqlite3 *db, struct tq_error *err)
 {
         char sql[256];
+        int64_t nobjects;
         int r;
 
         /* Set before the first table exists, for good.  Rows are appended by
@@ -169,7 +172,11 @@ static int store_create(sqlite3 *db, struct tq_error *err)
         r = store_exec(db, "BEGIN IMMEDIATE", err);
         if (r < 0)
                 return r;
-        r = store_exec(db, tq_sql_get("schema"), err);
+        r = store_pragma_int(db, "SELECT count(*) FROM sqlite_schema", &nobjects, err);
+        if (r == 0 && nobjects > 0)
+                return store_exec(db, "COMMIT", err);   /* it was made meanwhile */
+        if (r == 0)
+                r = store_exec(db, tq_sql_get("schema"), err);
         if (r == 0) {
                 snprintf(sql, sizeof(sql),
                          "INSERT INTO meta VALUES ('schema_version', '%d'), "
@@ -184,15 +191,21 @@ static int store_create(sqlite3 *db, struct tq_error *err)
         return r;
 }
 
-/* Bring a version 1 database to version 2 (sql/migrate1.sql), all or nothing. */
+/* Bring a version 1 database to version 2 (sql/migrate1.sql), all or
+ * nothing, unless another process did it since we looked. */
 static int store_migrate(sqlite3 *db, struct tq_error *err)
 {
+        int64_t version;
         int r;
 
         r = store_exec(db, "BEGIN IMMEDIATE", err);
         if (r < 0)
                 return r;
-        r = store_exec(db, tq_sql_get("migrate1"), err);
+        r = store_pragma_int(db, "PRAGMA user_version", &version, err);
+        if (r == 0 && version != 1)
+                return store_exec(db, "COMMIT", err);
+        if (r == 0)
+                r = store_exec(db, tq_sql_get("migrate1"), err);
         if (r == 0)
                 r = store_exec(db, "COMMIT", err);
         if (r < 0)
@@ -207,10 +220,13 @@ static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error
         int64_t appid, version, nobjects;
         int r;
 
-        r = store_pragma_int(db, "PRAGMA application_id", &appid, err);
-        if (r < 0)
-                goto out;
-        r = store_pragma_int(db, "SELECT count(*) FROM sqlite_schema", &nobjects, err);
+        /* one snapshot: another process may be creating the schema */
+        r = store_exec(db, "BEGIN", err);
+        if (r == 0)
+                r = store_pragma_int(db, "PRAGMA application_id", &appid, err);
+        if (r == 0)
+                r = store_pragma_int(db, "SELECT count(*) FROM sqlite_schema", &nobjects, err);
+        (void) store_exec(db, r == 0 ? "COMMIT" : "ROLLBACK", NULL);
         if (r < 0)
                 goto out;
         if (appid == 0 && nobjects == 0) {
@@ -222,7 +238,9 @@ static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error
                 r = store_create(db, err);
                 if (r < 0)
                         goto out;
-                appid = TQ_APPLICATION_ID;
+                r = store_pragma_int(db, "PRAGMA application_id", &appid, err);
+                if (r < 0)
+                        goto out;
         }
         if (appid != TQ_APPLICATION_ID) {
                 r = tq_error_set(err, -EMEDIUMTYPE, "%s: not a traceql database", path);
@@ -232,11 +250,15 @@ static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error
         if (r < 0)
                 goto out;
         if (version == 1 && TQ_SCHEMA_VERSION == 2) {
-                if (flags & STORE_WRITE)
-                        return store_migrate(db, err);
-                return tq_error_set(err, -EPROTO,
-                                    "%s: database schema version 1, this traceql reads version "
-                                    "2 (any import upgrades it)", path);
+                if (!(flags & STORE_WRITE))
+                        return tq_error_set(err, -EPROTO,
+                                            "%s: database schema version 1, this traceql reads "
+                                            "version 2 (any import upgrades it)", path);
+                r = store_migrate(db, err);
+                if (r == 0)
+                        r = store_pragma_int(db, "PRAGMA user_version", &version, err);
+                if (r < 0)
+                        goto out;
         }
         if (version != TQ_SCHEMA_VERSION)
                 r = tq_error_set(err, -EPROTO,
