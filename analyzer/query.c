@@ -15,6 +15,7 @@
  * UTF-8 replaced by U+FFFD).  The table buffers its first QUERY_TABLE_ROWS rows
  * to size the columns, so memory stays bounded for any result.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -421,6 +422,26 @@ out:
         return r;
 }
 
+/* Does ST start with VACUUM (after blanks and comments)?  VACUUM INTO is the
+ * one statement that writes a file from a read-only connection. */
+static bool query_is_vacuum(sqlite3_stmt *st)
+{
+        const char *p = sqlite3_sql(st);
+
+        while (p && *p) {
+                if (isspace((unsigned char) *p))
+                        p++;
+                else if (p[0] == '-' && p[1] == '-')
+                        p += strcspn(p, "\n");
+                else if (p[0] == '/' && p[1] == '*')
+                        p = strstr(p + 2, "*/") ? strstr(p + 2, "*/") + 2 : p + strlen(p);
+                else
+                        break;
+        }
+        return p && sqlite3_strnicmp(p, "vacuum", 6) == 0 &&
+               !isalnum((unsigned char) p[6]) && p[6] != '_';
+}
+
 int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
               struct tq_error *err)
 {
@@ -436,6 +457,13 @@ int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
                 }
                 if (!st)
                         continue;       /* whitespace or a comment */
+                if (sqlite3_db_readonly(db, "main") == 1 && !sqlite3_stmt_readonly(st) &&
+                    query_is_vacuum(st)) {
+                        r = tq_error_set(err, -EROFS, "%s: VACUUM writes a database file (the "
+                                         "database is opened read-only without --write)",
+                                         store_name(db));
+                        goto out;
+                }
                 r = query_statement(db, st, format, out, err);
                 sqlite3_finalize(st);
                 st = NULL;

@@ -222,6 +222,13 @@ run db-missing 3 "traceql: $T/none.db: No such file or directory" --db "$T/none.
 run sql-bad-table 1 "traceql: $DB: no such table: foo" --db "$DB" --no-sync 'select * from foo'
 run sql-syntax 1 "traceql: $DB: near \"selec\": syntax error" --db "$DB" --no-sync 'selec 1'
 run sql-readonly 1 "traceql: $DB: attempt to write a readonly database (the database is opened read-only without --write)" --db "$DB" --no-sync 'drop view qemu_vfree'
+run sql-readonly-vacuum-into 1 "traceql: $DB: VACUUM writes a database file (the database is opened read-only without --write)" --db "$DB" --no-sync "select 1; /* copy */ Vacuum INTO '$T/copy.db'"
+check_eq sql-readonly-vacuum-no-file "no copy" "$([ -e "$T/copy.db" ] && echo copy || echo no copy)"
+run sql-readonly-temp-table 0 "" --db "$DB" --no-sync --format csv 'create temp table t (a); insert into t values (7); select a from t'
+check_eq sql-readonly-temp-table-rows "a
+7" "$(cat "$T/out")"
+run sql-write-vacuum-into 0 "" --db "$DB" --no-sync --write "vacuum into '$T/copy.db'"
+check_eq sql-write-vacuum-into-copy "$(count "$DB")" "$(count "$T/copy.db")"
 run sql-defensive 1 "traceql: $DB: table sqlite_master may not be modified" --db "$DB" --no-sync --write 'delete from sqlite_master'
 check_eq sql-nothing-lost "16|8" "$(count "$DB")|$($TQ --db "$DB" --no-sync --format csv 'select count(*) from event_types' | tail -n +2)"
 run sql-write 0 "" --db "$DB" --no-sync --write 'create table notes (x); insert into notes values (42)'
