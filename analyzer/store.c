@@ -269,6 +269,26 @@ out:
         return r;
 }
 
+/* Put DB in WAL mode.  Two processes switching one rollback-journal
+ * database at once (a new one, or a version 1 one) can get SQLITE_BUSY
+ * without the busy handler being called (SQLite's way out of a deadlock
+ * when a reader wants to write), so try again for as long as the busy
+ * timeout would have waited. */
+static int store_wal(sqlite3 *db, struct tq_error *err)
+{
+        int i, rc = SQLITE_OK;
+
+        for (i = 0; i < 1000; i++) {
+                rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+                if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+                        break;
+                usleep(10000);
+        }
+        if (rc != SQLITE_OK)
+                return store_exec(db, "PRAGMA journal_mode = WAL", err);       /* the message */
+        return store_exec(db, "PRAGMA synchronous = NORMAL", err);
+}
+
 int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *err)
 {
         sqlite3 *db = NULL;
@@ -301,7 +321,7 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
         if (r < 0)
                 goto out;
         if (flags & STORE_WRITE) {
-                r = store_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err);
+                r = store_wal(db, err);
                 if (r < 0)
                         goto out;
         }
