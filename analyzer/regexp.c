@@ -1,17 +1,20 @@
 /*
  * regexp.c - the SQL REGEXP operator for traceql, backed by PCRE2 with JIT.
  *
- * SQLite turns `X REGEXP P` into regexp(P, X).  The pattern is compiled once
- * and kept as SQLite auxiliary data on the pattern argument, so a constant
- * pattern is compiled once per statement, not once per row; the JIT makes the
- * match itself cheap (not under valgrind, which cannot follow JIT code).  Patterns are UTF-8 (PCRE2_UTF with PCRE2_MATCH_INVALID_UTF
- * so invalid bytes in journal strings do not abort the query).  A bad pattern
+ * SQLite turns `X REGEXP P` into regexp(P, X).  Each connection keeps the
+ * last REGEXP_CACHE patterns it compiled, so a pattern is compiled once, not
+ * once per row, whether it is a constant or comes from a column or a
+ * subquery (SQLite's auxiliary data only lasts for a constant); the JIT
+ * makes the match itself cheap (not under valgrind, which cannot follow JIT
+ * code).  Patterns are UTF-8 (PCRE2_UTF with PCRE2_MATCH_INVALID_UTF so
+ * invalid bytes in journal strings do not abort the query).  A bad pattern
  * is an SQL error naming the pattern and PCRE2's reason.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
 #include <pcre2.h>
 #include <stdio.h>
+#include <string.h>
 #if defined(__has_include)
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
@@ -23,21 +26,40 @@
 
 #include "traceql.h"
 
-/* The compiled pattern and its match data, freed by SQLite. */
+#define REGEXP_CACHE 16
+
+/* A compiled pattern, its text and its match data. */
 struct regexp {
         pcre2_code *code;
         pcre2_match_data *match;
+        int len;
+        char pattern[];
 };
 
-static void regexp_free(void *p)
-{
-        struct regexp *re = p;
+/* A connection's compiled patterns: slot NEXT is replaced next, LAST
+ * matched last. */
+struct regexp_cache {
+        struct regexp *re[REGEXP_CACHE];
+        unsigned next, last;
+};
 
+static void regexp_free(struct regexp *re)
+{
         if (!re)
                 return;
         pcre2_match_data_free(re->match);
         pcre2_code_free(re->code);
         sqlite3_free(re);
+}
+
+static void regexp_cache_free(void *p)
+{
+        struct regexp_cache *c = p;
+        unsigned i;
+
+        for (i = 0; c && i < REGEXP_CACHE; i++)
+                regexp_free(c->re[i]);
+        sqlite3_free(c);
 }
 
 /* Compile PATTERN; on failure set the SQL error and return NULL. */
@@ -48,12 +70,15 @@ static struct regexp *regexp_compile(sqlite3_context *ctx, const char *pattern, 
         PCRE2_SIZE erroff;
         int errcode;
 
-        re = sqlite3_malloc(sizeof(*re));
+        re = sqlite3_malloc64(sizeof(*re) + (size_t) len + 1);
         if (!re) {
                 sqlite3_result_error_nomem(ctx);
                 return NULL;
         }
         re->match = NULL;
+        re->len = len;
+        memcpy(re->pattern, pattern, (size_t) len);
+        re->pattern[len] = '\0';
         re->code = pcre2_compile((PCRE2_SPTR) pattern, (PCRE2_SIZE) len,
                                  PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &errcode, &erroff, NULL);
         if (!re->code) {
@@ -77,28 +102,54 @@ static struct regexp *regexp_compile(sqlite3_context *ctx, const char *pattern, 
         return re;
 }
 
+static bool regexp_is(const struct regexp *re, const char *pattern, int len)
+{
+        return re && re->len == len && memcmp(re->pattern, pattern, (size_t) len) == 0;
+}
+
+/* The compiled PATTERN, from the cache or compiled into it; NULL with the
+ * SQL error set. */
+static struct regexp *regexp_get(sqlite3_context *ctx, const char *pattern, int len)
+{
+        struct regexp_cache *c = sqlite3_user_data(ctx);
+        struct regexp *re;
+        unsigned i;
+
+        if (regexp_is(c->re[c->last], pattern, len))
+                return c->re[c->last];
+        for (i = 0; i < REGEXP_CACHE; i++)
+                if (regexp_is(c->re[i], pattern, len)) {
+                        c->last = i;
+                        return c->re[i];
+                }
+        re = regexp_compile(ctx, pattern, len);
+        if (!re)
+                return NULL;
+        i = c->next;
+        c->next = (i + 1) % REGEXP_CACHE;
+        regexp_free(c->re[i]);
+        c->re[i] = re;
+        c->last = i;
+        return re;
+}
+
 static void regexp_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
+        const unsigned char *pattern, *subject;
         struct regexp *re;
-        const unsigned char *subject;
         int rc;
 
         (void) argc;
         if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
                 return;
-        re = sqlite3_get_auxdata(ctx, 0);
-        if (!re) {
-                re = regexp_compile(ctx, (const char *) sqlite3_value_text(argv[0]),
-                                    sqlite3_value_bytes(argv[0]));
-                if (!re)
-                        return;
-                sqlite3_set_auxdata(ctx, 0, re, regexp_free);
-                re = sqlite3_get_auxdata(ctx, 0);       /* SQLite may have freed it already */
-                if (!re) {
-                        sqlite3_result_error_nomem(ctx);
-                        return;
-                }
+        pattern = sqlite3_value_text(argv[0]);
+        if (!pattern) {
+                sqlite3_result_error_nomem(ctx);
+                return;
         }
+        re = regexp_get(ctx, (const char *) pattern, sqlite3_value_bytes(argv[0]));
+        if (!re)
+                return;
         subject = sqlite3_value_text(argv[1]);
         if (!subject) {
                 sqlite3_result_error_nomem(ctx);
@@ -116,11 +167,16 @@ static void regexp_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 int regexp_register(sqlite3 *db)
 {
+        struct regexp_cache *c = sqlite3_malloc(sizeof(*c));
         int rc;
 
-        rc = sqlite3_create_function(db, "regexp", 2,
-                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-                                     NULL, regexp_fn, NULL, NULL);
+        if (!c)
+                return -ENOMEM;
+        memset(c, 0, sizeof(*c));
+        /* on failure SQLite calls regexp_cache_free() itself */
+        rc = sqlite3_create_function_v2(db, "regexp", 2,
+                                        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                        c, regexp_fn, NULL, NULL, regexp_cache_free);
         if (rc == SQLITE_NOMEM)
                 return -ENOMEM;
         return rc == SQLITE_OK ? 0 : -EIO;
