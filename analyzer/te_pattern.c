@@ -12,7 +12,8 @@
  *                                             ([-+]?[0-9]+) ret ([-+]?[0-9]+)\z
  *
  * Literal text matches itself; %s matches lazily (so the literal after it
- * decides where it ends); a width allows spaces around the number.  Captured
+ * decides where it ends); a width allows spaces around the number, and so
+ * does the ' ' flag before it ("% d" writes " 5").  Captured
  * numbers are written back in the form ingest.c types (decimal; 0x-hex for
  * pointers), "(nil)" becomes 0x0 and a "(null)" string no value at all.
  * Patterns are compiled (with JIT) the first time their event is seen, so
@@ -310,7 +311,7 @@ static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3
 
         sqlite3_str_appendall(re, "^");
         while (*s) {
-                bool hash = false, width = false;
+                bool hash = false, space = false, width = false;
                 unsigned bits = 32;
 
                 if (*s != '%' || s[1] == '%') {
@@ -318,8 +319,10 @@ static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3
                         s += *s == '%' ? 2 : 1;
                         continue;
                 }
-                for (s++; *s && strchr("-+ #0'", *s); s++)
+                for (s++; *s && strchr("-+ #0'", *s); s++) {
                         hash |= *s == '#';
+                        space |= *s == ' ';
+                }
                 if (*s == '*') {
                         arg++;
                         s++;
@@ -341,6 +344,8 @@ static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3
                         break;
                 if (width)
                         sqlite3_str_appendall(re, " *");
+                else if (space)
+                        sqlite3_str_appendall(re, " ?");        /* "% d": " 5", "-5" */
                 sqlite3_str_appendall(re, te_pattern_conv(*s, hash));
                 if (width)
                         sqlite3_str_appendall(re, " *");
@@ -369,11 +374,15 @@ static bool te_pattern_compile(struct te_pattern_event *pe)
         pe->failed = true;
         fmt = sqlite3_str_new(NULL);
         te_pattern_decode(pe->ev->fmt ? pe->ev->fmt : "", fmt);
-        f = sqlite3_str_finish(fmt);
-        if (!f)
+        /* an empty format ("") finishes as NULL too: only the error code
+         * tells it from a string that could not be allocated */
+        if (sqlite3_str_errcode(fmt) != SQLITE_OK) {
+                sqlite3_free(sqlite3_str_finish(fmt));
                 return false;
+        }
+        f = sqlite3_str_finish(fmt);
         re = sqlite3_str_new(NULL);
-        te_pattern_build(pe, f, re);
+        te_pattern_build(pe, f ? f : "", re);
         sqlite3_free(f);
         pat = sqlite3_str_finish(re);
         if (!pat)
