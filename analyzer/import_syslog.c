@@ -12,7 +12,8 @@
  * has none): the word after the time is the tag when it ends in ':' or holds
  * '['.  RFC 3164 times have no year: it is the year of the file's last
  * modification, or the one before when that would put the line more than a
- * day after the modification (so a file spanning New Year reads right).
+ * day after the modification (so a file spanning New Year reads right); a
+ * day its month never has (Apr 31) is an invalid timestamp, as in RFC 3339.
  * rsyslog's #ooo escapes of control characters are decoded.
  *
  * The event and its arguments come from the tj@32473 STRUCTURED-DATA element
@@ -105,6 +106,8 @@ static int import_syslog_2digits(const char *s, int max)
 static int import_syslog_3164_time(struct import_text *t, struct import_syslog_cur *c,
                                    int64_t *ret_ns, struct tq_error *err)
 {
+        /* Feb 29 exists in some year: import_syslog_local() finds which */
+        static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
         const char *p = c->p, *mon;
         int mday, h, m, s;
 
@@ -119,7 +122,8 @@ static int import_syslog_3164_time(struct import_text *t, struct import_syslog_c
         h = import_syslog_2digits(p + 7, 23);
         m = import_syslog_2digits(p + 10, 59);
         s = import_syslog_2digits(p + 13, 60);
-        if (mday < 1 || h < 0 || m < 0 || s < 0)
+        if (mday < 1 || mday > mdays[(mon - import_syslog_months) / 3] || h < 0 || m < 0 ||
+            s < 0)
                 return tq_error_set(err, -EBADMSG, "invalid timestamp '%.15s'", p);
         *ret_ns = import_syslog_local(t, (int) (mon - import_syslog_months) / 3, mday, h, m, s);
         c->p = p + 16 > c->end ? c->end : p + 16;
