@@ -4,18 +4,31 @@
  * turn it into rows, and commit once.
  *
  * The whole file is one transaction, so a malformed file imports nothing.
- * The source row (kind, real path) keeps the size imported; a later import
- * of the same file parses it again from the start (a binary trace's event
- * mappings and a xentrace's CPU records come before the records that use
- * them) but stores only the records that start at or after that size, so
- * re-importing never duplicates and an appended trace adds only its tail.
+ * The source row (kind, real path) keeps the size imported and, in its
+ * cursor, a fingerprint of the bytes imported (import_file_fingerprint()); a
+ * later import of the same file parses it again from the start (a binary
+ * trace's event mappings and a xentrace's CPU records come before the records
+ * that use them) but stores only the records that start at or after that
+ * size, so re-importing never duplicates and an appended trace adds only its
+ * tail.  When the first bytes no longer have that fingerprint the file was
+ * replaced (or rotated) and is imported whole, as a new one, saying so.
  * A regular file is mapped, not read, so memory does not grow with its size;
  * standard input ("-") and files that do not tell their size (tracefs) are
  * read whole, and imported whole each time.
+ *
+ * A mapped file that shrinks under the parser (a writer truncates it) would
+ * kill the process with SIGBUS at the first page past its new end.  While a
+ * mapping is parsed a SIGBUS handler maps zero pages over the rest of it and
+ * notes the fault: the parser reads zeros, and the import fails with "FILE:
+ * the file shrank while being read", nothing stored.  A file found shorter
+ * after the parse (its last page still mapped) fails the same way.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,7 +43,103 @@ struct import_file_data {
         const uint8_t *data;
         size_t size;
         bool mapped;
+        int fd;                         /* a mapped file's, to see if it shrank; else -1 */
 };
+
+/* The bytes at either end of an imported prefix that identify it. */
+#define IMPORT_FILE_PRINT_BYTES 4096
+
+/* The mapping being parsed, for the SIGBUS handler: one import at a time. */
+static struct {
+        uint8_t *start;
+        size_t size;
+        volatile sig_atomic_t faulted;  /* a page past the file's end was touched */
+        struct sigaction old;
+} import_file_guard;
+
+/* SIGBUS in the mapping: the file shrank.  Zero pages from the faulting one
+ * to the end let the parser go on (mmap() is a plain system call, safe here);
+ * a fault elsewhere gets the previous action back, and happens again. */
+static void import_file_sigbus(int sig, siginfo_t *si, void *uc)
+{
+        uint8_t *a = si->si_addr, *start = import_file_guard.start;
+        size_t page = (size_t) sysconf(_SC_PAGESIZE), off;
+
+        (void) sig;
+        (void) uc;
+        if (!start || a < start || a >= start + import_file_guard.size) {
+                sigaction(SIGBUS, &import_file_guard.old, NULL);
+                return;
+        }
+        off = (size_t) (a - start) / page * page;
+        if (mmap(start + off, import_file_guard.size - off, PROT_READ,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+                sigaction(SIGBUS, &import_file_guard.old, NULL);
+                return;
+        }
+        import_file_guard.faulted = 1;
+}
+
+static int import_file_guard_on(struct import_file_data *d, struct tq_error *err)
+{
+        struct sigaction sa;
+
+        if (!d->mapped)
+                return 0;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_sigaction = import_file_sigbus;
+        sa.sa_flags = SA_SIGINFO;
+        sigemptyset(&sa.sa_mask);
+        import_file_guard.start = (uint8_t *) d->data;
+        import_file_guard.size = d->size;
+        import_file_guard.faulted = 0;
+        if (sigaction(SIGBUS, &sa, &import_file_guard.old) < 0) {
+                import_file_guard.start = NULL;
+                return tq_error_set(err, -errno, "sigaction: %s", strerror(errno));
+        }
+        return 0;
+}
+
+static void import_file_guard_off(const struct import_file_data *d)
+{
+        if (!d->mapped || !import_file_guard.start)
+                return;
+        sigaction(SIGBUS, &import_file_guard.old, NULL);
+        import_file_guard.start = NULL;
+}
+
+/* -EIO with ERR when the mapped file shrank while it was read, else 0. */
+static int import_file_check_size(const struct import_file_data *d, const char *name,
+                                  struct tq_error *err)
+{
+        struct stat st;
+
+        if (!d->mapped)
+                return 0;
+        if (!import_file_guard.faulted && fstat(d->fd, &st) == 0 &&
+            (uint64_t) st.st_size >= d->size)
+                return 0;
+        return tq_error_set(err, -EIO, "%s: the file shrank while being read (%zu bytes "
+                            "mapped): nothing imported", name, d->size);
+}
+
+/*
+ * The fingerprint of DATA[0..SIZE), a prefix already imported: FNV-1a over
+ * its first and its last IMPORT_FILE_PRINT_BYTES (they overlap in a short
+ * one), as "fnv1a64:" and 16 hex digits in RET (32 bytes).  The last bytes
+ * tell apart two runs' traces whose headers and event mappings are the same.
+ */
+static void import_file_fingerprint(const uint8_t *data, size_t size, char *ret)
+{
+        size_t head = size < IMPORT_FILE_PRINT_BYTES ? size : IMPORT_FILE_PRINT_BYTES, i;
+        uint64_t h = 1469598103934665603ULL;
+
+        for (i = 0; i < head; i++)
+                h = (h ^ data[i]) * 1099511628211ULL;
+        for (i = size - head; i < size; i++)
+                h = (h ^ data[i]) * 1099511628211ULL;
+        snprintf(ret, 32, "fnv1a64:%016" PRIx64, h);
+}
 
 static int import_file_read(int fd, const char *path, struct import_file_data *d,
                             struct tq_error *err)
@@ -73,6 +182,7 @@ static int import_file_open(const char *path, struct import_file_data *d, struct
         int fd, r = 0;
 
         memset(d, 0, sizeof(*d));
+        d->fd = -1;
         if (strcmp(path, "-") == 0)
                 return import_file_read(STDIN_FILENO, "<stdin>", d, err);
         fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -99,8 +209,15 @@ static int import_file_open(const char *path, struct import_file_data *d, struct
         d->data = p;
         d->size = (size_t) st.st_size;
         d->mapped = true;
+        d->fd = fd;
+        fd = -1;
+        /* the tests' writer that truncates the file under the parser */
+        if (getenv("TRACEQL_TEST_SHRINK_TO") &&
+            truncate(path, strtoll(getenv("TRACEQL_TEST_SHRINK_TO"), NULL, 10)) < 0)
+                r = tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
 out:
-        close(fd);
+        if (fd >= 0)
+                close(fd);
         return r;
 }
 
@@ -110,6 +227,34 @@ static void import_file_close(struct import_file_data *d)
                 munmap((void *) d->data, d->size);
         else
                 free((void *) d->data);
+        if (d->fd >= 0)
+                close(d->fd);
+}
+
+/*
+ * Where to resume the mapped file D (NAME) whose source stopped at OFFSET
+ * with fingerprint CURSOR (NULL: stored by an older traceql, taken on
+ * trust): OFFSET when its first OFFSET bytes are those imported, else 0, and
+ * a note on standard error that it is imported as a new file.
+ */
+static int64_t import_file_resume(const struct import_file_data *d, const char *name,
+                                  int64_t offset, const char *cursor)
+{
+        char print[32];
+
+        if (!d->mapped || offset <= 0)
+                return 0;               /* new, or not a regular file: imported whole */
+        if ((uint64_t) offset <= d->size) {
+                if (!cursor)
+                        return offset;
+                import_file_fingerprint(d->data, (size_t) offset, print);
+                if (strcmp(print, cursor) == 0)
+                        return offset;
+        }
+        fprintf(stderr, "traceql: %s: not the file imported before (%s): importing it from "
+                "the start\n", name, (uint64_t) offset > d->size ? "truncated or replaced" :
+                "replaced or rotated");
+        return 0;
 }
 
 int import_file(sqlite3 *db, const char *kind, const char *path, import_file_parse_fn parse,
@@ -118,24 +263,31 @@ int import_file(sqlite3 *db, const char *kind, const char *path, import_file_par
         struct import_file_data d;
         struct ingest *ing = NULL;
         const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-        char real[PATH_MAX];
+        char real[PATH_MAX], print[32];
+        char *cursor = NULL;
         int64_t offset = -1;
         int r;
 
         r = import_file_open(path, &d, err);
         if (r < 0)
                 return r;
+        r = import_file_guard_on(&d, err);
+        if (r < 0)
+                goto out;
         if (!realpath(path, real))
                 snprintf(real, sizeof(real), "%s", path);
-        r = ingest_begin(db, kind, real, "", &ing, NULL, &offset, err);
+        r = ingest_begin(db, kind, real, "", &ing, &cursor, &offset, err);
         if (r < 0)
                 goto out;
-        if (!d.mapped || offset < 0 || (uint64_t) offset > d.size)
-                offset = 0;             /* new, not a regular file, or rewritten shorter */
+        offset = import_file_resume(&d, name, offset, cursor);
         r = parse(ing, ctx, name, d.data, d.size, offset, err);
+        if (import_file_check_size(&d, name, err) < 0)
+                r = -EIO;       /* the parser read zeros: whatever it said is moot */
         if (r < 0)
                 goto out;
-        r = ingest_set_position(ing, NULL, d.mapped ? (int64_t) d.size : -1);
+        if (d.mapped)
+                import_file_fingerprint(d.data, d.size, print);
+        r = ingest_set_position(ing, d.mapped ? print : NULL, d.mapped ? (int64_t) d.size : -1);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
                 goto out;
@@ -144,6 +296,8 @@ int import_file(sqlite3 *db, const char *kind, const char *path, import_file_par
         ing = NULL;
 out:
         (void) ingest_end(ing, false, NULL, NULL);
+        import_file_guard_off(&d);
         import_file_close(&d);
+        free(cursor);
         return r;
 }

@@ -45,6 +45,44 @@ check_file simpletrace-bad-files bad.err "$T/bad"
 check_eq simpletrace-bad-imports-nothing 0 \
         "$($TQ --db "$T/bad.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
 
+# A file that shrinks under the import (TRACEQL_TEST_SHRINK_TO truncates it
+# once it is mapped): to 0, the parser's first read is past the end (SIGBUS);
+# by one byte, its last page is still mapped and the size tells.  Either way
+# exit 4, the message, and nothing stored.
+for to in 0 477; do
+        cp basic.st "$T/shrink.st"
+        rc=0
+        TRACEQL_TEST_SHRINK_TO=$to $RUN "$TQ" --db "$T/shrink.db" import --simpletrace \
+                "$T/shrink.st" --events "$EV" 2> "$T/err" || rc=$?
+        check_eq "simpletrace-shrinks-to-$to" "4|traceql: $T/shrink.st: the file shrank while being read (478 bytes mapped): nothing imported|0|0" \
+                "$rc|$(cat "$T/err")|$($TQ --db "$T/shrink.db" --no-sync --format csv \
+                "select (select count(*) from events) || '|' || (select count(*) from sources) as v" |
+                tail -n 1)"
+done
+
+# A file replaced by another one, longer than the part imported: imported
+# from the start, as a new file; then appended to, only the new record.
+st() {  # st FILE REQ...: a file of tgb_done events with these req values
+        f=$1; shift
+        python3 -c 'import struct, sys
+d = struct.pack("<QQQ", 2**64 - 1, 0xf2b177cb0aa429b4, 4) + struct.pack("<QQI", 0, 0, 8) + b"tgb_done"
+for i, a in enumerate(sys.argv[2:]):
+    d += struct.pack("<QQQIIQ", 1, 0, 1000 * (i + 1), 32, 42, int(a))
+open(sys.argv[1], "wb").write(d)' "$f" "$@"
+}
+st "$T/r.st" 1 2 3
+$RUN "$TQ" --db "$T/r.db" import --simpletrace "$T/r.st" --events "$EV"
+rm "$T/r.st"
+st "$T/r.st" 11 12 13 14 15
+$RUN "$TQ" --db "$T/r.db" import --simpletrace "$T/r.st" --events "$EV" 2> "$T/err"
+$RUN "$TQ" --db "$T/r.db" import --simpletrace "$T/r.st" --events "$EV" 2>> "$T/err"
+python3 -c 'import struct, sys
+open(sys.argv[1], "ab").write(struct.pack("<QQQIIQ", 1, 0, 6000, 32, 42, 16))' "$T/r.st"
+$RUN "$TQ" --db "$T/r.db" import --simpletrace "$T/r.st" --events "$EV" 2>> "$T/err"
+check_eq simpletrace-replaced-file "traceql: $T/r.st: not the file imported before (replaced or rotated): importing it from the start|1 2 3 11 12 13 14 15 16" \
+        "$(cat "$T/err")|$($TQ --db "$T/r.db" --no-sync --format csv \
+        "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
+
 rc=0
 $TQ --db "$T/u.db" import --simpletrace basic.st > /dev/null 2> "$T/err" || rc=$?
 check_eq simpletrace-needs-events "2|traceql: --simpletrace needs --events TRACE-EVENTS" \
