@@ -12,7 +12,13 @@
  * nothing is imported.  For a regular file the byte offset after the last
  * complete line is stored, and the next import of the same file starts there,
  * so appended lines are imported once; a last line without its newline is
- * left for the next import (a writer may be in the middle of it).
+ * left for the next import (a writer may be in the middle of it).  Standard
+ * input, a pipe, are read once and never resumed: their last line is
+ * imported with or without its newline.  With the offset the source keeps,
+ * in its cursor, a fingerprint of the bytes before it (as import_file.c
+ * does): a file whose first bytes no longer have it was replaced or rotated,
+ * and is imported from the start, saying so.  A UTF-8 byte order mark at the
+ * start of the input is skipped.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "traceql.h"
 
@@ -249,11 +256,38 @@ int import_text_iso8601(const char *s, size_t len, bool need_zone, int64_t *ret_
 struct import_text_file {
         FILE *f;
         const char *name;               /* for messages: the path, or "<stdin>" */
+        bool whole;                     /* not a regular file: read once, never resumed */
         char *line;
         size_t line_size;
         int64_t offset;                 /* bytes consumed from the start of the file */
         uint64_t lineno;
 };
+
+/* The bytes at either end of an imported prefix that identify it. */
+#define IMPORT_TEXT_PRINT_BYTES 4096
+
+/*
+ * The fingerprint of the first SIZE bytes of the file FD, the same as
+ * import_file.c's: FNV-1a over the first and the last IMPORT_TEXT_PRINT_BYTES
+ * (they overlap in a short one), as "fnv1a64:" and 16 hex digits in RET (32
+ * bytes).  -EIO when the file no longer has them.
+ */
+static int import_text_fingerprint(int fd, int64_t size, char *ret)
+{
+        uint8_t buf[IMPORT_TEXT_PRINT_BYTES];
+        size_t n = size < IMPORT_TEXT_PRINT_BYTES ? (size_t) size : IMPORT_TEXT_PRINT_BYTES, i;
+        off_t at[2] = { 0, (off_t) (size - (int64_t) n) };
+        uint64_t h = 1469598103934665603ULL;
+
+        for (int k = 0; k < 2; k++) {
+                if (pread(fd, buf, n, at[k]) != (ssize_t) n)
+                        return -EIO;
+                for (i = 0; i < n; i++)
+                        h = (h ^ buf[i]) * 1099511628211ULL;
+        }
+        snprintf(ret, 32, "fnv1a64:%016" PRIx64, h);
+        return 0;
+}
 
 static int import_text_open(struct import_text_file *x, const char *path, char *real,
                             int64_t *ret_mtime, struct tq_error *err)
@@ -269,19 +303,28 @@ static int import_text_open(struct import_text_file *x, const char *path, char *
 }
 
 /* Resume a regular file at its stored offset, when the file still reaches
- * it and the offset is a line start; else start over (the file was
- * truncated or replaced).  The lines before are counted, for messages. */
-static void import_text_resume(struct import_text_file *x, int64_t offset)
+ * it, its bytes before have the fingerprint CURSOR (NULL: stored by an older
+ * traceql, taken on trust) and the offset is a line start; else start over
+ * (the file was truncated, replaced or rotated), saying so on stderr.  The
+ * lines before are counted, for messages. */
+static void import_text_resume(struct import_text_file *x, int64_t offset, const char *cursor)
 {
-        char buf[65536];
+        char buf[65536], print[32];
         int64_t left = offset;
         uint64_t lines = 0;
         struct stat st;
         size_t n;
 
-        if (x->f == stdin || offset <= 0 || fstat(fileno(x->f), &st) < 0 ||
-            !S_ISREG(st.st_mode) || st.st_size < offset)
+        if (x->whole || offset <= 0 || fstat(fileno(x->f), &st) < 0)
                 return;
+        if (st.st_size < offset) {
+                fprintf(stderr, "traceql: %s: not the file imported before (truncated or "
+                        "replaced): importing it from the start\n", x->name);
+                return;
+        }
+        if (cursor && (import_text_fingerprint(fileno(x->f), offset, print) < 0 ||
+                       strcmp(print, cursor) != 0))
+                left = 0;
         while (left > 0 && (n = fread(buf, 1, left < (int64_t) sizeof(buf) ? (size_t) left :
                                       sizeof(buf), x->f)) > 0) {
                 const char *p = buf, *end = buf + n;
@@ -298,6 +341,8 @@ static void import_text_resume(struct import_text_file *x, int64_t offset)
                 }
         }
         (void) fseeko(x->f, 0, SEEK_SET);
+        fprintf(stderr, "traceql: %s: not the file imported before (replaced or rotated): "
+                "importing it from the start\n", x->name);
 }
 
 /* What the reader thread of one run works with. */
@@ -319,25 +364,31 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
 
         while ((n = getline(&x->line, &x->line_size, x->f)) > 0) {
                 int64_t raw = n;
+                char *line = x->line;
 
-                if (x->line[n - 1] != '\n') {
-                        run->st->incomplete = true;
+                if (line[n - 1] == '\n')
+                        n--;
+                else if (!x->whole) {
+                        run->st->incomplete = true;     /* a writer may be in the middle */
                         break;
                 }
                 x->lineno++;
                 run->st->lines++;
-                n--;
-                if (n > 0 && x->line[n - 1] == '\r')
+                if (n > 0 && line[n - 1] == '\r')
                         n--;
-                x->line[n] = '\0';
+                line[n] = '\0';
+                if (x->offset == 0 && n >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+                        line += 3;      /* a UTF-8 byte order mark */
+                        n -= 3;
+                }
                 slot = ring_get(ring);
                 if (!slot)
                         return ring_error(ring);        /* the writer failed, or no memory */
                 ingest_entry_reset(&slot->e);
-                if (memchr(x->line, '\0', (size_t) n))
+                if (memchr(line, '\0', (size_t) n))
                         r = tq_error_set(err, -EBADMSG, "NUL byte in the line");
                 else
-                        r = run->fn(run->t, x->line, (size_t) n, &slot->e, err);
+                        r = run->fn(run->t, line, (size_t) n, &slot->e, err);
                 if (r == -ENOMEM)
                         return tq_error_set(err, r, "out of memory");
                 if (r < 0) {
@@ -378,17 +429,26 @@ int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
         struct import_text_stats st = { 0 };
         struct import_text t = { .patterns = patterns, .ref_time = ref_time };
         struct ingest *ing = NULL;
+        char print[32], *cursor = NULL;
         int64_t offset = -1;
+        struct stat fs;
         int r;
 
-        r = ingest_begin(db, kind, location, "", &ing, NULL, &offset, err);
+        x.whole = f == stdin || fstat(fileno(f), &fs) < 0 || !S_ISREG(fs.st_mode);
+        r = ingest_begin(db, kind, location, "", &ing, &cursor, &offset, err);
         if (r < 0)
                 goto out;
-        import_text_resume(&x, offset);
+        import_text_resume(&x, offset, cursor);
         r = import_text_lines(&x, &t, ing, fn, &st, err);
         if (r < 0)
                 goto out;
-        r = ingest_set_position(ing, NULL, strcmp(location, "-") == 0 ? -1 : x.offset);
+        if (!x.whole && import_text_fingerprint(fileno(f), x.offset, print) < 0) {
+                r = tq_error_set(err, -EIO, "%s: the file shrank while being read: nothing "
+                                 "imported", name);
+                goto out;
+        }
+        r = ingest_set_position(ing, x.whole ? NULL : print,
+                                strcmp(location, "-") == 0 ? -1 : x.offset);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
                 goto out;
@@ -401,6 +461,7 @@ int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
                 *ret_stats = st;
 out:
         (void) ingest_end(ing, false, NULL, NULL);
+        free(cursor);
         free(x.line);
         free(t.field);
         free(t.value);

@@ -33,11 +33,11 @@ CREATE TABLE sources (
         kind     TEXT NOT NULL,         -- 'journal' (sd-journal API) or 'export' (export format)
         location TEXT NOT NULL,         -- '' local journal, 'dir:PATH', 'files:PATH...', export PATH or '-'
         filter   TEXT NOT NULL,         -- identifiers the import was narrowed to, comma-separated, '' all
-        cursor   TEXT,                  -- journal cursor of the last entry read; trace files
-                                        -- (simpletrace, ftrace, xentrace): 'fnv1a64:' and the hex
+        cursor   TEXT,                  -- journal cursor of the last entry read; files (syslog,
+                                        -- log, simpletrace, ftrace, xentrace): 'fnv1a64:' and the hex
                                         -- FNV-1a of the first and last 4 KiB before offset, to
                                         -- tell the file imported from a replaced or rotated one
-        offset   INTEGER,               -- export and trace files: byte offset after what was read
+        offset   INTEGER,               -- export, text and trace files: byte offset after what was read
         rows     INTEGER NOT NULL DEFAULT 0,    -- rows this source added, all imports
         updated  INTEGER,               -- unix ns of the last commit
         UNIQUE (kind, location, filter)

@@ -62,6 +62,33 @@ check_eq syslog-stdin "traceql: -: 1 lines, 1 new events, 0 of them without a kn
         "$(cat "$T/err")|$("$TQ" --db "$T/stdin.db" --no-sync --format csv \
         "select (select location || '|' || ifnull(offset, '') from sources) || '|' || pid as v
          from events" | tail -n +2)"
+# ... and its last line without a newline is imported: nothing comes after it.
+printf 'Jan  2 03:04:05 h app[9]: blk_req_complete req 0x9 ret 0\nJan  2 03:04:06 h app[9]: blk_req_complete req 0xa ret 0' |
+        "$TQ" --db "$T/stdin2.db" import --syslog - --events "$EV" 2> "$T/err"
+check_eq syslog-stdin-last-line "traceql: -: 2 lines, 2 new events, 0 of them without a known event|9 10" \
+        "$(cat "$T/err")|$("$TQ" --db "$T/stdin2.db" --no-sync --format csv \
+        "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
+# A file replaced by a longer one (emptied and written again, as by a
+# rotation with copytruncate, or a new file under the name) is imported from
+# its start, saying so; then resumed as before.
+line() { printf '<30>Nov 21 10:00:0%d h app[1]: blk_req_complete req 0x%d ret 0\n' "$1" "$1"; }
+{ line 1; line 2; } > "$T/rot.log"
+"$TQ" --db "$T/rot.db" import --syslog "$T/rot.log" --events "$EV" 2>/dev/null
+: > "$T/rot.log"
+{ line 3; line 4; line 5; line 6; } >> "$T/rot.log"
+"$TQ" --db "$T/rot.db" import --syslog "$T/rot.log" --events "$EV" 2> "$T/err"
+line 7 >> "$T/rot.log"
+"$TQ" --db "$T/rot.db" import --syslog "$T/rot.log" --events "$EV" 2>> "$T/err"
+check_eq syslog-replaced-file "traceql: $T/rot.log: not the file imported before (replaced or rotated): importing it from the start
+traceql: $T/rot.log: 4 lines, 4 new events, 0 of them without a known event
+traceql: $T/rot.log: 1 lines, 1 new events, 0 of them without a known event|1 2 3 4 5 6 7" \
+        "$(cat "$T/err")|$("$TQ" --db "$T/rot.db" --no-sync --format csv \
+        "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
+# A file now shorter than the offset: the same, said so.
+line 8 > "$T/rot.log"
+"$TQ" --db "$T/rot.db" import --syslog "$T/rot.log" --events "$EV" 2> "$T/err"
+check_eq syslog-truncated-file "traceql: $T/rot.log: not the file imported before (truncated or replaced): importing it from the start
+traceql: $T/rot.log: 1 lines, 1 new events, 0 of them without a known event" "$(cat "$T/err")"
 # A bad line imports nothing, and the next import starts at the same place.
 printf 'garbage\n' >> "$T/r.log"
 rc=0
