@@ -46,9 +46,6 @@ struct import_file_data {
         int fd;                         /* a mapped file's, to see if it shrank; else -1 */
 };
 
-/* The bytes at either end of an imported prefix that identify it. */
-#define IMPORT_FILE_PRINT_BYTES 4096
-
 /* The mapping being parsed, for the SIGBUS handler: one import at a time. */
 static struct {
         uint8_t *start;
@@ -123,22 +120,31 @@ static int import_file_check_size(const struct import_file_data *d, const char *
                             "mapped): nothing imported", name, d->size);
 }
 
-/*
- * The fingerprint of DATA[0..SIZE), a prefix already imported: FNV-1a over
- * its first and its last IMPORT_FILE_PRINT_BYTES (they overlap in a short
- * one), as "fnv1a64:" and 16 hex digits in RET (32 bytes).  The last bytes
- * tell apart two runs' traces whose headers and event mappings are the same.
- */
+uint64_t import_print_add(uint64_t h, const uint8_t *p, size_t n)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++)
+                h = (h ^ p[i]) * 1099511628211ULL;      /* FNV-1a, 64 bits */
+        return h;
+}
+
+void import_print_format(uint64_t h, char ret[IMPORT_PRINT_SIZE])
+{
+        snprintf(ret, IMPORT_PRINT_SIZE, "fnv1a64:%016" PRIx64, h);
+}
+
+/* The fingerprint of DATA[0..SIZE), a prefix already imported (traceql.h).
+ * The last bytes tell apart two runs' traces whose headers and event
+ * mappings are the same. */
 static void import_file_fingerprint(const uint8_t *data, size_t size, char *ret)
 {
-        size_t head = size < IMPORT_FILE_PRINT_BYTES ? size : IMPORT_FILE_PRINT_BYTES, i;
-        uint64_t h = 1469598103934665603ULL;
+        size_t n = size < IMPORT_PRINT_BYTES ? size : IMPORT_PRINT_BYTES;
+        uint64_t h = IMPORT_PRINT_INIT;
 
-        for (i = 0; i < head; i++)
-                h = (h ^ data[i]) * 1099511628211ULL;
-        for (i = size - head; i < size; i++)
-                h = (h ^ data[i]) * 1099511628211ULL;
-        snprintf(ret, 32, "fnv1a64:%016" PRIx64, h);
+        h = import_print_add(h, data, n);
+        h = import_print_add(h, data + size - n, n);
+        import_print_format(h, ret);
 }
 
 static int import_file_read(int fd, const char *path, struct import_file_data *d,
@@ -240,7 +246,7 @@ static void import_file_close(struct import_file_data *d)
 static int64_t import_file_resume(const struct import_file_data *d, const char *name,
                                   int64_t offset, const char *cursor)
 {
-        char print[32];
+        char print[IMPORT_PRINT_SIZE];
 
         if (!d->mapped || offset <= 0)
                 return 0;               /* new, or not a regular file: imported whole */
@@ -263,7 +269,7 @@ int import_file(sqlite3 *db, const char *kind, const char *path, import_file_par
         struct import_file_data d;
         struct ingest *ing = NULL;
         const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-        char real[PATH_MAX], print[32];
+        char real[PATH_MAX], print[IMPORT_PRINT_SIZE];
         char *cursor = NULL;
         int64_t offset = -1;
         int r;

@@ -263,29 +263,22 @@ struct import_text_file {
         uint64_t lineno;
 };
 
-/* The bytes at either end of an imported prefix that identify it. */
-#define IMPORT_TEXT_PRINT_BYTES 4096
-
-/*
- * The fingerprint of the first SIZE bytes of the file FD, the same as
- * import_file.c's: FNV-1a over the first and the last IMPORT_TEXT_PRINT_BYTES
- * (they overlap in a short one), as "fnv1a64:" and 16 hex digits in RET (32
- * bytes).  -EIO when the file no longer has them.
- */
+/* The fingerprint of the first SIZE bytes of the file FD (traceql.h), read
+ * with pread(); -EIO when the file no longer has them. */
 static int import_text_fingerprint(int fd, int64_t size, char *ret)
 {
-        uint8_t buf[IMPORT_TEXT_PRINT_BYTES];
-        size_t n = size < IMPORT_TEXT_PRINT_BYTES ? (size_t) size : IMPORT_TEXT_PRINT_BYTES, i;
+        uint8_t buf[IMPORT_PRINT_BYTES];
+        size_t n = size < IMPORT_PRINT_BYTES ? (size_t) size : IMPORT_PRINT_BYTES;
         off_t at[2] = { 0, (off_t) (size - (int64_t) n) };
-        uint64_t h = 1469598103934665603ULL;
+        uint64_t h = IMPORT_PRINT_INIT;
+        int k;
 
-        for (int k = 0; k < 2; k++) {
+        for (k = 0; k < 2; k++) {
                 if (pread(fd, buf, n, at[k]) != (ssize_t) n)
                         return -EIO;
-                for (i = 0; i < n; i++)
-                        h = (h ^ buf[i]) * 1099511628211ULL;
+                h = import_print_add(h, buf, n);
         }
-        snprintf(ret, 32, "fnv1a64:%016" PRIx64, h);
+        import_print_format(h, ret);
         return 0;
 }
 
@@ -309,7 +302,7 @@ static int import_text_open(struct import_text_file *x, const char *path, char *
  * lines before are counted, for messages. */
 static void import_text_resume(struct import_text_file *x, int64_t offset, const char *cursor)
 {
-        char buf[65536], print[32];
+        char buf[65536], print[IMPORT_PRINT_SIZE];
         int64_t left = offset;
         uint64_t lines = 0;
         struct stat st;
@@ -429,7 +422,7 @@ int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
         struct import_text_stats st = { 0 };
         struct import_text t = { .patterns = patterns, .ref_time = ref_time };
         struct ingest *ing = NULL;
-        char print[32], *cursor = NULL;
+        char print[IMPORT_PRINT_SIZE], *cursor = NULL;
         int64_t offset = -1;
         struct stat fs;
         int r;

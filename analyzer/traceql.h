@@ -409,6 +409,19 @@ int te_catalog_field_int(struct ingest_entry *e, const char *name, int64_t v);
 int te_catalog_entry(struct ingest_entry *e, const struct te_event *ev, const struct tq_value *v);
 
 /* ---- import_file.c: one binary or text file, one transaction ---- */
+
+/*
+ * A file source's fingerprint, kept in its cursor: FNV-1a (64 bits) over the
+ * first and the last IMPORT_PRINT_BYTES of what was imported (they overlap
+ * in a short file), as "fnv1a64:" and 16 hex digits.  A file whose bytes
+ * before the stored offset no longer have it was replaced or rotated, and is
+ * imported from the start.
+ */
+#define IMPORT_PRINT_BYTES 4096
+#define IMPORT_PRINT_SIZE 32
+#define IMPORT_PRINT_INIT 1469598103934665603ULL
+uint64_t import_print_add(uint64_t h, const uint8_t *p, size_t n);
+void import_print_format(uint64_t h, char ret[IMPORT_PRINT_SIZE]);
 /* Parse DATA[0..SIZE) of the file NAME into ING; records that start before
  * SKIP were imported before and are read but not stored.  Errors are
  * "NAME:OFFSET: why" or "NAME:LINE: why". */
