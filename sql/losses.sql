@@ -3,13 +3,28 @@
 --                        (first..last missing), counted per gap
 --   tj_dropped           the library's own reports (TRACE_DROPPED), summed per process
 --   journald_suppressed  journald's rate limiting, "Suppressed N messages from UNIT"
--- A process is (boot, pid); a pid reused within a boot restarts TRACE_SEQ and
--- is not counted as a gap.  Events lost after a process's last stored event
--- show only through tj_dropped.
-WITH ordered AS (
-        SELECT boot, pid, identifier, seq, time,
-               lag(seq) OVER (PARTITION BY boot, pid ORDER BY seq) AS prev
+-- A process is (boot, pid, identifier) and one run of it: a pid reused
+-- within a boot restarts TRACE_SEQ, and its two runs must not be merged
+-- (their numbers would fill each other's gaps).  A run never repeats a
+-- number, so in time order a number seen before means a later run has
+-- begun: an event's run is the most times any number up to it was seen
+-- before.  (Not "the number fell": a thread that takes a number and is
+-- preempted before it reads the clock comes later in time order.)  Events
+-- lost after a process's last stored event show only through tj_dropped.
+WITH seen AS (
+        SELECT id, boot, pid, identifier, seq, time,
+               row_number() OVER (PARTITION BY boot, pid, identifier, seq
+                                  ORDER BY time, id) - 1 AS again
         FROM events WHERE seq IS NOT NULL AND pid IS NOT NULL
+), runs AS (
+        SELECT boot, pid, identifier, seq, time,
+               max(again) OVER (PARTITION BY boot, pid, identifier ORDER BY time, id
+                                ROWS UNBOUNDED PRECEDING) AS run
+        FROM seen
+), ordered AS (
+        SELECT boot, pid, identifier, seq, time,
+               lag(seq) OVER (PARTITION BY boot, pid, identifier, run ORDER BY seq) AS prev
+        FROM runs
 )
 SELECT 'seq_gap' AS kind, boot, pid, identifier, seq - prev - 1 AS lost,
        'seq ' || (prev + 1) || '..' || (seq - 1) AS detail, ns_time(time) AS time

@@ -88,6 +88,19 @@ awk -F, -v OFS=, 'NR == 1 { print $1, $2, $3, $4, $5, $6; next }
         $1 != "journald_suppressed" { print $1, ($2 != ""), ($3 > 0), $4, $5, $6 }' \
         "$T/got.full" > "$T/got"
 check_file traceql-losses "$T/exp" "$T/got"
+# A pid reused within a boot: run one of prog a has 1 2 3 5 6, then run two
+# of prog a has 1..8 (its clock later), and prog b, with the same pid, has
+# 1 2 4.  Runs are told apart (a number seen again), so run two does not
+# fill run one's gap; b's gap is its own.  Run two's 3 is stamped before its
+# 2 (a thread preempted between taking its number and reading the clock):
+# no new run, no gap.
+awk 'function e(id, seq, t) { printf "__CURSOR=s=77776666555544443333222211110000;i=%x;b=x\n_BOOT_ID=bb\n_PID=100\nSYSLOG_IDENTIFIER=%s\nTRACE_EVENT=ev\nTRACE_SEQ=%d\nTRACE_TIME_NS=%d\nMESSAGE=ev\n\n", ++n, id, seq, t }
+BEGIN { split("1 2 3 5 6", a, " "); for (i = 1; i <= 5; i++) e("a", a[i], 1000 + i)
+        split("1 3 2 4 5 6 7 8", b, " "); for (i = 1; i <= 8; i++) e("a", b[i], 2000 + i)
+        split("1 2 4", c, " "); for (i = 1; i <= 3; i++) e("b", c[i], 1500 + i) }' > "$T/reuse.export"
+$RUN "$TQ" --db "$T/reuse.db" import --export "$T/reuse.export"
+check_eq traceql-losses-pid-reused "seq_gap,bb,100,a,1,seq 4..4|seq_gap,bb,100,b,1,seq 3..3" \
+        "$($TQ --db "$T/reuse.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-6 | paste -sd '|')"
 
 # ---- import again: nothing new ------------------------------------------
 $RUN "$TQ" --db "$DB" import --identifier "$ID"
