@@ -400,6 +400,13 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                       "--simpletrace, --ftrace or --xentrace)\n", stderr);
                 return TQ_EXIT_USAGE;
         }
+        for (i = 0; i < o->nidentifiers; i++)
+                if (strchr(o->identifiers[i], ',')) {
+                        /* the source's filter lists them with commas */
+                        fprintf(stderr, "traceql: --identifier '%s': an identifier with a comma "
+                                "cannot be imported\n", o->identifiers[i]);
+                        return TQ_EXIT_USAGE;
+                }
         if (o->simpletrace && !o->events) {
                 fputs("traceql: --simpletrace needs --events TRACE-EVENTS\n", stderr);
                 return TQ_EXIT_USAGE;
@@ -495,7 +502,9 @@ static int traceql_query(const char *path, const char *sql, const struct traceql
                 goto out;
         }
         r = query_run(db, sql, format, stdout, &err);
-        if (r < 0)
+        if (r < 0 && ferror(stdout))
+                ret = traceql_fail(TQ_EXIT_OUTPUT, r, &err);
+        else if (r < 0)
                 ret = traceql_fail(r == -EIO || r == -EROFS ? TQ_EXIT_SQL : TQ_EXIT_DB, r, &err);
 out:
         sqlite3_close_v2(db);

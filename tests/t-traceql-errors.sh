@@ -227,6 +227,9 @@ run db-missing 3 "traceql: $T/none.db: No such file or directory" --db "$T/none.
 run sql-bad-table 1 "traceql: $DB: no such table: foo" --db "$DB" --no-sync 'select * from foo'
 run sql-syntax 1 "traceql: $DB: near \"selec\": syntax error" --db "$DB" --no-sync 'selec 1'
 run sql-readonly 1 "traceql: $DB: attempt to write a readonly database (the database is opened read-only without --write)" --db "$DB" --no-sync 'drop view qemu_vfree'
+rc=0
+$TQ --db "$DB" --no-sync 'select 1' > /dev/full 2> "$T/err" || rc=$?
+check_eq sql-output-full "8|traceql: write error: No space left on device" "$rc|$(cat "$T/err")"
 run sql-readonly-vacuum-into 1 "traceql: $DB: VACUUM writes a database file (the database is opened read-only without --write)" --db "$DB" --no-sync "select 1; /* copy */ Vacuum INTO '$T/copy.db'"
 check_eq sql-readonly-vacuum-no-file "no copy" "$([ -e "$T/copy.db" ] && echo copy || echo no copy)"
 run sql-readonly-temp-table 0 "" --db "$DB" --no-sync --format csv 'create temp table t (a); insert into t values (7); select a from t'
@@ -254,6 +257,7 @@ $(tail -n +2 "$T/err")" --db "$DB" 'select 1' 'select 2'
 run usage-import-option 2 "traceql: import options given without 'import'" --db "$DB" --identifier x 'select 1'
 run usage-export-filter 2 "traceql: --export takes no filter and no --follow" --db "$DB" import --export "$FIX" --identifier x
 TIMES="(YYYY-MM-DD [HH:MM[:SS]], @SECONDS up to @253402300799, now)"
+run usage-identifier-comma 2 "traceql: --identifier 'a,b': an identifier with a comma cannot be imported" --db "$DB" import --identifier x --identifier a,b
 run usage-time 2 "traceql: invalid time 'yesterday-ish' $TIMES" --db "$DB" import --since yesterday-ish
 run usage-time-no-such-day 2 "traceql: invalid time '2025-02-30' $TIMES" --db "$DB" import --until 2025-02-30
 run usage-time-inf 2 "traceql: invalid time '@inf' $TIMES" --db "$DB" import --since @inf
