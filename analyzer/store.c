@@ -340,7 +340,7 @@ out:
 int store_default_path(char **ret_path, struct tq_error *err)
 {
         const char *env, *home;
-        char *dir = NULL, *path = NULL;
+        char *dir = NULL, *path = NULL, *p, c;
         int r = 0;
 
         env = getenv("TRACEQL_DB");
@@ -364,20 +364,20 @@ int store_default_path(char **ret_path, struct tq_error *err)
                 r = -ENOMEM;
                 goto out;
         }
-        /* ~/.cache may not exist yet either. */
-        {
-                char *slash = strrchr(dir, '/');
-
-                *slash = '\0';
-                if (*dir && mkdir(dir, 0700) < 0 && errno != EEXIST) {
+        /* ~/.cache, or any directory above $XDG_CACHE_HOME, may not exist
+         * yet either: make each one missing, as mkdir -p */
+        for (p = dir + 1;; p++) {
+                if (*p != '/' && *p != '\0')
+                        continue;
+                c = *p;
+                *p = '\0';
+                if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
                         r = tq_error_set(err, -errno, "%s: %s", dir, strerror(errno));
                         goto out;
                 }
-                *slash = '/';
-        }
-        if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-                r = tq_error_set(err, -errno, "%s: %s", dir, strerror(errno));
-                goto out;
+                *p = c;
+                if (!c)
+                        break;
         }
         r = asprintf(&path, "%s/traceql.db", dir);
         if (r < 0) {

@@ -270,6 +270,8 @@ check_eq version-text "traceql $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")" "
 # ---- where the database is ---------------------------------------------------
 XDG_CACHE_HOME=$T/cache TRACEQL_DB= $TQ import --export "$FIX"
 check_eq db-xdg-default "15" "$(count "$T/cache/traceql/traceql.db")"
+XDG_CACHE_HOME=$T/no/such/cache TRACEQL_DB= $TQ import --export "$FIX"
+check_eq db-xdg-parents-made "15" "$(count "$T/no/such/cache/traceql/traceql.db")"
 TRACEQL_DB=$T/env.db XDG_CACHE_HOME=$T/cache2 $TQ import --export "$FIX"
 check_eq db-env-override "15|no" "$(count "$T/env.db")|$([ -e "$T/cache2" ] && echo yes || echo no)"
 TRACEQL_DB=$T/env.db $TQ --db "$T/opt.db" import --export "$FIX"
