@@ -8,7 +8,9 @@
  *     TASK-PID [(TGID)] [CPU] [FLAGS] SECONDS.MICROS: BODY
  *
  * FLAGS (irqs-off, need-resched...) being there unless the irq-info option
- * is off, and (TGID) only with record-tgid.  BODY is
+ * is off, and (TGID) only with record-tgid.  TASK is whatever the task named
+ * itself, brackets and spaces included.  A trace clock that does not count
+ * time (x86-tsc, counter) prints a plain integer for SECONDS.MICROS.  BODY is
  *
  *   tracing_mark_write: TEXT   a marker line: when TEXT is our own layout,
  *                              "event[pid.seq]: name=value ...", the event
@@ -30,7 +32,8 @@
  *
  * "CPU:N [LOST M EVENTS]" becomes a tj_dropped row.  The timestamp goes to
  * `mono` (nanoseconds of the trace clock: CLOCK_MONOTONIC when trace_clock
- * is mono), TASK to `identifier`, PID to `tid`, and to `pid` the pid of our
+ * is mono; an integer timestamp as it is, in the clock's own unit, so rows
+ * keep their order and pairs' latencies are in cycles or counts), TASK to `identifier`, PID to `tid`, and to `pid` the pid of our
  * marker lines, else TGID, else PID.  A line that fits none of these fails
  * the import with "FILE:LINE: why", and nothing is imported.
  */
@@ -180,28 +183,12 @@ static char fkind_of(struct fspan v)
 
 /* ---- the line prefix ---- */
 
-/* TASK-PID [(TGID)] [CPU] [FLAGS] TS: -> L's task, tid, tgid, ns; *RET_BODY. */
-static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struct fline *l,
-                         const char **ret_body, struct tq_error *err)
+/* TASK-PID [(TGID)], from P to LEFT_END (where the [CPU] field starts) ->
+ * L's task, tid, tgid; NULL, or why it is not that. */
+static const char *fparse_task(const char *p, const char *left_end, struct fline *l)
 {
-        const char *cpu = NULL, *q, *left_end, *dash, *ts, *dot, *colon;
-        int64_t sec, frac;
-        size_t i, nfrac;
+        const char *dash;
 
-        /* the CPU field: the first "[digits]" */
-        for (q = p; q < end; q++) {
-                if (*q != '[')
-                        continue;
-                for (i = 1; q + i < end && fis_digit(q[i]); i++)
-                        ;
-                if (i > 1 && q + i < end && q[i] == ']') {
-                        cpu = q;
-                        break;
-                }
-        }
-        if (!cpu)
-                return ftrace_error(f, err, "not a trace line (no [CPU] field)");
-        left_end = cpu;
         while (left_end > p && left_end[-1] == ' ')
                 left_end--;
         if (left_end > p && left_end[-1] == ')') {
@@ -209,7 +196,7 @@ static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struc
                 const char *t;
 
                 if (!open)
-                        return ftrace_error(f, err, "not a trace line (unbalanced TGID field)");
+                        return "not a trace line (unbalanced TGID field)";
                 t = fskip_spaces(open + 1, left_end - 1);
                 l->has_tgid = fparse_u(t, (size_t) (left_end - 1 - t), &l->tgid);
                 left_end = open;
@@ -219,11 +206,23 @@ static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struc
         p = fskip_spaces(p, left_end);
         dash = left_end > p ? memrchr(p, '-', (size_t) (left_end - p)) : NULL;
         if (!dash || !fparse_u(dash + 1, (size_t) (left_end - dash - 1), &l->tid))
-                return ftrace_error(f, err, "not a trace line (no TASK-PID)");
+                return "not a trace line (no TASK-PID)";
         l->task = (struct fspan) { p, (size_t) (dash - p) };
+        return NULL;
+}
 
-        /* after "[CPU]": maybe FLAGS, then "SECONDS.FRACTION:" */
-        q = fskip_spaces(memchr(cpu, ']', (size_t) (end - cpu)) + 1, end);
+/* [FLAGS] TIMESTAMP: from Q (after the [CPU] field) -> L's ns, *RET_BODY;
+ * NULL, or why it is not that.  TIMESTAMP is SECONDS.FRACTION, or a plain
+ * integer from a clock that does not count time (x86-tsc, counter), kept
+ * as it is. */
+static const char *fparse_time(const char *q, const char *end, struct fline *l,
+                               const char **ret_body)
+{
+        const char *ts, *dot, *colon;
+        int64_t sec, frac;
+        size_t i, nfrac;
+
+        q = fskip_spaces(q, end);
         for (i = 0;; i++) {
                 ts = q;
                 while (q < end && *q != ' ')
@@ -231,21 +230,66 @@ static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struc
                 if (q > ts && q[-1] == ':')
                         break;
                 if (i == 1 || q == end)
-                        return ftrace_error(f, err, "not a trace line (no timestamp)");
+                        return "not a trace line (no timestamp)";
                 q = fskip_spaces(q, end);
         }
         colon = q - 1;
         dot = memchr(ts, '.', (size_t) (colon - ts));
-        nfrac = dot ? (size_t) (colon - dot - 1) : 0;
-        if (!dot || !fparse_u(ts, (size_t) (dot - ts), &sec) || nfrac > 9 ||
+        if (!dot) {
+                if (!fparse_u(ts, (size_t) (colon - ts), &l->ns) || l->ns < 0)
+                        return "not a trace line (bad timestamp)";
+                *ret_body = fskip_spaces(q, end);
+                return NULL;
+        }
+        nfrac = (size_t) (colon - dot - 1);
+        if (!fparse_u(ts, (size_t) (dot - ts), &sec) || nfrac > 9 ||
             !fparse_u(dot + 1, nfrac, &frac) ||
             (uint64_t) sec > INT64_MAX / 1000000000 - 1)        /* above INT64_MAX: < 0 */
-                return ftrace_error(f, err, "not a trace line (bad timestamp)");
+                return "not a trace line (bad timestamp)";
         for (i = nfrac; i < 9; i++)
                 frac *= 10;
         l->ns = sec * 1000000000 + frac;
         *ret_body = fskip_spaces(q, end);
-        return 0;
+        return NULL;
+}
+
+/*
+ * TASK-PID [(TGID)] [CPU] [FLAGS] TS: -> L's task, tid, tgid, ns; *RET_BODY.
+ * TASK is any text (prctl() sets it), "[1]" and spaces included, so the
+ * [CPU] field is the first " [digits]" with TASK-PID before it and a
+ * timestamp after it; the error is that of the candidate that came closest.
+ */
+static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struct fline *l,
+                         const char **ret_body, struct tq_error *err)
+{
+        const char *why = "not a trace line (no [CPU] field)", *q;
+        int stage = 0;          /* of WHY: 1 no TASK-PID before, 2 no timestamp after */
+        size_t i;
+
+        for (q = p; q < end; q++) {
+                const char *w;
+                int s = 1;
+
+                if (*q != '[' || q == p || q[-1] != ' ')
+                        continue;
+                for (i = 1; q + i < end && fis_digit(q[i]); i++)
+                        ;
+                if (i == 1 || q + i == end || q[i] != ']')
+                        continue;
+                l->has_tgid = false;
+                w = fparse_task(p, q, l);
+                if (!w) {
+                        w = fparse_time(q + i + 1, end, l, ret_body);
+                        if (!w)
+                                return 0;
+                        s = 2;
+                }
+                if (s > stage) {
+                        stage = s;
+                        why = w;
+                }
+        }
+        return ftrace_error(f, err, why);
 }
 
 /* ---- arguments ---- */

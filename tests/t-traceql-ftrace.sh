@@ -107,3 +107,23 @@ cat "$D/mixed.trace" > "$T/grow.trace"
 $TQ --db "$T/grow.db" import --ftrace "$T/grow.trace"
 check_eq ftrace-resume-appended "8|13|13" "$first|$($TQ --db "$T/grow.db" --no-sync --format csv \
         'select count(*) || "|" || count(distinct ifnull(mono, 0) || event) from events' | tail -n 1)"
+
+# TASK is any text a program gave itself with prctl(), "[1]" and spaces
+# included; a trace clock that is not in seconds (x86-tsc, counter) prints a
+# plain integer, which goes to mono as it is.
+cat > "$T/prefix.trace" <<'TRACE'
+   x[1]-1234  [000] d..1. 100.000001: sched_waking: comm=foo pid=1
+  a [2] b-77  (     70) [001] ..... 100.000002: sched_waking: comm=bar pid=2
+ bash-7749 [001] ..... 98765432101234: kvm_exit: reason EXIT_IO rip 0xffff
+TRACE
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/prefix.trace"
+$TQ --db "$T/db" --no-sync --format csv \
+        "select mono, pid, tid, identifier, event, a0, a1 from events order by id" > "$T/got"
+cat > "$T/exp" <<'OUT'
+mono,pid,tid,identifier,event,a0,a1
+100000001000,1234,1234,x[1],sched_waking,foo,1
+100000002000,70,77,a [2] b,sched_waking,bar,2
+98765432101234,7749,7749,bash,kvm_exit,EXIT_IO,65535
+OUT
+check_file ftrace-task-brackets-counter-clock "$T/exp" "$T/got"
