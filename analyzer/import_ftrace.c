@@ -532,12 +532,14 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
                 fparse_kernel(p, end, l);
                 return 0;
         }
-        /* a marker: ours is "event[pid.seq]: args" */
+        /* a marker: ours is "event[pid.seq]: args", or "tj_dropped[pid]: args";
+         * "name[pid]: text" is what syslog-style programs write */
         name = p;
         while (p < end && fis_ident(*p))
                 p++;
         q = p;
         if (q > name && q < end && *q == '[') {
+                struct fspan ev = { name, (size_t) (p - name) };
                 const char *n0 = ++q;
 
                 while (q < end && fis_digit(*q))
@@ -550,10 +552,10 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
                         l->has_seq = fparse_u(n0, (size_t) (q - n0), &l->seq);
                 }
                 /* "]:" then a space or the end */
-                if (l->has_pid && end - q >= 2 && q[0] == ']' && q[1] == ':' &&
-                    (end - q == 2 || q[2] == ' ')) {
+                if (l->has_pid && (l->has_seq || fspan_is(ev, "tj_dropped")) && end - q >= 2 &&
+                    q[0] == ']' && q[1] == ':' && (end - q == 2 || q[2] == ' ')) {
                         l->ours = true;
-                        l->event = (struct fspan) { name, (size_t) (p - name) };
+                        l->event = ev;
                         q = fskip_spaces(q + 2, end);
                         l->text = (struct fspan) { q, (size_t) (end - q) };
                         return fparse_ours(f, q, end, l, err);

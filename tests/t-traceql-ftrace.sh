@@ -127,3 +127,20 @@ mono,pid,tid,identifier,event,a0,a1
 98765432101234,7749,7749,bash,kvm_exit,EXIT_IO,65535
 OUT
 check_file ftrace-task-brackets-counter-clock "$T/exp" "$T/got"
+
+# A marker "name[pid]: text", as syslog-style programs write, is not ours
+# (ours has [pid.seq], or is tj_dropped[pid]): a tracing_mark_write row.
+cat > "$T/marker.trace" <<'TRACE'
+  bash-5 [000] ..... 100.000001: tracing_mark_write: sshd[123]: Accepted publickey for root
+  bash-5 [000] ..... 100.000002: tracing_mark_write: tj_dropped[5]: dropped=3
+TRACE
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/marker.trace" --events "$EV"
+$TQ --db "$T/db" --no-sync --format csv \
+        "select pid, seq, event, a0 from events order by id" > "$T/got"
+cat > "$T/exp" <<'OUT'
+pid,seq,event,a0
+5,,tracing_mark_write,sshd[123]: Accepted publickey for root
+5,,tj_dropped,3
+OUT
+check_file ftrace-marker-name-pid "$T/exp" "$T/got"
