@@ -35,7 +35,8 @@
  * is mono; an integer timestamp as it is, in the clock's own unit, so rows
  * keep their order and pairs' latencies are in cycles or counts), TASK to `identifier`, PID to `tid`, and to `pid` the pid of our
  * marker lines, else TGID, else PID.  A line that fits none of these fails
- * the import with "FILE:LINE: why", and nothing is imported.
+ * the import with "FILE:LINE: why", and nothing is imported.  A last line
+ * without its newline is left for the next import.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -739,8 +740,16 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
         return r;
 }
 
-int import_ftrace_parse(struct ingest *ing, const void *cat, const char *name,
-                        const uint8_t *data, size_t size, int64_t skip, struct tq_error *err)
+/*
+ * Parse every complete line; the last line, when the file does not end in a
+ * newline yet, is left alone (*RET_INCOMPLETE, unless NULL, says so): it
+ * may be a line being written.  import_file() records the whole size, so
+ * the line that straddles SKIP is one such line of a previous import:
+ * lines are stored when their newline is at or after SKIP.
+ */
+static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat, const char *name,
+                        const uint8_t *data, size_t size, int64_t skip, bool *ret_incomplete,
+                        struct tq_error *err)
 {
         struct ftrace f = { .cat = cat, .name = name };
         const char *p = (const char *) data, *end = p + size;
@@ -748,19 +757,51 @@ int import_ftrace_parse(struct ingest *ing, const void *cat, const char *name,
 
         while (r == 0 && p < end) {
                 const char *nl = memchr(p, '\n', (size_t) (end - p));
-                const char *le = nl ? nl : end;
 
+                if (!nl) {
+                        if (ret_incomplete)
+                                *ret_incomplete = true;
+                        break;
+                }
                 f.lineno++;
-                r = fline(&f, ing, p, le, (int64_t) (p - (const char *) data) >= skip, err);
-                p = nl ? nl + 1 : end;
+                r = fline(&f, ing, p, nl, (int64_t) (nl - (const char *) data) >= skip, err);
+                p = nl + 1;
         }
         free(f.scratch);
         ingest_entry_free(&f.e);
         return r;
 }
 
+int import_ftrace_parse(struct ingest *ing, const void *cat, const char *name,
+                        const uint8_t *data, size_t size, int64_t skip, struct tq_error *err)
+{
+        return ftrace_parse(ing, cat, name, data, size, skip, NULL, err);
+}
+
+/* What import_ftrace() hands import_file() for ftrace_run(). */
+struct ftrace_run {
+        const struct te_catalog *cat;
+        bool *incomplete;
+};
+
+static int ftrace_run(struct ingest *ing, const void *ctx, const char *name, const uint8_t *data,
+                      size_t size, int64_t skip, struct tq_error *err)
+{
+        const struct ftrace_run *run = ctx;
+
+        return ftrace_parse(ing, run->cat, name, data, size, skip, run->incomplete, err);
+}
+
 int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                   uint64_t *ret_added, struct tq_error *err)
 {
-        return import_file(db, "ftrace", path, import_ftrace_parse, cat, ret_added, err);
+        bool incomplete = false;
+        struct ftrace_run run = { .cat = cat, .incomplete = &incomplete };
+        int r;
+
+        r = import_file(db, "ftrace", path, ftrace_run, &run, ret_added, err);
+        if (r == 0 && incomplete)       /* as the text importers' summary says it */
+                fprintf(stderr, "traceql: %s: an unfinished last line is left for the next "
+                        "import\n", strcmp(path, "-") == 0 ? "<stdin>" : path);
+        return r;
 }

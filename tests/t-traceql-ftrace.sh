@@ -144,3 +144,16 @@ pid,seq,event,a0
 5,,tj_dropped,3
 OUT
 check_file ftrace-marker-name-pid "$T/exp" "$T/got"
+
+# An unfinished last line (no newline yet) is left for the next import, which
+# stores it once it is complete, as the text importers do.
+printf '  bash-5 [000] ..... 100.000001: tracing_mark_write: one\n  bash-5 [000] ..... 100.000002: tracing_mark_write: hello wor' > "$T/cut.trace"
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/cut.trace" 2> "$T/cut.err"
+check_eq ftrace-unfinished-line-message \
+        "traceql: $T/cut.trace: an unfinished last line is left for the next import" "$(cat "$T/cut.err")"
+printf 'ld\n' >> "$T/cut.trace"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/cut.trace" 2> "$T/cut.err"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/cut.trace" 2>> "$T/cut.err"
+check_eq ftrace-unfinished-line-later "|one hello world" "$(cat "$T/cut.err")|$($TQ --db "$T/db" --no-sync \
+        --format csv "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
