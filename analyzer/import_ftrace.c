@@ -19,7 +19,8 @@
  *                              the values: "quoted" text, 0x hex, -N, N);
  *                              when it is "event message" (QEMU's ftrace
  *                              backend) with the event declared in --events
- *                              and the message fitting its format, the
+ *                              and the message, as written, fitting its
+ *                              format (te_pattern.c, as for --log), the
  *                              event with the values the format matched;
  *                              else event tracing_mark_write, argument buf
  *   name: TEXT                 a kernel event; its arguments are the
@@ -65,15 +66,15 @@ struct fline {
         int64_t tid, tgid, pid, seq, ns;
         bool has_tgid, has_pid, has_seq, ours;
         bool msg_whole;         /* MESSAGE is TEXT alone (it holds the name) */
-        const struct te_event *matched; /* a "<event> <message>" marker that fits
-                                         * EVENT's declared format: VALS */
-        struct tq_value vals[TE_MAX_ARGS];
+        bool declared;          /* a "<event> <message>" marker whose event is
+                                 * declared: TEXT is matched against its format */
         struct farg args[FTRACE_MAX_ARGS];
         unsigned nargs;
 };
 
 struct ftrace {
         const struct te_catalog *cat;
+        struct te_patterns *patterns;   /* the declared events that markers name */
         const char *name;
         uint64_t lineno;
         char *scratch;                  /* unescaped strings of the current line */
@@ -477,32 +478,26 @@ static void fparse_syscall(const char *p, const char *end, struct fline *l)
 }
 
 /* A marker "<event> <message>" (QEMU's ftrace backend writes these) whose
- * event is declared in --events and whose message fits its format; else
- * event tracing_mark_write with argument buf. */
-static int fparse_declared(struct ftrace *f, const char *name, const char *p, const char *end,
-                           struct fline *l)
+ * event is declared in --events: fstore() matches it against the format; it
+ * is event tracing_mark_write with argument buf when it does not fit. */
+static void fparse_declared(struct ftrace *f, const char *name, const char *p, const char *end,
+                            struct fline *l)
 {
-        const struct te_event *ev = p > name ? te_catalog_find(f->cat, name, (size_t) (p - name))
-                                             : NULL;
-
-        if (ev && (p == end || *p == ' ') &&
-            te_catalog_match(ev, p == end ? p : p + 1, p == end ? 0 : (size_t) (end - p - 1),
-                             l->vals)) {
-                l->matched = ev;
-                l->event = (struct fspan) { name, (size_t) (p - name) };
-                return 0;
-        }
+        l->declared = p > name && (p == end || *p == ' ') &&
+                      te_catalog_find(f->cat, name, (size_t) (p - name));
         fadd_arg(l, "buf", 3)->value = l->text;
-        return 0;
 }
 
 /* BODY of a line: which event, and its arguments. */
 static int fparse_body(struct ftrace *f, const char *p, const char *end, struct fline *l,
                        struct tq_error *err)
 {
-        const char *name = p, *q;
+        const char *name = p, *q, *mark_end;
 
-        while (end > p && (end[-1] == ' ' || end[-1] == '\r'))
+        if (end > p && end[-1] == '\r')
+                end--;
+        mark_end = end;         /* a marker's text is as written, spaces and all */
+        while (end > p && end[-1] == ' ')
                 end--;
         while (p < end && fis_ident(*p))
                 p++;
@@ -533,6 +528,8 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
                 fparse_kernel(p, end, l);
                 return 0;
         }
+        end = mark_end;
+        l->text = (struct fspan) { p, (size_t) (end - p) };
         /* a marker: ours is "event[pid.seq]: args", or "tj_dropped[pid]: args";
          * "name[pid]: text" is what syslog-style programs write */
         name = p;
@@ -563,7 +560,8 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
                 }
                 l->has_pid = l->has_seq = false;
         }
-        return fparse_declared(f, name, p, end, l);
+        fparse_declared(f, name, p, end, l);
+        return 0;
 }
 
 /* ---- rows ---- */
@@ -654,9 +652,10 @@ static int fstore(struct ftrace *f, struct ingest *ing, const struct fline *l,
         ingest_entry_reset(&f->e);
         if (l->ours)
                 ev = te_catalog_find(f->cat, l->event.p, l->event.n);
-        if (l->matched)
-                r = te_catalog_entry(&f->e, l->matched, l->vals);
-        else
+        r = l->declared ? te_patterns_match(f->patterns, l->text.p, l->text.n, &f->e) : 0;
+        if (r == 1)
+                r = fadd_field(f, "MESSAGE", l->text);
+        else if (r == 0)
                 r = ev ? fentry_declared(f, ev, l) : fentry_inferred(f, l);
         if (r == 0)
                 r = te_catalog_field_int(&f->e, "TID", l->tid);
@@ -740,6 +739,104 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
         return r;
 }
 
+/* ---- the declared events markers name ---- */
+
+/* A set of pointers, open addressing. */
+struct fset {
+        const void **v;
+        size_t size, n;         /* SIZE a power of two, or 0 */
+};
+
+/* 1 when X was added, 0 when it was there, -ENOMEM. */
+static int fset_add(struct fset *set, const void *x)
+{
+        size_t i, mask;
+
+        if (set->n * 2 >= set->size) {
+                struct fset big = { .size = set->size ? set->size * 2 : 64 };
+
+                big.v = calloc(big.size, sizeof(*big.v));
+                if (!big.v)
+                        return -ENOMEM;
+                for (i = 0; i < set->size; i++)
+                        if (set->v[i])
+                                (void) fset_add(&big, set->v[i]);
+                free(set->v);
+                *set = big;
+        }
+        mask = set->size - 1;
+        for (i = ((uintptr_t) x >> 4) * 0x9e3779b97f4a7c15ULL >> 32 & mask; set->v[i];
+             i = (i + 1) & mask)
+                if (set->v[i] == x)
+                        return 0;
+        set->v[i] = x;
+        set->n++;
+        return 1;
+}
+
+/* Append EV's declaration, as tracegen reads it, to S. */
+static void fdeclare(sqlite3_str *s, const struct te_event *ev)
+{
+        unsigned i;
+
+        sqlite3_str_appendf(s, "%s(", ev->name);
+        for (i = 0; i < ev->nargs; i++) {
+                const char *t = ev->args[i].type.spelling;
+                size_t n = strlen(t);
+
+                sqlite3_str_appendf(s, "%s%s%s%s", i ? ", " : "", t,
+                                    n && t[n - 1] == '*' ? "" : " ", ev->args[i].name);
+        }
+        sqlite3_str_appendf(s, "%s) %s\n", ev->nargs ? "" : "void", ev->fmt ? ev->fmt : "\"\"");
+}
+
+/*
+ * Load into F's patterns the declared events that the markers of P[0..END)
+ * name, so that "<event> <message>" markers are matched as --syslog and
+ * --log match them (te_pattern.c).  The declarations are the catalog's own
+ * (the one that won), written out again: the catalog keeps no file list.
+ */
+static int fpatterns_load(struct ftrace *f, const char *p, const char *end, struct tq_error *err)
+{
+        static const char mark[] = "tracing_mark_write:";
+        sqlite3_str *decl = sqlite3_str_new(NULL);
+        struct fset seen = { 0 };
+        const char *q;
+        char *text;
+        FILE *in;
+        int r = 0;
+
+        while (r >= 0 && (q = memmem(p, (size_t) (end - p), mark, sizeof(mark) - 1))) {
+                const char *name = fskip_spaces(q + sizeof(mark) - 1, end);
+                const struct te_event *ev;
+
+                for (p = name; p < end && fis_ident(*p); p++)
+                        ;
+                ev = te_catalog_find(f->cat, name, (size_t) (p - name));
+                if (ev && (r = fset_add(&seen, ev)) == 1)
+                        fdeclare(decl, ev);
+        }
+        free(seen.v);
+        text = sqlite3_str_finish(decl);        /* NULL when empty, or out of memory */
+        if (r < 0 || (seen.n && !text))
+                r = tq_error_set(err, -ENOMEM, "out of memory");
+        else if (seen.n) {
+                r = te_patterns_new(&f->patterns);
+                in = r == 0 ? fmemopen(text, strlen(text), "r") : NULL;
+                if (!in)
+                        r = tq_error_set(err, -ENOMEM, "out of memory");
+                else {
+                        r = te_patterns_add(f->patterns, "--events", in, err);
+                        fclose(in);
+                }
+        } else
+                r = 0;
+        sqlite3_free(text);
+        return r;
+}
+
+/* ---- the file ---- */
+
 /*
  * Parse every complete line; the last line, when the file does not end in a
  * newline yet, is left alone (*RET_INCOMPLETE, unless NULL, says so): it
@@ -755,6 +852,8 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat, const 
         const char *p = (const char *) data, *end = p + size;
         int r = 0;
 
+        if (cat)
+                r = fpatterns_load(&f, p, end, err);
         while (r == 0 && p < end) {
                 const char *nl = memchr(p, '\n', (size_t) (end - p));
 
@@ -769,6 +868,7 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat, const 
         }
         free(f.scratch);
         ingest_entry_free(&f.e);
+        te_patterns_free(f.patterns);
         return r;
 }
 

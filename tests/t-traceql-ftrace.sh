@@ -2,8 +2,9 @@
 # t-traceql-ftrace.sh - traceql import --ftrace: tests/ftrace/mixed.trace
 # (crafted from the tracefs `trace` layout: kernel events, system calls, the
 # function tracer, lost events, record-tgid, our marker lines) gives
-# mixed.out, typed by --events or from the values alone; qemu.trace, QEMU's
-# ftrace backend lines matched against the declared formats; tracefs.trace, a
+# mixed.out, typed by --events or from the values alone; qemu.trace and
+# qemu-formats.trace, QEMU's ftrace backend lines matched against the
+# declared formats (qemu.trace-events for the latter); tracefs.trace, a
 # real capture of lib-emit's ftrace output among kernel events, gives
 # tracefs.out; each bad-NAME.trace fails with the message in bad.err and adds
 # nothing; leaks and pairs work on the rows; the library's ftrace output
@@ -33,6 +34,7 @@ golden() {      # NAME FILE [--events FILE]
 golden mixed mixed.trace --events "$EV"
 golden mixed-untyped mixed.trace
 golden qemu qemu.trace --events "$EV"
+golden qemu-formats qemu-formats.trace --events qemu.trace-events
 golden tracefs tracefs.trace --events "$EV"
 
 $RUN "$TQ" --db "$T/db" import --ftrace tracefs.trace --events "$EV"
