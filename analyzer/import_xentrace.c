@@ -21,8 +21,9 @@
  * [ dom:vcpu = 0x%(1)08x ]", a Python %-format over cpu, tsc, reltsc (TSC
  * since the previous record of that CPU), event and 1..7 (the data words),
  * as xentrace_format renders it.  The row's MESSAGE is that text, its event
- * name the first word of the format that is not a conversion or the CPU/TSC
- * prefix ("running_to_runnable"); an id without a line is "xen_<id in hex>".
+ * name the words after the CPU/TSC prefix up to '[' or a conversion, made an
+ * identifier ("running_to_runnable", "csched:tickle" -> csched_tickle: see
+ * xen_format_name()); an id without a line is "xen_<id in hex>".
  * Arguments: cpu, tsc (absent when the record has none) and d1..dN.  `seq`
  * counts the records in file order (time order within one CPU); `mono` is
  * left empty, the TSC not being nanoseconds.
@@ -41,6 +42,7 @@
 #define XEN_LOST_RECORDS        0x0001f001u
 #define XEN_MAX_CPUS            65536
 #define XEN_FORMAT_MAX          1024
+#define XEN_WIDTH_MAX           255     /* of a conversion's width and precision */
 
 struct xen_format {
         uint32_t id;
@@ -75,13 +77,47 @@ static int xen_key(const char *p, size_t n)
         return -1;
 }
 
-/* Walk FMT's conversions; false with *RET_BAD when one is not understood. */
-static bool xen_check_format(const char *fmt, const char **ret_bad)
+/*
+ * The flags, width and precision of the conversion at *PP, as printf wants
+ * them, into SPEC (32 bytes, after its '%'); *PP left on the conversion
+ * character.  Python takes every '0' before the width as a flag, and so
+ * does this: "0000000008" is flag 0, width 8.  -ERANGE when the width or
+ * the precision is over XEN_WIDTH_MAX.
+ */
+static int xen_spec(const char **pp, char *spec)
+{
+        const char *p = *pp;
+        unsigned long w;
+        size_t n = 0;
+
+        for (; *p && strchr("-+ #0", *p); p++)
+                if (!memchr(spec, *p, n))
+                        spec[n++] = *p;
+        for (w = 0; *p >= '0' && *p <= '9'; p++)
+                if ((w = w * 10 + (unsigned long) (*p - '0')) > XEN_WIDTH_MAX)
+                        return -ERANGE;
+        if (w)
+                n += (size_t) snprintf(spec + n, 8, "%lu", w);
+        if (*p == '.') {
+                for (w = 0, p++; *p >= '0' && *p <= '9'; p++)
+                        if ((w = w * 10 + (unsigned long) (*p - '0')) > XEN_WIDTH_MAX)
+                                return -ERANGE;
+                n += (size_t) snprintf(spec + n, 9, ".%lu", w);
+        }
+        spec[n] = '\0';
+        *pp = p;
+        return 0;
+}
+
+/* Walk FMT's conversions; false with *RET_BAD when one is not understood,
+ * and *RET_WIDE too when its width or precision is too large. */
+static bool xen_check_format(const char *fmt, const char **ret_bad, bool *ret_wide)
 {
         const char *p;
 
         for (p = fmt; (p = strchr(p, '%')); ) {
                 const char *k, *close;
+                char spec[32];
 
                 if (p[1] == '%') {
                         p += 2;
@@ -95,8 +131,10 @@ static bool xen_check_format(const char *fmt, const char **ret_bad)
                 if (!close || xen_key(k, (size_t) (close - k)) < 0)
                         return false;
                 p = close + 1;
-                while (*p && strchr("-+ #0123456789.", *p))
-                        p++;
+                if (xen_spec(&p, spec) < 0) {
+                        *ret_wide = true;
+                        return false;
+                }
                 if (!*p || !strchr("diouxXeEfFgGcrs", *p))
                         return false;
                 p++;
@@ -104,34 +142,45 @@ static bool xen_check_format(const char *fmt, const char **ret_bad)
         return true;
 }
 
-/* The event name: the first word with no conversion that is not "CPU..". */
+/*
+ * The event name: after the words that hold a conversion (the prefix,
+ * "CPU%(cpu)d %(tsc)d (+%(reltsc)8d)"), the words up to one that starts with
+ * '[' or holds a conversion, each run of characters other than letters,
+ * digits and '_' made one '_' ("csched:tickle" -> csched_tickle,
+ * "csched2:credit burn" -> csched2_credit_burn); "xen_<id>" when none.
+ */
 static void xen_format_name(struct xen_format *f)
 {
         const char *p = f->fmt;
+        bool named = false, sep = false;
+        size_t n = 0;
 
-        f->name[0] = '\0';
-        while (*p) {
+        for (;;) {
                 const char *w;
-                size_t n;
-                bool plain = true;
 
-                while (*p == ' ' || *p == '\t')
-                        p++;
+                p += strspn(p, " \t");
                 w = p;
-                while (*p && *p != ' ' && *p != '\t') {
-                        if (!xen_is_word_char(*p))
-                                plain = false;
-                        p++;
+                p += strcspn(p, " \t");
+                if (w == p || *w == '[' || (named && memchr(w, '%', (size_t) (p - w))))
+                        break;
+                if (memchr(w, '%', (size_t) (p - w)))
+                        continue;
+                named = true;
+                for (; w < p && n < sizeof(f->name) - 2; w++) {
+                        if (!xen_is_word_char(*w)) {
+                                sep = n > 0;
+                                continue;
+                        }
+                        if (sep)
+                                f->name[n++] = '_';
+                        f->name[n++] = *w;
+                        sep = false;
                 }
-                n = (size_t) (p - w);
-                if (n && plain && !(n >= 3 && memcmp(w, "CPU", 3) == 0) &&
-                    !(w[0] >= '0' && w[0] <= '9') && n < sizeof(f->name)) {
-                        memcpy(f->name, w, n);
-                        f->name[n] = '\0';
-                        return;
-                }
+                sep = n > 0;
         }
-        snprintf(f->name, sizeof(f->name), "xen_%08" PRIx32, f->id);
+        f->name[n] = '\0';
+        if (n == 0)
+                snprintf(f->name, sizeof(f->name), "xen_%08" PRIx32, f->id);
 }
 
 static void xen_formats_free(struct xen_formats *fs)
@@ -151,6 +200,7 @@ static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned l
 {
         struct xen_format *f, *v;
         const char *bad = NULL;
+        bool wide = false;
         char *end, *fmt;
         unsigned long long id;
         size_t n = strcspn(line, "\r\n");
@@ -165,9 +215,13 @@ static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned l
         fmt = end + strspn(end, " \t");
         if (!*fmt || strlen(fmt) > XEN_FORMAT_MAX)
                 return tq_error_set(err, -EBADMSG, "%s:%u: no format", path, lineno);
-        if (!xen_check_format(fmt, &bad))
+        if (!xen_check_format(fmt, &bad, &wide)) {
+                if (wide)
+                        return tq_error_set(err, -EBADMSG, "%s:%u: width or precision over %d "
+                                            "in '%.24s'", path, lineno, XEN_WIDTH_MAX, bad);
                 return tq_error_set(err, -EBADMSG, "%s:%u: bad conversion '%.12s' (keys: cpu, "
                                     "tsc, reltsc, event, 1 to 7)", path, lineno, bad);
+        }
         v = realloc(fs->v, (fs->n + 1) * sizeof(*v));
         if (!v)
                 return tq_error_set(err, -ENOMEM, "out of memory");
@@ -215,10 +269,9 @@ static char *xen_render(const struct xen_format *f, const uint64_t *vals)
 
         while (*p) {
                 const char *k, *close;
-                char spec[32];
-                size_t n = 0;
+                char spec[40], out[XEN_WIDTH_MAX + 64];
+                size_t n;
                 uint64_t v;
-                char out[128];
 
                 if (*p != '%') {
                         sqlite3_str_appendchar(s, 1, *p++);
@@ -233,9 +286,9 @@ static char *xen_render(const struct xen_format *f, const uint64_t *vals)
                 close = strchr(k, ')');         /* checked at load */
                 v = vals[xen_key(k, (size_t) (close - k))];
                 p = close + 1;
-                spec[n++] = '%';
-                while (*p && strchr("-+ #0123456789.", *p) && n < 20)
-                        spec[n++] = *p++;
+                spec[0] = '%';
+                (void) xen_spec(&p, spec + 1);          /* checked at load */
+                n = strlen(spec);
                 switch (*p) {
                 case 'd': case 'i': case 'u': case 's': case 'r':
                         memcpy(spec + n, "lld", 4);

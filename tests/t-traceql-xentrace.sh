@@ -3,7 +3,9 @@
 # (gen.py writes it from the t_rec layout: CPU windows, records with and
 # without TSC, lost records, 0 to 7 data words) named and rendered through
 # tests/xentrace/formats gives basic.out, and without --formats
-# basic-noformats.out; each bad-NAME.xt and bad formats file fails with the
+# basic-noformats.out; xen.xt, one record of each event of formats-xen (lines
+# of Xen's own formats file: names with ':' and spaces, CPUID), gives xen.out;
+# each bad-NAME.xt and bad formats file fails with the
 # message in bad.err and adds nothing; a re-import adds nothing; pairs
 # matches VMEXIT with VMENTRY by CPU.
 # TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
@@ -16,19 +18,20 @@ update=${TRACEQL_UPDATE_GOLDEN:-}
 Q="select id, time, mono, pid, tid, seq, event, message, a0, a1, a2, a3, a4, a5, a6, a7, a8
    from events order by id"
 
-golden() {      # NAME [--formats FILE]
-        name=$1
-        shift
+golden() {      # NAME FILE [--formats FILE]
+        name=$1 file=$2
+        shift 2
         rm -f "$T/db"
-        $RUN "$TQ" --db "$T/db" import --xentrace basic.xt "$@"
+        $RUN "$TQ" --db "$T/db" import --xentrace "$file" "$@"
         { $TQ --db "$T/db" --no-sync --format csv "$Q"
           $TQ --db "$T/db" --no-sync --format csv "select * from event_args order by event, pos"
         } > "$T/got"
         [ "$update" = 1 ] && cp "$T/got" "$name.out"
         check_file "xentrace-$name" "$name.out" "$T/got"
 }
-golden basic-noformats
-golden basic --formats formats
+golden xen xen.xt --formats formats-xen
+golden basic-noformats basic.xt
+golden basic basic.xt --formats formats
 
 $RUN "$TQ" --db "$T/db" import --xentrace basic.xt --formats formats
 check_eq xentrace-reimport-adds-nothing 9 \

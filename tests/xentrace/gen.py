@@ -40,6 +40,19 @@ basic = (window(0, [rec(0x00081002, (0x7b, 0xffffffff), 1000),
          window(0, [rec(0x00081001, (), 6000)]))
 write('basic.xt', basic)
 
+# One record of each event of formats-xen.
+xen = window(2, [rec(0x00022001, (), 10),
+                 rec(0x00022006, (3,), 20),
+                 rec(0x00022203, (0x00010002, 500, 1000, 7), 30),
+                 rec(0x00022206, (4,), 40),
+                 rec(0x0008200E, (0xd, 1, 2, 3, 4), 50),
+                 rec(0x00082012, (0xd,), 60),
+                 rec(0x0002800a, (1, 2, 0, 0x7fff), 70),
+                 rec(0x00084006, (), 80),
+                 rec(0x00000000, (9,), 90),
+                 rec(0x00099999, (0xabc,), 100)])
+write('xen.xt', xen)
+
 bad = {
     'nocpu': rec(0x00081001, (), 1),
     'truncated': window(0, [rec(0x00081001, (), 1)]) + rec(0x00081002, (1, 2), 5)[:9],
