@@ -74,7 +74,7 @@ struct fline {
 
 struct ftrace {
         const struct te_catalog *cat;
-        struct te_patterns *patterns;   /* the declared events that markers name */
+        struct te_patterns *patterns;   /* --events as --log reads them, or NULL */
         const char *name;
         uint64_t lineno;
         char *scratch;                  /* unescaped strings of the current line */
@@ -652,7 +652,8 @@ static int fstore(struct ftrace *f, struct ingest *ing, const struct fline *l,
         ingest_entry_reset(&f->e);
         if (l->ours)
                 ev = te_catalog_find(f->cat, l->event.p, l->event.n);
-        r = l->declared ? te_patterns_match(f->patterns, l->text.p, l->text.n, &f->e) : 0;
+        r = l->declared && f->patterns ?
+                te_patterns_match(f->patterns, l->text.p, l->text.n, &f->e) : 0;
         if (r == 1)
                 r = fadd_field(f, "MESSAGE", l->text);
         else if (r == 0)
@@ -739,102 +740,6 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
         return r;
 }
 
-/* ---- the declared events markers name ---- */
-
-/* A set of pointers, open addressing. */
-struct fset {
-        const void **v;
-        size_t size, n;         /* SIZE a power of two, or 0 */
-};
-
-/* 1 when X was added, 0 when it was there, -ENOMEM. */
-static int fset_add(struct fset *set, const void *x)
-{
-        size_t i, mask;
-
-        if (set->n * 2 >= set->size) {
-                struct fset big = { .size = set->size ? set->size * 2 : 64 };
-
-                big.v = calloc(big.size, sizeof(*big.v));
-                if (!big.v)
-                        return -ENOMEM;
-                for (i = 0; i < set->size; i++)
-                        if (set->v[i])
-                                (void) fset_add(&big, set->v[i]);
-                free(set->v);
-                *set = big;
-        }
-        mask = set->size - 1;
-        for (i = ((uintptr_t) x >> 4) * 0x9e3779b97f4a7c15ULL >> 32 & mask; set->v[i];
-             i = (i + 1) & mask)
-                if (set->v[i] == x)
-                        return 0;
-        set->v[i] = x;
-        set->n++;
-        return 1;
-}
-
-/* Append EV's declaration, as tracegen reads it, to S. */
-static void fdeclare(sqlite3_str *s, const struct te_event *ev)
-{
-        unsigned i;
-
-        sqlite3_str_appendf(s, "%s(", ev->name);
-        for (i = 0; i < ev->nargs; i++) {
-                const char *t = ev->args[i].type.spelling;
-                size_t n = strlen(t);
-
-                sqlite3_str_appendf(s, "%s%s%s%s", i ? ", " : "", t,
-                                    n && t[n - 1] == '*' ? "" : " ", ev->args[i].name);
-        }
-        sqlite3_str_appendf(s, "%s) %s\n", ev->nargs ? "" : "void", ev->fmt ? ev->fmt : "\"\"");
-}
-
-/*
- * Load into F's patterns the declared events that the markers of P[0..END)
- * name, so that "<event> <message>" markers are matched as --syslog and
- * --log match them (te_pattern.c).  The declarations are the catalog's own
- * (the one that won), written out again: the catalog keeps no file list.
- */
-static int fpatterns_load(struct ftrace *f, const char *p, const char *end, struct tq_error *err)
-{
-        static const char mark[] = "tracing_mark_write:";
-        sqlite3_str *decl = sqlite3_str_new(NULL);
-        struct fset seen = { 0 };
-        const char *q;
-        char *text;
-        FILE *in;
-        int r = 0;
-
-        while (r >= 0 && (q = memmem(p, (size_t) (end - p), mark, sizeof(mark) - 1))) {
-                const char *name = fskip_spaces(q + sizeof(mark) - 1, end);
-                const struct te_event *ev;
-
-                for (p = name; p < end && fis_ident(*p); p++)
-                        ;
-                ev = te_catalog_find(f->cat, name, (size_t) (p - name));
-                if (ev && (r = fset_add(&seen, ev)) == 1)
-                        fdeclare(decl, ev);
-        }
-        free(seen.v);
-        text = sqlite3_str_finish(decl);        /* NULL when empty, or out of memory */
-        if (r < 0 || (seen.n && !text))
-                r = tq_error_set(err, -ENOMEM, "out of memory");
-        else if (seen.n) {
-                r = te_patterns_new(&f->patterns);
-                in = r == 0 ? fmemopen(text, strlen(text), "r") : NULL;
-                if (!in)
-                        r = tq_error_set(err, -ENOMEM, "out of memory");
-                else {
-                        r = te_patterns_add(f->patterns, "--events", in, err);
-                        fclose(in);
-                }
-        } else
-                r = 0;
-        sqlite3_free(text);
-        return r;
-}
-
 /* ---- the file ---- */
 
 /*
@@ -844,16 +749,14 @@ static int fpatterns_load(struct ftrace *f, const char *p, const char *end, stru
  * the line that straddles SKIP is one such line of a previous import:
  * lines are stored when their newline is at or after SKIP.
  */
-static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat, const char *name,
-                        const uint8_t *data, size_t size, int64_t skip, bool *ret_incomplete,
-                        struct tq_error *err)
+static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
+                        struct te_patterns *patterns, const char *name, const uint8_t *data,
+                        size_t size, int64_t skip, bool *ret_incomplete, struct tq_error *err)
 {
-        struct ftrace f = { .cat = cat, .name = name };
+        struct ftrace f = { .cat = cat, .patterns = patterns, .name = name };
         const char *p = (const char *) data, *end = p + size;
         int r = 0;
 
-        if (cat)
-                r = fpatterns_load(&f, p, end, err);
         while (r == 0 && p < end) {
                 const char *nl = memchr(p, '\n', (size_t) (end - p));
 
@@ -868,19 +771,20 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat, const 
         }
         free(f.scratch);
         ingest_entry_free(&f.e);
-        te_patterns_free(f.patterns);
         return r;
 }
 
-int import_ftrace_parse(struct ingest *ing, const void *cat, const char *name,
-                        const uint8_t *data, size_t size, int64_t skip, struct tq_error *err)
+int import_ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
+                        struct te_patterns *patterns, const char *name, const uint8_t *data,
+                        size_t size, int64_t skip, struct tq_error *err)
 {
-        return ftrace_parse(ing, cat, name, data, size, skip, NULL, err);
+        return ftrace_parse(ing, cat, patterns, name, data, size, skip, NULL, err);
 }
 
 /* What import_ftrace() hands import_file() for ftrace_run(). */
 struct ftrace_run {
         const struct te_catalog *cat;
+        struct te_patterns *patterns;
         bool *incomplete;
 };
 
@@ -889,17 +793,27 @@ static int ftrace_run(struct ingest *ing, const void *ctx, const char *name, con
 {
         const struct ftrace_run *run = ctx;
 
-        return ftrace_parse(ing, run->cat, name, data, size, skip, run->incomplete, err);
+        return ftrace_parse(ing, run->cat, run->patterns, name, data, size, skip,
+                            run->incomplete, err);
 }
 
 int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
-                  uint64_t *ret_added, struct tq_error *err)
+                  char *const *events, uint64_t *ret_added, struct tq_error *err)
 {
         bool incomplete = false;
         struct ftrace_run run = { .cat = cat, .incomplete = &incomplete };
-        int r;
+        int r = 0;
 
-        r = import_file(db, "ftrace", path, ftrace_run, &run, ret_added, err);
+        /* QEMU's ftrace backend markers are matched as --log matches lines */
+        if (events) {
+                r = te_patterns_new(&run.patterns);
+                if (r < 0)
+                        return tq_error_set(err, r, "out of memory");
+                r = te_patterns_load(run.patterns, events, err);
+        }
+        if (r == 0)
+                r = import_file(db, "ftrace", path, ftrace_run, &run, ret_added, err);
+        te_patterns_free(run.patterns);
         if (r == 0 && incomplete)       /* as the text importers' summary says it */
                 fprintf(stderr, "traceql: %s: an unfinished last line is left for the next "
                         "import\n", strcmp(path, "-") == 0 ? "<stdin>" : path);

@@ -356,7 +356,7 @@ static int traceql_import_file(sqlite3 *db, const struct traceql_opts *o, uint64
         if (r == 0 && o->simpletrace)
                 r = import_simpletrace(db, o->simpletrace, cat, ret_added, err);
         else if (r == 0 && o->ftrace)
-                r = import_ftrace(db, o->ftrace, cat, ret_added, err);
+                r = import_ftrace(db, o->ftrace, cat, o->events, ret_added, err);
         else if (r == 0 && o->xentrace)
                 r = import_xentrace(db, o->xentrace, o->formats, ret_added, err);
         te_catalog_free(cat);

@@ -444,11 +444,14 @@ int import_simpletrace(sqlite3 *db, const char *path, const struct te_catalog *c
                        uint64_t *ret_added, struct tq_error *err);
 
 /* ---- import_ftrace.c ---- */
-/* The tracefs `trace` text; CAT (may be NULL) types our own marker lines. */
-int import_ftrace_parse(struct ingest *ing, const void *cat, const char *name,
-                        const uint8_t *data, size_t size, int64_t skip, struct tq_error *err);
+/* The tracefs `trace` text; CAT (may be NULL) types our own marker lines,
+ * PATTERNS (may be NULL) QEMU's ftrace backend markers, both from the
+ * --events files (NULL-terminated EVENTS, or NULL). */
+int import_ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
+                        struct te_patterns *patterns, const char *name, const uint8_t *data,
+                        size_t size, int64_t skip, struct tq_error *err);
 int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
-                  uint64_t *ret_added, struct tq_error *err);
+                  char *const *events, uint64_t *ret_added, struct tq_error *err);
 
 /* ---- import_xentrace.c ---- */
 struct xen_ctx;

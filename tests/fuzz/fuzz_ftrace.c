@@ -21,12 +21,14 @@ static const char fuzz_events[] =
 
 static sqlite3 *fuzz_db;
 static struct te_catalog *fuzz_cat;
+static struct te_patterns *fuzz_patterns;
 
 /* Closed at exit, so that memcheck and LeakSanitizer see nothing left. */
 static void fuzz_close(void)
 {
         sqlite3_close_v2(fuzz_db);
         te_catalog_free(fuzz_cat);
+        te_patterns_free(fuzz_patterns);
 }
 
 static int fuzz_setup(void)
@@ -43,6 +45,11 @@ static int fuzz_setup(void)
         if (!f)
                 return -1;
         r = te_catalog_add(fuzz_cat, "fuzz.trace-events", f, &err);
+        rewind(f);
+        if (r == 0)
+                r = te_patterns_new(&fuzz_patterns);
+        if (r == 0)
+                r = te_patterns_add(fuzz_patterns, "fuzz.trace-events", f, &err);
         fclose(f);
         return r;
 }
@@ -58,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 __builtin_trap();
         if (ingest_begin(fuzz_db, "ftrace", "fuzz", "", &ing, NULL, NULL, &err) < 0)
                 __builtin_trap();
-        (void) import_ftrace_parse(ing, fuzz_cat, "fuzz", data, size, 0, &err);
+        (void) import_ftrace_parse(ing, fuzz_cat, fuzz_patterns, "fuzz", data, size, 0, &err);
         ingest_end(ing, false, NULL, NULL);
         return 0;
 }
