@@ -839,9 +839,10 @@ static int ingest_name_taken(struct ingest *ing, const char *name, bool *ret_tak
 }
 
 /* The view column name of argument I: its name (lower-cased when it came from
- * a field name), or a<pos> when it is not an identifier; made unique. */
+ * a field name), or a<pos> when it is not an identifier; made unique by
+ * ingest_columns_unique(). */
 static void ingest_arg_column(const struct ingest_entry *e, const struct ingest_sigarg *sig,
-                              unsigned n, unsigned i, char *buf, size_t size)
+                              unsigned i, char *buf, size_t size)
 {
         unsigned j;
 
@@ -853,11 +854,37 @@ static void ingest_arg_column(const struct ingest_entry *e, const struct ingest_
                         for (j = 0; buf[j]; j++)
                                 buf[j] = (char) (buf[j] >= 'A' && buf[j] <= 'Z' ? buf[j] + 32 : buf[j]);
         }
-        for (j = 0; j < i && j < n; j++)
-                if (sig[j].len == strlen(buf) && strncasecmp(sig[j].name, buf, sig[j].len) == 0) {
-                        snprintf(buf + strlen(buf), size - strlen(buf), "_%u", i);
-                        break;
-                }
+}
+
+/* Is argument column I's name taken in the view, ignoring case: by an
+ * earlier argument, or by ev_<column>, as a common column is shown when an
+ * argument has its name? */
+static bool ingest_column_taken(char cols[][160], unsigned n, unsigned i)
+{
+        unsigned j, c;
+
+        for (j = 0; j < i; j++)
+                if (strcasecmp(cols[j], cols[i]) == 0)
+                        return true;
+        if (strncasecmp(cols[i], "ev_", 3) != 0)
+                return false;
+        for (c = 0; c < INGEST_NCOMMON; c++)
+                if (strcasecmp(cols[i] + 3, ingest_common[c]) == 0)
+                        for (j = 0; j < n; j++)
+                                if (strcasecmp(cols[j], ingest_common[c]) == 0)
+                                        return true;
+        return false;
+}
+
+/* Give each argument column a name of its own: _<pos> after one taken. */
+static void ingest_columns_unique(char cols[][160], unsigned n)
+{
+        unsigned i;
+        size_t len;
+
+        for (i = 0; i < n; i++)
+                while (ingest_column_taken(cols, n, i) && (len = strlen(cols[i])) + 12 < 160)
+                        snprintf(cols[i] + len, 160 - len, "_%u", i);
 }
 
 /* Build the CREATE VIEW statement for EVENT (view VIEW, N argument columns). */
@@ -909,28 +936,53 @@ static int ingest_type_known(struct ingest *ing, const char *event, bool *ret_kn
         return r;
 }
 
+/* Names that leaks and pairs --write save tables under (correlate.c). */
+static const char *const ingest_reserved[] = {
+        "tq_leaks", "tq_bad_frees", "tq_pairs", "tq_pairs_stats", "tq_pairs_open",
+};
+
+static bool ingest_is_reserved(const char *name)
+{
+        size_t i;
+
+        if (strncasecmp(name, "sqlite_", 7) == 0)
+                return true;
+        for (i = 0; i < sizeof(ingest_reserved) / sizeof(ingest_reserved[0]); i++)
+                if (strcasecmp(name, ingest_reserved[i]) == 0)
+                        return true;
+        return false;
+}
+
 /* The view name of EVENT: the name itself, or event_<name> when that is
- * taken (any case) or reserved; "" when there can be no view. */
+ * taken (any case) or reserved (ingest_is_reserved()), or event_<name>_<k>
+ * (k = 2, 3, ...) when that is taken too; "" when there can be no view. */
 static int ingest_view_name(struct ingest *ing, const char *event, char *view, size_t size,
                             struct tq_error *err)
 {
         bool taken = false;
+        unsigned k;
         int r;
 
         view[0] = '\0';
         if (!ingest_is_ident(event, strlen(event)))
                 return 0;
-        if (strncasecmp(event, "sqlite_", 7) != 0) {
+        if (!ingest_is_reserved(event)) {
                 snprintf(view, size, "%s", event);
                 r = ingest_name_taken(ing, view, &taken, err);
                 if (r < 0 || !taken)
                         return r;
         }
-        snprintf(view, size, "event_%s", event);
-        r = ingest_name_taken(ing, view, &taken, err);
-        if (r == 0 && taken)
-                view[0] = '\0';
-        return r;
+        for (k = 1; k < 100; k++) {
+                if (k == 1)
+                        snprintf(view, size, "event_%s", event);
+                else
+                        snprintf(view, size, "event_%s_%u", event, k);
+                r = ingest_name_taken(ing, view, &taken, err);
+                if (r < 0 || !taken)
+                        return r;
+        }
+        view[0] = '\0';
+        return 0;
 }
 
 /* Enter EVENT in the catalog and create its view, unless already there. */
@@ -948,11 +1000,12 @@ static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, con
         r = ingest_view_name(ing, event, view, sizeof(view), err);
         if (r < 0)
                 goto out;
-        for (i = 0; i < n; i++) {
-                ingest_arg_column(e, sig, n, i, cols[i], sizeof(cols[i]));
+        for (i = 0; i < n; i++)
+                ingest_arg_column(e, sig, i, cols[i], sizeof(cols[i]));
+        ingest_columns_unique(cols, n);
+        for (i = 0; i < n; i++)
                 snprintf(sigtext + strlen(sigtext), sizeof(sigtext) - strlen(sigtext), "%s%s:%c",
                          i ? " " : "", cols[i], sig[i].kind);
-        }
         sql = sqlite3_mprintf("INSERT INTO event_types VALUES (%Q, %Q, %u, %Q)", event,
                               view[0] ? view : NULL, n, sigtext);
         r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;

@@ -76,6 +76,21 @@ check_eq traceql-host-boot-pid "1|1|1" "$(q "$DB" "select (host = '$(hostname)')
 
 check_eq traceql-view-collision "event_events|42|1" "$(q "$DB" "select (select view from event_types
         where name = 'events') || '|' || pid || '|' || (ev_pid > 0) as v from event_events")"
+# Names that collide twice, or are reserved, and argument names that collide
+# in the view: args (event_args is a table) gets event_args_2, Args then
+# event_Args_3; tq_leaks (leaks --write saves a table of that name) gets
+# event_tq_leaks, and leaks --write still works; arguments time, ev_time and
+# Time get time, ev_time_1, Time_2 (the common column time is ev_time).
+printf '__CURSOR=s=1;i=1;b=x\nTRACE_EVENT=args\nTRACE_ARGS=p:p\nTRACE_ARG_P=0x10\nMESSAGE=m\n\n__CURSOR=s=1;i=2;b=x\nTRACE_EVENT=Args\nTRACE_ARGS=p:p\nTRACE_ARG_P=0x20\nMESSAGE=m\n\n__CURSOR=s=1;i=3;b=x\nTRACE_EVENT=tq_leaks\nTRACE_ARGS=p:p\nTRACE_ARG_P=0x30\nMESSAGE=m\n\n__CURSOR=s=1;i=4;b=x\nTRACE_EVENT=cols\nTRACE_ARGS=time:i ev_time:i Time:i\nTRACE_ARG_TIME=4\nTRACE_ARG_EV_TIME=5\nMESSAGE=m\n\n' > "$T/names.export"
+$RUN "$TQ" --db "$T/names.db" import --export "$T/names.export"
+check_eq traceql-view-names "Args event_Args_3|args event_args_2|cols cols|tq_leaks event_tq_leaks" \
+        "$(q "$T/names.db" "select name || ' ' || view from event_types order by name" | paste -sd '|')"
+check_eq traceql-view-columns "time ev_time_1 Time_2|4 5 4" "$(q "$T/names.db" "select
+        (select group_concat(name, ' ') from event_args where event = 'cols') || '|' ||
+        time || ' ' || ev_time_1 || ' ' || Time_2 as v from cols")"
+rc=0
+$TQ --db "$T/names.db" --no-sync --write --format csv leaks --alloc tq_leaks:p --free args:p > /dev/null 2> "$T/err" || rc=$?
+check_eq traceql-view-tq-leaks-write "2|1" "$rc|$(q "$T/names.db" 'select count(*) from tq_leaks')"
 check_eq traceql-tj-dropped "dropped:u|7" "$(q "$DB" "select signature || '|' ||
         (select dropped from tj_dropped) as v from event_types where name = 'tj_dropped'")"
 cat > "$T/exp" <<X
