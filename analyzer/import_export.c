@@ -12,8 +12,9 @@
  * calling thread writes them.  A whole run is one transaction: a malformed
  * stream fails with "PATH:LINE: why" (LINE counts every newline byte read,
  * including those inside binary values) and imports nothing.  For a regular
- * file the byte offset after the last entry is stored, and the next import of
- * the same file resumes there.
+ * file the byte offset after the last entry is stored, with a fingerprint of
+ * the bytes before it, and the next import of the same file resumes there
+ * (import_export_resume()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "traceql.h"
 
@@ -167,14 +169,30 @@ static bool import_export_seekable(FILE *f)
         return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Resume a regular file at its stored offset when the file still reaches it. */
-static void import_export_resume(struct import_export *x, int64_t offset)
+/*
+ * Resume a regular file at its stored offset when it is the file imported
+ * before: it still reaches the offset, an entry ends there (an empty line),
+ * and the bytes before have the fingerprint CURSOR (traceql.h; NULL when an
+ * older traceql stored the offset).  Else the file was replaced or rotated
+ * (or written again) and is read from the start, saying so: the entries
+ * already there are known by their journal identity and not stored twice.
+ */
+static void import_export_resume(struct import_export *x, int64_t offset, const char *cursor)
 {
+        char print[IMPORT_PRINT_SIZE], end[2];
         struct stat st;
+        int fd = fileno(x->f);
 
-        if (offset <= 0 || !import_export_seekable(x->f) || fstat(fileno(x->f), &st) < 0 ||
-            st.st_size < offset)
+        if (offset <= 0 || !import_export_seekable(x->f) || fstat(fd, &st) < 0)
                 return;
+        if (st.st_size < offset || offset < 2 || pread(fd, end, 2, offset - 2) != 2 ||
+            end[0] != '\n' || end[1] != '\n' ||
+            (cursor && (import_print_fd(fd, offset, print) < 0 || strcmp(print, cursor) != 0))) {
+                fprintf(stderr, "traceql: %s: not the file imported before (%s): importing it "
+                        "from the start\n", x->name, st.st_size < offset ? "truncated or replaced" :
+                        "replaced or rotated");
+                return;
+        }
         if (fseeko(x->f, offset, SEEK_SET) == 0)
                 x->offset = offset;
 }
@@ -211,20 +229,26 @@ static int import_export_reader(struct ring *ring, void *userdata, struct tq_err
 static int import_export_run(sqlite3 *db, struct import_export *x, const char *location,
                              uint64_t *ret_added, struct tq_error *err)
 {
+        char print[IMPORT_PRINT_SIZE], *cursor = NULL;
         struct ingest *ing = NULL;
         int64_t offset = -1;
         bool seekable;
         int r;
 
         seekable = import_export_seekable(x->f);
-        r = ingest_begin(db, "export", location, "", &ing, NULL, &offset, err);
+        r = ingest_begin(db, "export", location, "", &ing, &cursor, &offset, err);
         if (r < 0)
                 goto out;
-        import_export_resume(x, offset);
+        import_export_resume(x, offset, cursor);
         r = ring_run(import_export_reader, x, ring_write_entry, ing, err);
         if (r < 0)
                 goto out;
-        r = ingest_set_position(ing, NULL, seekable ? x->offset : -1);
+        if (seekable && import_print_fd(fileno(x->f), x->offset, print) < 0) {
+                r = tq_error_set(err, -EIO, "%s: the file shrank while being read: nothing "
+                                 "imported", x->name);
+                goto out;
+        }
+        r = ingest_set_position(ing, seekable ? print : NULL, seekable ? x->offset : -1);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
                 goto out;
@@ -233,6 +257,7 @@ static int import_export_run(sqlite3 *db, struct import_export *x, const char *l
         ing = NULL;
 out:
         (void) ingest_end(ing, false, NULL, NULL);
+        free(cursor);
         free(x->line);
         free(x->bin);
         return r;

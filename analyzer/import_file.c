@@ -120,7 +120,7 @@ static int import_file_check_size(const struct import_file_data *d, const char *
                             "mapped): nothing imported", name, d->size);
 }
 
-uint64_t import_print_add(uint64_t h, const uint8_t *p, size_t n)
+static uint64_t import_print_add(uint64_t h, const uint8_t *p, size_t n)
 {
         size_t i;
 
@@ -129,9 +129,26 @@ uint64_t import_print_add(uint64_t h, const uint8_t *p, size_t n)
         return h;
 }
 
-void import_print_format(uint64_t h, char ret[IMPORT_PRINT_SIZE])
+static void import_print_format(uint64_t h, char ret[IMPORT_PRINT_SIZE])
 {
         snprintf(ret, IMPORT_PRINT_SIZE, "fnv1a64:%016" PRIx64, h);
+}
+
+int import_print_fd(int fd, int64_t size, char ret[IMPORT_PRINT_SIZE])
+{
+        uint8_t buf[IMPORT_PRINT_BYTES];
+        size_t n = size < IMPORT_PRINT_BYTES ? (size_t) size : IMPORT_PRINT_BYTES;
+        off_t at[2] = { 0, (off_t) (size - (int64_t) n) };
+        uint64_t h = IMPORT_PRINT_INIT;
+        int k;
+
+        for (k = 0; k < 2; k++) {
+                if (pread(fd, buf, n, at[k]) != (ssize_t) n)
+                        return -EIO;
+                h = import_print_add(h, buf, n);
+        }
+        import_print_format(h, ret);
+        return 0;
 }
 
 /* The fingerprint of DATA[0..SIZE), a prefix already imported (traceql.h).

@@ -263,25 +263,6 @@ struct import_text_file {
         uint64_t lineno;
 };
 
-/* The fingerprint of the first SIZE bytes of the file FD (traceql.h), read
- * with pread(); -EIO when the file no longer has them. */
-static int import_text_fingerprint(int fd, int64_t size, char *ret)
-{
-        uint8_t buf[IMPORT_PRINT_BYTES];
-        size_t n = size < IMPORT_PRINT_BYTES ? (size_t) size : IMPORT_PRINT_BYTES;
-        off_t at[2] = { 0, (off_t) (size - (int64_t) n) };
-        uint64_t h = IMPORT_PRINT_INIT;
-        int k;
-
-        for (k = 0; k < 2; k++) {
-                if (pread(fd, buf, n, at[k]) != (ssize_t) n)
-                        return -EIO;
-                h = import_print_add(h, buf, n);
-        }
-        import_print_format(h, ret);
-        return 0;
-}
-
 static int import_text_open(struct import_text_file *x, const char *path, char *real,
                             int64_t *ret_mtime, struct tq_error *err)
 {
@@ -315,7 +296,7 @@ static void import_text_resume(struct import_text_file *x, int64_t offset, const
                         "replaced): importing it from the start\n", x->name);
                 return;
         }
-        if (cursor && (import_text_fingerprint(fileno(x->f), offset, print) < 0 ||
+        if (cursor && (import_print_fd(fileno(x->f), offset, print) < 0 ||
                        strcmp(print, cursor) != 0))
                 left = 0;
         while (left > 0 && (n = fread(buf, 1, left < (int64_t) sizeof(buf) ? (size_t) left :
@@ -435,7 +416,7 @@ int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
         r = import_text_lines(&x, &t, ing, fn, &st, err);
         if (r < 0)
                 goto out;
-        if (!x.whole && import_text_fingerprint(fileno(f), x.offset, print) < 0) {
+        if (!x.whole && import_print_fd(fileno(f), x.offset, print) < 0) {
                 r = tq_error_set(err, -EIO, "%s: the file shrank while being read: nothing "
                                  "imported", name);
                 goto out;

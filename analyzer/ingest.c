@@ -308,6 +308,7 @@ static struct ingest_str *ingest_entry_slot(struct ingest_entry *e, const char *
                 break;
         case 10:
                 STR_FIELD("MESSAGE_ID", message_id);
+                STR_FIELD("_TRANSPORT", transport);
                 STR_FIELD("TRACE_ARGS", argsig);
                 break;
         case 11:
@@ -1282,7 +1283,9 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
         int r;
 
         if (!e->event.set) {
-                if (!e->message_id.set || strcmp(e->buf + e->message_id.off, INGEST_SUPPRESSED_ID))
+                /* journald's own note, not a client's entry with its id */
+                if (!e->message_id.set || strcmp(e->buf + e->message_id.off, INGEST_SUPPRESSED_ID) ||
+                    !e->transport.set || strcmp(e->buf + e->transport.off, "driver"))
                         return 0;
                 r = ingest_jid(ing, e, &jid, err);
                 if (r == 0)

@@ -131,6 +131,7 @@ struct ingest_entry {
         size_t kept;                    /* bytes of ingest_entry_keep() fields, from buf */
         struct ingest_str event, message, host, boot, group, identifier;
         struct ingest_str code_file, code_func, argsig, dropped, message_id;
+        struct ingest_str transport;    /* _TRANSPORT: "driver" for journald's own */
         struct ingest_str seqnum_id;    /* journal identity: s= of the cursor */
         struct ingest_str cursor;       /* the whole cursor, when known */
         int64_t time, mono, pid, tid, seq, code_line, jseq;
@@ -421,8 +422,9 @@ int te_catalog_entry(struct ingest_entry *e, const struct te_event *ev, const st
 #define IMPORT_PRINT_BYTES 4096
 #define IMPORT_PRINT_SIZE 32
 #define IMPORT_PRINT_INIT 1469598103934665603ULL
-uint64_t import_print_add(uint64_t h, const uint8_t *p, size_t n);
-void import_print_format(uint64_t h, char ret[IMPORT_PRINT_SIZE]);
+/* The fingerprint of the first SIZE bytes of the file FD, read with
+ * pread(), in RET; -EIO when the file no longer has them. */
+int import_print_fd(int fd, int64_t size, char ret[IMPORT_PRINT_SIZE]);
 /* Parse DATA[0..SIZE) of the file NAME into ING; records that start before
  * SKIP were imported before and are read but not stored.  Errors are
  * "NAME:OFFSET: why" or "NAME:LINE: why". */

@@ -19,6 +19,7 @@ __MONOTONIC_TIMESTAMP=5000
 _BOOT_ID=0123456789abcdef0123456789abcdef
 _HOSTNAME=crafted
 _PID=1
+_TRANSPORT=driver
 SYSLOG_IDENTIFIER=systemd-journald
 MESSAGE_ID=fe6faa94e7774663a0da52717891d8ef
 MESSAGE=Suppressed 8997 messages from blockdemo.service

@@ -36,7 +36,7 @@ done
 # signed overflow is silent without UBSan): an out-of-range
 # __REALTIME_TIMESTAMP (microseconds that overflow as ns) gives no time.
 for us in 17020000000011000 -9223372036854775807; do
-        printf '__CURSOR=s=0123;i=1;b=0123456789abcdef0123456789abcdef;m=1;t=1;x=1\n__REALTIME_TIMESTAMP=%s\n_PID=1\nTRACE_EVENT=ev\n\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 3 messages\n__REALTIME_TIMESTAMP=%s\n\n' \
+        printf '__CURSOR=s=0123;i=1;b=0123456789abcdef0123456789abcdef;m=1;t=1;x=1\n__REALTIME_TIMESTAMP=%s\n_PID=1\nTRACE_EVENT=ev\n\n_TRANSPORT=driver\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 3 messages\n__REALTIME_TIMESTAMP=%s\n\n' \
                 "$us" "$us" > "$T/rt.export"
         rm -f "$T/rt.db"*
         "$B/traceql" --db "$T/rt.db" import --export "$T/rt.export" > /dev/null 2>&1 || true

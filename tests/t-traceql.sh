@@ -116,6 +116,12 @@ BEGIN { split("1 2 3 5 6", a, " "); for (i = 1; i <= 5; i++) e("a", a[i], 1000 +
 $RUN "$TQ" --db "$T/reuse.db" import --export "$T/reuse.export"
 check_eq traceql-losses-pid-reused "seq_gap,bb,100,a,1,seq 4..4|seq_gap,bb,100,b,1,seq 3..3" \
         "$($TQ --db "$T/reuse.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-6 | paste -sd '|')"
+# journald's "Suppressed" note is journald's own (_TRANSPORT=driver); any
+# client can log an entry with its MESSAGE_ID, which must not count.
+printf '__CURSOR=s=77776666555544443333222211110000;i=90;b=x\n_TRANSPORT=journal\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 999 messages from me\n\n__CURSOR=s=77776666555544443333222211110000;i=91;b=x\n_TRANSPORT=driver\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 5 messages from qemu.service\n\n' > "$T/supp.export"
+$RUN "$TQ" --db "$T/supp.db" import --export "$T/supp.export"
+check_eq traceql-losses-suppressed-driver-only "journald_suppressed,,,,5,Suppressed 5 messages from qemu.service" \
+        "$($TQ --db "$T/supp.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-6)"
 
 # ---- import again: nothing new ------------------------------------------
 $RUN "$TQ" --db "$DB" import --identifier "$ID"
