@@ -704,15 +704,18 @@ static bool ingest_is_ident(const char *s, size_t n)
 
 /* Fill SIG from the entry's TRACE_ARGS, or, lacking it, from its TRACE_ARG_
  * fields in order (tj_dropped: TRACE_DROPPED as 'dropped:u'); match each
- * declared argument with its field.  Returns the count. */
-static unsigned ingest_signature(const struct ingest_entry *e, struct ingest_sigarg *sig)
+ * declared argument with its field.  Returns the count, at most TQ_MAX_ARGS;
+ * *RET_ALL the count there is. */
+static unsigned ingest_signature(const struct ingest_entry *e, struct ingest_sigarg *sig,
+                                 unsigned *ret_all)
 {
         unsigned n = 0, i;
 
+        *ret_all = 0;
         if (e->argsig.set) {
                 const char *p = e->buf + e->argsig.off, *end = p + e->argsig.len;
 
-                while (p < end && n < TQ_MAX_ARGS) {
+                while (p < end) {
                         const char *tok, *colon;
 
                         while (p < end && *p == ' ')
@@ -722,6 +725,8 @@ static unsigned ingest_signature(const struct ingest_entry *e, struct ingest_sig
                                 p++;
                         if (p == tok)
                                 break;
+                        if (++*ret_all > TQ_MAX_ARGS)
+                                continue;
                         colon = memchr(tok, ':', (size_t) (p - tok));
                         sig[n].name = tok;
                         sig[n].len = colon ? (size_t) (colon - tok) : (size_t) (p - tok);
@@ -738,12 +743,14 @@ static unsigned ingest_signature(const struct ingest_entry *e, struct ingest_sig
                 return n;
         }
         if (e->dropped.set) {
+                *ret_all = 1;
                 sig[0].name = "dropped";
                 sig[0].len = 7;
                 sig[0].kind = 'u';
                 sig[0].value = &e->dropped;
                 return 1;
         }
+        *ret_all = e->nargs;
         for (i = 0; i < e->nargs && n < TQ_MAX_ARGS; i++, n++) {
                 const char *v = e->buf + e->args[i].value.off;
                 size_t vlen = e->args[i].value.len;
@@ -988,7 +995,8 @@ static int ingest_view_name(struct ingest *ing, const char *event, char *view, s
 
 /* Enter EVENT in the catalog and create its view, unless already there. */
 static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, const char *event,
-                           const struct ingest_sigarg *sig, unsigned n, struct tq_error *err)
+                           const struct ingest_sigarg *sig, unsigned n, unsigned all,
+                           struct tq_error *err)
 {
         char view[200], cols[TQ_MAX_ARGS][160], sigtext[TQ_MAX_ARGS * 164] = "", *sql = NULL;
         bool known;
@@ -998,6 +1006,9 @@ static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, con
         r = ingest_type_known(ing, event, &known, err);
         if (r < 0 || known)
                 goto out;
+        if (all > n)    /* not from tracegen's code, which allows TQ_MAX_ARGS */
+                fprintf(stderr, "traceql: event %s has %u arguments: the first %u are its "
+                        "columns, all are in its message\n", event, all, n);
         r = ingest_view_name(ing, event, view, sizeof(view), err);
         if (r < 0)
                 goto out;
@@ -1278,7 +1289,7 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
         const char *event;
         int64_t jid, id = 0;
         size_t need;
-        unsigned n;
+        unsigned n, all;
         bool known;
         int r;
 
@@ -1296,10 +1307,10 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
         r = ingest_jid(ing, e, &jid, err);
         if (r < 0)
                 goto out;
-        n = ingest_signature(e, sig);
+        n = ingest_signature(e, sig, &all);
         r = ingest_types_lookup(ing, event, false, &known);
         if (r == 0 && !known) {
-                r = ingest_new_type(ing, e, event, sig, n, err);
+                r = ingest_new_type(ing, e, event, sig, n, all, err);
                 if (r == 0)
                         r = ingest_types_lookup(ing, event, true, &known);
         }

@@ -116,6 +116,12 @@ BEGIN { split("1 2 3 5 6", a, " "); for (i = 1; i <= 5; i++) e("a", a[i], 1000 +
 $RUN "$TQ" --db "$T/reuse.db" import --export "$T/reuse.export"
 check_eq traceql-losses-pid-reused "seq_gap,bb,100,a,1,seq 4..4|seq_gap,bb,100,b,1,seq 3..3" \
         "$($TQ --db "$T/reuse.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-6 | paste -sd '|')"
+# More arguments than the ten columns (an entry not written by tracegen's
+# code): the first ten are kept, and the import says so, not silently.
+printf '__CURSOR=s=1;i=1;b=x\nTRACE_EVENT=wide\nTRACE_ARGS=a:i b:i c:i d:i e:i f:i g:i h:i i:i j:i k:i l:i\nTRACE_ARG_A=1\nTRACE_ARG_L=12\nMESSAGE=wide a 1 l 12\n\n' > "$T/wide.export"
+$TQ --db "$T/wide.db" import --export "$T/wide.export" 2> "$T/err"
+check_eq traceql-more-args-said "traceql: event wide has 12 arguments: the first 10 are its columns, all are in its message|a:i b:i c:i d:i e:i f:i g:i h:i i:i j:i" \
+        "$(cat "$T/err")|$(q "$T/wide.db" 'select signature from event_types')"
 # journald's "Suppressed" note is journald's own (_TRANSPORT=driver); any
 # client can log an entry with its MESSAGE_ID, which must not count.
 printf '__CURSOR=s=77776666555544443333222211110000;i=90;b=x\n_TRANSPORT=journal\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 999 messages from me\n\n__CURSOR=s=77776666555544443333222211110000;i=91;b=x\n_TRANSPORT=driver\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 5 messages from qemu.service\n\n' > "$T/supp.export"
