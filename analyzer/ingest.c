@@ -179,8 +179,7 @@ static int ingest_copy(struct ingest_entry *e, const char *p, size_t n, struct i
         return 0;
 }
 
-/* Parse a whole decimal number (optional '-'); false when it is not one. */
-static bool ingest_parse_i64(const char *p, size_t n, int64_t *ret)
+bool ingest_parse_i64(const char *p, size_t n, int64_t *ret)
 {
         uint64_t v = 0;
         bool neg = false;

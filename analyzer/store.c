@@ -66,15 +66,45 @@ out:
         return r;
 }
 
+/* The 64-bit pattern of V: an integer as it is; text that is a whole
+ * decimal number (up to 18446744073709551615) or 0x hex (up to 16 digits),
+ * which SQLite's own conversion would clamp at INT64_MAX; a real, truncated.
+ * False for NULL, a blob, or other text. */
+static bool store_value_pattern(sqlite3_value *v, uint64_t *ret)
+{
+        const char *t;
+        int64_t x;
+        int n;
+
+        switch (sqlite3_value_type(v)) {
+        case SQLITE_INTEGER:
+        case SQLITE_FLOAT:
+                *ret = (uint64_t) sqlite3_value_int64(v);
+                return true;
+        case SQLITE_TEXT:
+                t = (const char *) sqlite3_value_text(v);
+                n = sqlite3_value_bytes(v);
+                if (!t || !(ingest_parse_i64(t, (size_t) n, &x) ||
+                            (n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') &&
+                             ingest_parse_hex(t, (size_t) n, &x))))
+                        return false;
+                *ret = (uint64_t) x;
+                return true;
+        default:
+                return false;
+        }
+}
+
 /* u64(x): the unsigned decimal text of a 64-bit integer pattern. */
 static void store_fn_u64(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
         char buf[24];
+        uint64_t x;
 
         (void) argc;
-        if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        if (!store_value_pattern(argv[0], &x))
                 return;
-        snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t) sqlite3_value_int64(argv[0]));
+        snprintf(buf, sizeof(buf), "%" PRIu64, x);
         sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
 }
 
@@ -83,11 +113,12 @@ static void store_fn_u64(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 static void store_fn_ptr(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
         char buf[24];
+        uint64_t x;
 
         (void) argc;
-        if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+        if (!store_value_pattern(argv[0], &x))
                 return;
-        snprintf(buf, sizeof(buf), "0x%" PRIx64, (uint64_t) sqlite3_value_int64(argv[0]));
+        snprintf(buf, sizeof(buf), "0x%" PRIx64, x);
         sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
 }
 

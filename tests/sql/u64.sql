@@ -7,3 +7,6 @@ SELECT count(*) AS n FROM virtio_blk_handle_write WHERE req = 0xffffffffffffffff
 SELECT w.seq AS write_seq, c.seq AS complete_seq, ptr(w.req) AS req, c.ret
 FROM virtio_blk_handle_write w JOIN virtio_blk_rw_complete c ON c.req = w.req AND c.pid = w.pid
 ORDER BY w.seq;
+-- Text taken as its 64-bit pattern, beyond what SQLite's conversion keeps.
+SELECT u64('18446744073709551615') AS a, ptr('0xffffffffffffffff') AS b, u64('-1') AS c,
+       ptr('4096') AS d, quote(u64('12abc')) AS e, quote(ptr(NULL)) AS f;
