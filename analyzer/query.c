@@ -212,39 +212,63 @@ struct query_cell {
         bool right;
 };
 
+/* How many columns code point U takes on a terminal: 2 for East Asian wide
+ * and fullwidth characters (CJK, Hangul, fullwidth forms, most emoji), 0
+ * for combining marks, else 1; as wcwidth() does in a UTF-8 locale, without
+ * depending on the locale. */
+static unsigned query_cp_width(uint32_t u)
+{
+        static const uint32_t wide[][2] = {
+                { 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x33ff },
+                { 0x3400, 0x4dbf }, { 0x4e00, 0x9fff }, { 0xa000, 0xa4cf },
+                { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff }, { 0xfe30, 0xfe4f },
+                { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
+                { 0x1f900, 0x1f9ff }, { 0x20000, 0x2fffd }, { 0x30000, 0x3fffd },
+        };
+        size_t i;
+
+        if ((u >= 0x0300 && u <= 0x036f) || (u >= 0x200b && u <= 0x200f) ||
+            (u >= 0xfe00 && u <= 0xfe0f))
+                return 0;
+        for (i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+                if (u >= wide[i][0] && u <= wide[i][1])
+                        return 2;
+        return 1;
+}
+
+/* The display width of S: valid UTF-8 (query_escape() made it so). */
 static size_t query_width(const char *s)
 {
+        const unsigned char *p = (const unsigned char *) s;
         size_t w = 0;
+        uint32_t u;
 
-        for (; *s; s++)
-                w += ((unsigned char) *s & 0xc0) != 0x80;
+        while (*p) {
+                if (*p < 0x80)
+                        u = *p++;
+                else if (*p < 0xe0) {
+                        u = (uint32_t) (p[0] & 0x1f) << 6 | (p[1] & 0x3f);
+                        p += 2;
+                } else if (*p < 0xf0) {
+                        u = (uint32_t) (p[0] & 0x0f) << 12 | (uint32_t) (p[1] & 0x3f) << 6 |
+                            (p[2] & 0x3f);
+                        p += 3;
+                } else {
+                        u = (uint32_t) (p[0] & 0x07) << 18 | (uint32_t) (p[1] & 0x3f) << 12 |
+                            (uint32_t) (p[2] & 0x3f) << 6 | (p[3] & 0x3f);
+                        p += 4;
+                }
+                w += query_cp_width(u);
+        }
         return w;
 }
 
-/* The display text of column I: control characters escaped. */
-static char *query_cell_text(sqlite3_stmt *st, int i)
+/* P[0..N) for display: control characters and invalid UTF-8 escaped. */
+static char *query_escape(const unsigned char *p, size_t n)
 {
-        const unsigned char *p;
-        size_t n, j, k = 0;
+        size_t j, k = 0;
         char *s;
-        int t = sqlite3_column_type(st, i);
 
-        if (t == SQLITE_NULL)
-                return strdup("");
-        if (t == SQLITE_BLOB) {
-                p = sqlite3_column_blob(st, i);
-                n = (size_t) sqlite3_column_bytes(st, i);
-                s = malloc(2 * n + 1);
-                for (j = 0; s && j < n; j++)
-                        sprintf(s + 2 * j, "%02x", p[j]);
-                if (s)
-                        s[2 * n] = '\0';
-                return s;
-        }
-        p = sqlite3_column_text(st, i);
-        n = (size_t) sqlite3_column_bytes(st, i);
-        if (!p)
-                return NULL;
         s = malloc(4 * n + 1);
         if (!s)
                 return NULL;
@@ -268,6 +292,31 @@ static char *query_cell_text(sqlite3_stmt *st, int i)
         }
         s[k] = '\0';
         return s;
+}
+
+/* The display text of column I. */
+static char *query_cell_text(sqlite3_stmt *st, int i)
+{
+        const unsigned char *p;
+        size_t n, j;
+        char *s;
+        int t = sqlite3_column_type(st, i);
+
+        if (t == SQLITE_NULL)
+                return strdup("");
+        if (t == SQLITE_BLOB) {
+                p = sqlite3_column_blob(st, i);
+                n = (size_t) sqlite3_column_bytes(st, i);
+                s = malloc(2 * n + 1);
+                for (j = 0; s && j < n; j++)
+                        sprintf(s + 2 * j, "%02x", p[j]);
+                if (s)
+                        s[2 * n] = '\0';
+                return s;
+        }
+        p = sqlite3_column_text(st, i);
+        n = (size_t) sqlite3_column_bytes(st, i);
+        return p ? query_escape(p, n) : NULL;
 }
 
 static void query_table_print(FILE *out, struct query_cell *cells, size_t nrows, int ncols,
@@ -321,7 +370,13 @@ static int query_table_fill(sqlite3_stmt *st, struct query_cell *row, int ncols,
 
         for (c = 0; c < ncols; c++) {
                 t = header ? SQLITE_TEXT : sqlite3_column_type(st, c);
-                row[c].text = header ? strdup(sqlite3_column_name(st, c)) : query_cell_text(st, c);
+                if (header) {
+                        const char *name = sqlite3_column_name(st, c);
+
+                        row[c].text = name ? query_escape((const unsigned char *) name,
+                                                          strlen(name)) : NULL;
+                } else
+                        row[c].text = query_cell_text(st, c);
                 if (!row[c].text)
                         return -ENOMEM;
                 row[c].width = query_width(row[c].text);
