@@ -157,19 +157,25 @@ cp "$DB" "$T/v99.db"
 sqlite3 "$T/v99.db" 'PRAGMA user_version = 99'
 run db-other-version 3 "traceql: $T/v99.db: database schema version 99, this traceql reads version 2 (import into a new database)" --db "$T/v99.db" --no-sync 'select 1'
 
+# race MAKE DB: five rounds of three imports of the fixture into DB at once,
+# DB made by MAKE before each; prints what each round said, told apart.
+race() {
+        said=
+        for round in 1 2 3 4 5; do
+                $1 "$2"
+                for p in 1 2 3; do
+                        { $TQ --db "$2" import --export "$FIX" 2>&1; echo "status $?"; } > "$T/race.$p" &
+                done
+                wait
+                said="$said$(cat "$T/race.1" "$T/race.2" "$T/race.3" | sort -u | tr '\n' ' ')"
+        done
+        echo "$said"
+}
+nodb() { rm -f "$1"*; }
 # Three processes opening one new database at once: each creates the schema
 # unless another did first (it used to fail: "table meta already exists",
 # or "not a traceql database" between the schema and its application id).
-race=
-for round in 1 2 3 4 5; do
-        rm -f "$T/race.db"*
-        for p in 1 2 3; do
-                { $TQ --db "$T/race.db" import --export "$FIX" 2>&1; echo "status $?"; } > "$T/race.$p" &
-        done
-        wait
-        race="$race$(cat "$T/race.1" "$T/race.2" "$T/race.3" | sort -u | tr '\n' ' ')"
-done
-check_eq db-create-race "$(printf 'status 0 %.0s' 1 2 3 4 5)" "$race"
+check_eq db-create-race "$(printf 'status 0 %.0s' 1 2 3 4 5)" "$(race nodb "$T/race.db")"
 check_eq db-create-race-rows "15" "$(count "$T/race.db")"
 
 # A version 1 database (tests/sql/v1.dump, made by traceql 0.1.0 from the
@@ -208,17 +214,8 @@ check_file db-v1-failed-import-rows "$T/fresh.rows" "$T/v1.rows"
 # Three imports upgrading one version 1 database at once: one upgrades, the
 # others find it done; all three switch it to WAL, which SQLite can refuse
 # at once (SQLITE_BUSY without the busy handler) and store.c retries.
-race=
-for round in 1 2 3 4 5; do
-        v1db "$T/v1race.db"
-        for p in 1 2 3; do
-                { $TQ --db "$T/v1race.db" import --export "$FIX" 2>&1; echo "status $?"; } > "$T/race.$p" &
-        done
-        wait
-        race="$race$(cat "$T/race.1" "$T/race.2" "$T/race.3" | sort -u | tr '\n' ' ')"
-done
 check_eq db-v1-upgrade-race "$(printf 'status 0 %.0s' 1 2 3 4 5)|2" \
-        "$race|$(sqlite3 "$T/v1race.db" 'PRAGMA user_version')"
+        "$(race v1db "$T/v1race.db")|$(sqlite3 "$T/v1race.db" 'PRAGMA user_version')"
 
 # events.id packs the journal identity, jid << 44 | jseq; an identity that
 # does not pack (seqnum >= 2^44) gets a small id, and the partial unique index
