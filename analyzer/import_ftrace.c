@@ -34,8 +34,9 @@
  * "CPU:N [LOST M EVENTS]" becomes a tj_dropped row.  The timestamp goes to
  * `mono` (nanoseconds of the trace clock: CLOCK_MONOTONIC when trace_clock
  * is mono; an integer timestamp as it is, in the clock's own unit, so rows
- * keep their order and pairs' latencies are in cycles or counts), TASK to `identifier`, PID to `tid`, and to `pid` the pid of our
- * marker lines, else TGID, else PID.  A line that fits none of these fails
+ * keep their order and pairs' latencies are in cycles or counts), TASK to
+ * `identifier`, PID to `tid`, and to `pid` the pid of our marker lines, else
+ * TGID, else PID.  A line that fits none of these fails
  * the import with "FILE:LINE: why", and nothing is imported.  A last line
  * without its newline is left for the next import.
  */
