@@ -311,7 +311,7 @@ static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3
 
         sqlite3_str_appendall(re, "^");
         while (*s) {
-                bool hash = false, space = false, width = false;
+                bool hash = false, space = false, minus = false, zero = false, width = false;
                 unsigned bits = 32;
 
                 if (*s != '%' || s[1] == '%') {
@@ -322,6 +322,8 @@ static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3
                 for (s++; *s && strchr("-+ #0'", *s); s++) {
                         hash |= *s == '#';
                         space |= *s == ' ';
+                        minus |= *s == '-';
+                        zero |= *s == '0';
                 }
                 if (*s == '*') {
                         arg++;
@@ -342,12 +344,15 @@ static void te_pattern_build(struct te_pattern_event *pe, const char *s, sqlite3
                         bits = *s == 'h' ? (bits == 16 ? 8 : 16) : 64;
                 if (!*s)
                         break;
-                if (width)
+                /* a width pads with spaces on the left, on the right with
+                 * '-', with zeros (which the number takes) with '0': no
+                 * more, or a neighbouring %s would lose its own spaces */
+                if (width && !minus && !(zero && strchr("diouxX", *s)))
                         sqlite3_str_appendall(re, " *");
                 else if (space)
                         sqlite3_str_appendall(re, " ?");        /* "% d": " 5", "-5" */
                 sqlite3_str_appendall(re, te_pattern_conv(*s, hash));
-                if (width)
+                if (width && minus)
                         sqlite3_str_appendall(re, " *");
                 group++;
                 if (arg < TQ_MAX_ARGS) {
@@ -497,10 +502,15 @@ static const char *te_pattern_value(char conv, unsigned bits, char kind, const c
                 return buf;
         } else if (conv == 'c' || !te_pattern_number(s, n, base, &neg, &v))
                 return s;
-        if (kind == 'i' && base != 10 && !neg && bits < 64 && (v >> (bits - 1)) & 1) {
-                /* %x of a negative int: sign-extend from its width */
+        if (kind == 'i' && (base != 10 || conv == 'u') && !neg && bits < 64 &&
+            (v >> (bits - 1)) & 1) {
+                /* %x or %u of a negative int: sign-extend from its width */
                 v = (0 - v) & ((UINT64_C(1) << bits) - 1);
                 neg = true;
+        } else if (kind != 'i' && neg && bits < 64) {
+                /* %d of an unsigned above INT_MAX: the unsigned value */
+                v = (0 - v) & ((UINT64_C(1) << bits) - 1);
+                neg = false;
         }
         if (kind == 'p')
                 *ret_n = te_pattern_format(buf, "0x", neg ? 0 - v : v, 16);
