@@ -65,6 +65,14 @@ struct ingest_sigarg {
         const struct ingest_str *value; /* the TRACE_ARG_ field, NULL when absent */
 };
 
+/* A catalogued event: its name and its columns (event_args.name, by pos),
+ * the order an entry's arguments are stored in (ingest_args_order()). */
+struct ingest_type {
+        char *name;
+        unsigned ncols;
+        char *cols[TQ_MAX_ARGS];
+};
+
 /* One queued parameter of a row: NULL, an integer, or text at OFF in the
  * batch's buffer. */
 struct ingest_val {
@@ -106,7 +114,7 @@ struct ingest {
         size_t text_len, text_size;
         char last_sid[40];              /* the seqnum id last interned, and its id */
         int64_t last_jid;
-        char **types;                   /* event names known to have a catalog entry: */
+        struct ingest_type **types;     /* events known to have a catalog entry: */
         size_t ntypes, types_size;      /* open addressing, size a power of two */
         char *cursor;                   /* position to store at the next commit */
         int64_t offset;
@@ -779,43 +787,119 @@ static uint64_t ingest_hash(const char *s)
         return h;
 }
 
-/* Is NAME in the cache? Else, when ADD, put it there. */
-static int ingest_types_lookup(struct ingest *ing, const char *name, bool add, bool *ret_found)
+static void ingest_type_free(struct ingest_type *t)
+{
+        unsigned i;
+
+        if (!t)
+                return;
+        for (i = 0; i < t->ncols; i++)
+                free(t->cols[i]);
+        free(t->name);
+        free(t);
+}
+
+/* The cached type of event NAME, or NULL. */
+static struct ingest_type *ingest_type_find(const struct ingest *ing, const char *name)
 {
         size_t i, mask;
 
-        if (ing->types_size == 0 || (add && (ing->ntypes + 1) * 2 > ing->types_size)) {
-                size_t size = ing->types_size ? ing->types_size * 2 : 256, j;
-                char **t = calloc(size, sizeof(*t));
+        if (ing->types_size == 0)
+                return NULL;
+        mask = ing->types_size - 1;
+        for (i = ingest_hash(name) & mask; ing->types[i]; i = (i + 1) & mask)
+                if (strcmp(ing->types[i]->name, name) == 0)
+                        return ing->types[i];
+        return NULL;
+}
 
-                if (!t)
+/* Cache event NAME with its N columns COLS; *RET the entry. */
+static int ingest_type_add(struct ingest *ing, const char *name, char *const *cols, unsigned n,
+                           struct ingest_type **ret)
+{
+        struct ingest_type *t;
+        size_t i, mask;
+        unsigned c;
+
+        if (ing->types_size == 0 || (ing->ntypes + 1) * 2 > ing->types_size) {
+                size_t size = ing->types_size ? ing->types_size * 2 : 256, j;
+                struct ingest_type **v = calloc(size, sizeof(*v));
+
+                if (!v)
                         return -ENOMEM;
                 for (j = 0; j < ing->types_size; j++) {
                         if (!ing->types[j])
                                 continue;
-                        i = ingest_hash(ing->types[j]) & (size - 1);
-                        while (t[i])
+                        i = ingest_hash(ing->types[j]->name) & (size - 1);
+                        while (v[i])
                                 i = (i + 1) & (size - 1);
-                        t[i] = ing->types[j];
+                        v[i] = ing->types[j];
                 }
                 free(ing->types);
-                ing->types = t;
+                ing->types = v;
                 ing->types_size = size;
+        }
+        t = calloc(1, sizeof(*t));
+        if (!t || !(t->name = strdup(name))) {
+                free(t);
+                return -ENOMEM;
+        }
+        for (c = 0; c < n && c < TQ_MAX_ARGS; c++) {
+                t->cols[c] = strdup(cols[c]);
+                if (!t->cols[c]) {
+                        ingest_type_free(t);
+                        return -ENOMEM;
+                }
+                t->ncols = c + 1;
         }
         mask = ing->types_size - 1;
         for (i = ingest_hash(name) & mask; ing->types[i]; i = (i + 1) & mask)
-                if (strcmp(ing->types[i], name) == 0) {
-                        *ret_found = true;
-                        return 0;
-                }
-        *ret_found = false;
-        if (add) {
-                ing->types[i] = strdup(name);
-                if (!ing->types[i])
-                        return -ENOMEM;
-                ing->ntypes++;
-        }
+                ;
+        ing->types[i] = t;
+        ing->ntypes++;
+        *ret = t;
         return 0;
+}
+
+/*
+ * Put an entry's arguments SIG (N of them) in the order of T's columns, in
+ * OUT; returns how many.  An event's arguments are stored as its first
+ * signature has them (its view names them so): an entry whose signature
+ * orders them otherwise, or names them in another case, or lacks
+ * TRACE_ARGS (journald keeps fields in its own order), is matched by name,
+ * ignoring case; a column no argument name matches (a<pos>, a name made
+ * unique) takes the argument at its position if that one is not taken.
+ * The rest are only in the message.
+ */
+static unsigned ingest_args_order(const struct ingest_type *t, const struct ingest_sigarg *sig,
+                                  unsigned n, struct ingest_sigarg *out)
+{
+        bool used[TQ_MAX_ARGS] = { false }, found[TQ_MAX_ARGS] = { false };
+        unsigned i, j;
+
+        for (i = 0; i < n && i < t->ncols; i++)
+                if (strlen(t->cols[i]) != sig[i].len ||
+                    strncasecmp(t->cols[i], sig[i].name, sig[i].len) != 0)
+                        break;
+        if (i == n && n == t->ncols) {          /* the usual case: as the first one */
+                memcpy(out, sig, n * sizeof(*sig));
+                return n;
+        }
+        for (i = 0; i < t->ncols; i++) {
+                out[i] = (struct ingest_sigarg) { t->cols[i], strlen(t->cols[i]), 's', NULL };
+                for (j = 0; j < n && !found[i]; j++)
+                        if (!used[j] && sig[j].len == out[i].len &&
+                            strncasecmp(sig[j].name, t->cols[i], sig[j].len) == 0) {
+                                out[i] = sig[j];
+                                used[j] = found[i] = true;
+                        }
+        }
+        for (i = 0; i < t->ncols && i < n; i++)
+                if (!found[i] && !used[i]) {
+                        out[i] = sig[i];
+                        used[i] = true;
+                }
+        return t->ncols;
 }
 
 /* Append to a sqlite3_str: NAME quoted as an identifier. */
@@ -992,18 +1076,55 @@ static int ingest_view_name(struct ingest *ing, const char *event, char *view, s
         return 0;
 }
 
-/* Enter EVENT in the catalog and create its view, unless already there. */
+/* Cache EVENT, catalogued by an earlier import, with its columns. */
+static int ingest_type_load(struct ingest *ing, const char *event, struct ingest_type **ret,
+                            struct tq_error *err)
+{
+        char *cols[TQ_MAX_ARGS] = { NULL };
+        sqlite3_stmt *st = NULL;
+        unsigned n = 0, i;
+        int rc, r;
+
+        r = ingest_prepare(ing, "SELECT name FROM event_args WHERE event = ? ORDER BY pos", &st,
+                           err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(st, 1, event, -1, SQLITE_STATIC);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < TQ_MAX_ARGS) {
+                const char *name = (const char *) sqlite3_column_text(st, 0);
+
+                cols[n] = strdup(name ? name : "");
+                if (!cols[n++]) {
+                        r = -ENOMEM;
+                        break;
+                }
+        }
+        if (r == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
+                r = ingest_sqlerr(ing, rc, err);
+        sqlite3_finalize(st);
+        if (r == 0)
+                r = ingest_type_add(ing, event, cols, n, ret);
+        for (i = 0; i < n; i++)
+                free(cols[i]);
+        return r;
+}
+
+/* Enter EVENT in the catalog and create its view, unless already there;
+ * cache it in *RET. */
 static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, const char *event,
                            const struct ingest_sigarg *sig, unsigned n, unsigned all,
-                           struct tq_error *err)
+                           struct ingest_type **ret, struct tq_error *err)
 {
         char view[200], cols[TQ_MAX_ARGS][160], sigtext[TQ_MAX_ARGS * 164] = "", *sql = NULL;
+        char *colv[TQ_MAX_ARGS];
         bool known;
         unsigned i;
         int r;
 
         r = ingest_type_known(ing, event, &known, err);
-        if (r < 0 || known)
+        if (r == 0 && known)
+                return ingest_type_load(ing, event, ret, err);
+        if (r < 0)
                 goto out;
         if (all > n)    /* not from tracegen's code, which allows TQ_MAX_ARGS */
                 fprintf(stderr, "traceql: event %s has %u arguments: the first %u are its "
@@ -1026,11 +1147,15 @@ static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, con
                                       event, i, cols[i], sig[i].kind);
                 r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
         }
-        if (r < 0 || !view[0])
-                goto out;
-        sqlite3_free(sql);
-        sql = ingest_view_sql(event, view, n, cols);
-        r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
+        if (r == 0 && view[0]) {
+                sqlite3_free(sql);
+                sql = ingest_view_sql(event, view, n, cols);
+                r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
+        }
+        for (i = 0; i < n; i++)
+                colv[i] = cols[i];
+        if (r == 0)
+                r = ingest_type_add(ing, event, colv, n, ret);
 out:
         sqlite3_free(sql);
         if (r == -ENOMEM)
@@ -1284,12 +1409,12 @@ static int ingest_flush(struct ingest *ing, struct tq_error *err)
 
 int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_error *err)
 {
-        struct ingest_sigarg sig[TQ_MAX_ARGS];
+        struct ingest_sigarg sig[TQ_MAX_ARGS], args[TQ_MAX_ARGS];
+        struct ingest_type *type;
         const char *event;
         int64_t jid, id = 0;
         size_t need;
         unsigned n, all;
-        bool known;
         int r;
 
         if (!e->event.set) {
@@ -1307,22 +1432,21 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
         if (r < 0)
                 goto out;
         n = ingest_signature(e, sig, &all);
-        r = ingest_types_lookup(ing, event, false, &known);
-        if (r == 0 && !known) {
-                r = ingest_new_type(ing, e, event, sig, n, all, err);
-                if (r == 0)
-                        r = ingest_types_lookup(ing, event, true, &known);
+        type = ingest_type_find(ing, event);
+        if (!type) {
+                r = ingest_new_type(ing, e, event, sig, n, all, &type, err);
+                if (r < 0)
+                        goto out;
         }
-        if (r < 0)
-                goto out;
+        n = ingest_args_order(type, sig, n, args);
         r = ingest_row_id(ing, e, jid, &id, err);
         if (r < 0)
                 goto out;
-        need = ingest_row_text(e, sig, n);
+        need = ingest_row_text(e, args, n);
         if (ing->nrows > 0 && ing->text_len + need > INGEST_BATCH_TEXT)
                 r = ingest_flush(ing, err);
         if (r == 0)
-                r = ingest_queue_row(ing, e, jid, id, sig, n, need);
+                r = ingest_queue_row(ing, e, jid, id, args, n, need);
         if (r == 0 && (ing->nrows == INGEST_BATCH || ing->text_len > INGEST_BATCH_TEXT))
                 r = ingest_flush(ing, err);
         if (r == 0)
@@ -1571,7 +1695,7 @@ int ingest_end(struct ingest *ing, bool commit, uint64_t *ret_added, struct tq_e
         if (!commit || r < 0)
                 (void) store_exec(ing->db, "ROLLBACK", NULL);
         for (i = 0; i < ing->types_size; i++)
-                free(ing->types[i]);
+                ingest_type_free(ing->types[i]);
         free(ing->types);
         free(ing->cursor);
         free(ing->text);

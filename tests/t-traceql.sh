@@ -116,6 +116,15 @@ BEGIN { split("1 2 3 5 6", a, " "); for (i = 1; i <= 5; i++) e("a", a[i], 1000 +
 $RUN "$TQ" --db "$T/reuse.db" import --export "$T/reuse.export"
 check_eq traceql-losses-pid-reused "seq_gap,bb,100,a,1,seq 4..4|seq_gap,bb,100,b,1,seq 3..3" \
         "$($TQ --db "$T/reuse.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-6 | paste -sd '|')"
+# An event's arguments are stored in its first signature's order: a later
+# entry whose TRACE_ARGS orders (or cases) them otherwise, or that has no
+# TRACE_ARGS (journald lists fields in its own order), is matched by name,
+# in this import and in a later one.
+printf '__CURSOR=s=1;i=1;b=x\nTRACE_EVENT=ord\nTRACE_ARGS=a:u b:u\nTRACE_ARG_A=1\nTRACE_ARG_B=2\nMESSAGE=m\n\n__CURSOR=s=1;i=2;b=x\nTRACE_EVENT=ord\nTRACE_ARGS=b:u a:u\nTRACE_ARG_A=3\nTRACE_ARG_B=4\nMESSAGE=m\n\n__CURSOR=s=1;i=3;b=x\nTRACE_EVENT=ord\nTRACE_ARG_B=6\nTRACE_ARG_A=5\nMESSAGE=m\n\n' > "$T/ord.export"
+printf '__CURSOR=s=1;i=4;b=x\nTRACE_EVENT=ord\nTRACE_ARGS=B:u A:u\nTRACE_ARG_A=7\nTRACE_ARG_B=8\nMESSAGE=m\n\n' > "$T/ord2.export"
+$RUN "$TQ" --db "$T/ord.db" import --export "$T/ord.export"
+$RUN "$TQ" --db "$T/ord.db" import --export "$T/ord2.export"
+check_eq traceql-args-by-name "1 2|3 4|5 6|7 8" "$(q "$T/ord.db" "select a || ' ' || b as v from ord order by id" | paste -sd '|')"
 # More arguments than the ten columns (an entry not written by tracegen's
 # code): the first ten are kept, and the import says so, not silently.
 printf '__CURSOR=s=1;i=1;b=x\nTRACE_EVENT=wide\nTRACE_ARGS=a:i b:i c:i d:i e:i f:i g:i h:i i:i j:i k:i l:i\nTRACE_ARG_A=1\nTRACE_ARG_L=12\nMESSAGE=wide a 1 l 12\n\n' > "$T/wide.export"
