@@ -71,6 +71,7 @@ struct import_journal_stream {
         struct import_journal_key key;  /* of that entry */
         bool ready;                     /* on an entry not handed out yet */
         bool at_end;                    /* found no more this round */
+        bool landed;                    /* the seek put it on an entry to read */
 };
 
 /* State of one import run. */
@@ -276,6 +277,17 @@ static int import_journal_values(struct import_journal *im, char **values, size_
         return 0;
 }
 
+/* Is KEY past END, the journal's last entry when the round began?  Only
+ * an entry of END's seqnum id can tell: across journal files of several
+ * hosts the order is by time, which a host's clock stepped back makes
+ * circular, and an entry held back by it would wait for a round that never
+ * comes.  A live journal grows under one seqnum id, so the round ends. */
+static bool import_journal_past_end(const struct import_journal_key *key,
+                                    const struct import_journal_key *end)
+{
+        return strcmp(key->seqnum_id, end->seqnum_id) == 0 && key->seqnum > end->seqnum;
+}
+
 /* Set up the streams (see the top of the file). */
 static int import_journal_streams(struct import_journal *im, struct tq_error *err)
 {
@@ -343,9 +355,11 @@ static void import_journal_streams_close(struct import_journal *im)
         im->nstreams = 0;
 }
 
-/* Position J after CURSOR, or at --since, or at the head. */
-static int import_journal_seek(struct import_journal *im, sd_journal *j, const char *cursor)
+/* Position S after CURSOR, or at --since, or at the head. */
+static int import_journal_seek(struct import_journal *im, struct import_journal_stream *s,
+                               const char *cursor)
 {
+        sd_journal *j = s->j;
         int r;
 
         if (cursor) {
@@ -353,8 +367,11 @@ static int import_journal_seek(struct import_journal *im, sd_journal *j, const c
                 if (r < 0)
                         return r;
                 r = sd_journal_next(j);
+                /* not the cursor's entry (another stream's): this stream's
+                 * next one, to be read first (stepping back to read it next
+                 * fails when the stream has nothing before it) */
                 if (r > 0 && sd_journal_test_cursor(j, cursor) <= 0)
-                        r = sd_journal_previous(j);       /* not this stream's: read this one */
+                        s->landed = true;
                 return r < 0 ? r : 0;
         }
         if (im->o->since_us)
@@ -398,7 +415,8 @@ static int import_journal_stream_peek(struct import_journal_stream *s)
         int r;
 
         while (!s->ready && !s->at_end) {
-                r = sd_journal_next(s->j);
+                r = s->landed ? 1 : sd_journal_next(s->j);
+                s->landed = false;
                 if (r < 0)
                         return r;
                 if (r == 0) {
@@ -434,7 +452,7 @@ static int import_journal_pick(struct import_journal *im, struct import_journal_
                 r = import_journal_stream_peek(s);
                 if (r < 0)
                         return r;
-                if (r == 0 || (im->bounded && import_journal_key_cmp(&s->key, &im->end) > 0))
+                if (r == 0 || (im->bounded && import_journal_past_end(&s->key, &im->end)))
                         continue;       /* for a later round */
                 if (!best || import_journal_key_cmp(&s->key, &best->key) < 0)
                         best = s;
@@ -493,8 +511,8 @@ static void import_journal_progress(struct import_journal *im, uint64_t now_us, 
 
 /* ---- the reader thread ---- */
 
-/* Read one round: entries until the end (or --until); returns 1 at the end,
- * 0 when --until was passed, -errno. */
+/* Read one round: entries up to the journal's last one when it began;
+ * returns 1, or -errno. */
 static int import_journal_read_all(struct import_journal *im, struct tq_error *err)
 {
         struct import_journal_stream *s = NULL;
@@ -675,7 +693,7 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
         if (o->progress)
                 import_journal_range(&im);
         for (i = 0; r == 0 && i < im.nstreams; i++)
-                r = import_journal_seek(&im, im.streams[i].j, cursor);
+                r = import_journal_seek(&im, &im.streams[i], cursor);
         if (r < 0) {
                 tq_error_set(err, r, "journal: cannot seek: %s", strerror(-r));
                 goto out;

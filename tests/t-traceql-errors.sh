@@ -136,6 +136,25 @@ if [ -x "$JR" ]; then
                 "$(jseqs "$T/skew-until.db")|$(count "$T/skew-until.db")"
         $RUN "$TQ" --db "$T/skew-zero.db" import --file "$T/skew.journal" --until @0
         check_eq journal-until-epoch "0" "$(count "$T/skew-zero.db")"
+        # Two hosts' journal files (journal-remote gives each its own seqnum
+        # id), host a's clock stepped back after an entry dated ahead: all
+        # seven entries, though by time their order is circular (the round
+        # used to end at the last entry by time, and a's last three waited
+        # for a round that never came).
+        now=$(date +%s)
+        for h in a b; do
+                if [ $h = a ]; then times="-900 3600 -800 -700"; else times="-600 -500 -300"; fi
+                k=0
+                for d in $times; do
+                        k=$((k + 1))
+                        printf '__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%s\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n_HOSTNAME=%s\nSYSLOG_IDENTIFIER=hosts\nTRACE_EVENT=ev\nMESSAGE=%s%d\n\n' \
+                                "$(printf '%032d' 0 | tr 0 $h)" $k "$(printf '%032d' 0 | tr 0 ${h}c)" $k \
+                                "$(((now + d) * 1000000))" $k "$(printf '%032d' 0 | tr 0 $h)" $h $h $k
+                done | "$JR" -o "$T/host-$h.journal" - 2> /dev/null
+        done
+        $RUN "$TQ" --db "$T/hosts.db" import --file "$T/host-a.journal" --file "$T/host-b.journal"
+        check_eq journal-hosts-clock-stepped-back "a1 a2 a3 a4 b1 b2 b3" "$($TQ --db "$T/hosts.db" --no-sync \
+                --format csv "select group_concat(message, ' ') as m from (select message from events order by message)" | tail -n 1)"
 else
         skip journal-future-entry "no $JR (Debian package systemd-journal-remote)"
 fi

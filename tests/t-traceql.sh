@@ -144,6 +144,17 @@ check_eq traceql-reimport-no-dup "5" "$(q "$DB" 'select count(*) from events')"
 # A query syncs first: still the same rows.
 check_eq traceql-query-sync "5" "$($RUN "$TQ" --db "$DB" --format csv 'select count(*) from events' | tail -n +2)"
 
+# A stream with nothing before the stored position (-b had no entry at the
+# first import) reads its first entry on the next (it lost it: the seek
+# stepped back from it, could not, and then stepped over it).
+printf 'SYSLOG_IDENTIFIER=%s-a\tTRACE_EVENT=nv_a\tMESSAGE=a1\n' "$ID" | "$T/send"
+wait_entries "$ID-a" 1
+$RUN "$TQ" --db "$T/nv.db" import --identifier "$ID-a" --identifier "$ID-b"
+printf 'SYSLOG_IDENTIFIER=%s-b\tTRACE_EVENT=nv_b\tMESSAGE=b1\nSYSLOG_IDENTIFIER=%s-b\tTRACE_EVENT=nv_b\tMESSAGE=b2\n' "$ID" "$ID" | "$T/send"
+wait_entries "$ID-b" 2
+$RUN "$TQ" --db "$T/nv.db" import --identifier "$ID-a" --identifier "$ID-b"
+check_eq traceql-stream-first-entry "a1 b1 b2" "$(q "$T/nv.db" "select group_concat(message, ' ') as m from (select message from events order by id)")"
+
 # ---- other journal locations and filters ---------------------------------
 ROWS0="select time, host, boot, pid, event, message, seq, jseq, a0, a1, a2, a3 from events order by seq"
 q "$DB" "$ROWS0" > "$T/rows0"
