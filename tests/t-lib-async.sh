@@ -26,12 +26,20 @@ gaps=$("$B/tests/journal-dump" "$id" until:TRACE_EVENT=tga_void TRACE_SEQ | sed 
 check_eq lib-async-drop-seq-increasing "" "$gaps"
 
 # fork: parent 3 events + marker; child 2 events with its own sequence.
-id="$TJ_TEST_ID-fork"
-TJ_IDENTIFIER="$id" TJ_EVENTS=tgb_req,tga_void $RUN "$E" init req:3 fork:2 flush void > /dev/null &
-ppid=$!; wait $ppid || true
-"$B/tests/journal-dump" "$id" 6 _PID TRACE_SEQ TRACE_EVENT > "$T/j" || true
-sed -e "s/^_PID=$ppid /_PID=PARENT /" -e 's/^_PID=[0-9]* /_PID=CHILD /' "$T/j" | sort > "$T/got"
-cat > "$T/exp" <<OUT
+# Not under ASan or TSan: clang 14's runtimes can deadlock in a child forked
+# from a multithreaded process (seen: the child's writer thread in free(),
+# waiting for an allocator lock a parent thread held at the fork, and LSan's
+# exit check behind it); the plain and valgrind runs cover it.
+case "${SANITIZE:-}" in
+*address*|*thread*)
+        skip lib-async-fork "the ASan and TSan runtimes can deadlock in a forked child" ;;
+*)
+        id="$TJ_TEST_ID-fork"
+        TJ_IDENTIFIER="$id" TJ_EVENTS=tgb_req,tga_void $RUN "$E" init req:3 fork:2 flush void > /dev/null &
+        ppid=$!; wait $ppid || true
+        "$B/tests/journal-dump" "$id" 6 _PID TRACE_SEQ TRACE_EVENT > "$T/j" || true
+        sed -e "s/^_PID=$ppid /_PID=PARENT /" -e 's/^_PID=[0-9]* /_PID=CHILD /' "$T/j" | sort > "$T/got"
+        cat > "$T/exp" <<OUT
 _PID=CHILD TRACE_SEQ=1 TRACE_EVENT=tgb_req
 _PID=CHILD TRACE_SEQ=2 TRACE_EVENT=tgb_req
 _PID=PARENT TRACE_SEQ=1 TRACE_EVENT=tgb_req
@@ -39,7 +47,8 @@ _PID=PARENT TRACE_SEQ=2 TRACE_EVENT=tgb_req
 _PID=PARENT TRACE_SEQ=3 TRACE_EVENT=tgb_req
 _PID=PARENT TRACE_SEQ=4 TRACE_EVENT=tga_void
 OUT
-check_file lib-async-fork "$T/exp" "$T/got"
+        check_file lib-async-fork "$T/exp" "$T/got" ;;
+esac
 
 # A thread that exits, then exit() without tj_flush/tj_shutdown.
 id="$TJ_TEST_ID-texit"
