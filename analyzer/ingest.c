@@ -374,8 +374,9 @@ static int ingest_entry_field(struct ingest_entry *e, uint32_t off, uint32_t len
         if (nlen > 10 && memcmp(data, "TRACE_ARG_", 10) == 0) {
                 struct ingest_arg_field *a;
 
+                e->nargs_all++;
                 if (e->nargs >= sizeof(e->args) / sizeof(e->args[0]))
-                        return 0;
+                        return 0;       /* past what an entry holds: counted only */
                 a = &e->args[e->nargs++];
                 data[nlen] = '\0';     /* the name ends where '=' was */
                 a->name = (struct ingest_str) { .off = off + 10, .len = nlen - 10, .set = true };
@@ -711,8 +712,9 @@ static bool ingest_is_ident(const char *s, size_t n)
 
 /* Fill SIG from the entry's TRACE_ARGS, or, lacking it, from its TRACE_ARG_
  * fields in order (tj_dropped: TRACE_DROPPED as 'dropped:u'); match each
- * declared argument with its field.  Returns the count, at most TQ_MAX_ARGS;
- * *RET_ALL the count there is. */
+ * declared argument with its field (among the first 16: the library sends
+ * at most 16).  Returns the count, at most TQ_MAX_ARGS; *RET_ALL the count
+ * there is. */
 static unsigned ingest_signature(const struct ingest_entry *e, struct ingest_sigarg *sig,
                                  unsigned *ret_all)
 {
@@ -757,7 +759,7 @@ static unsigned ingest_signature(const struct ingest_entry *e, struct ingest_sig
                 sig[0].value = &e->dropped;
                 return 1;
         }
-        *ret_all = e->nargs;
+        *ret_all = e->nargs_all;
         for (i = 0; i < e->nargs && n < TQ_MAX_ARGS; i++, n++) {
                 const char *v = e->buf + e->args[i].value.off;
                 size_t vlen = e->args[i].value.len;

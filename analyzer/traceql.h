@@ -140,6 +140,7 @@ struct ingest_entry {
         bool has_realtime, has_monotonic;
         struct ingest_arg_field args[16];
         unsigned nargs;
+        unsigned nargs_all;             /* TRACE_ARG_ fields, those past args[] too */
 };
 
 void ingest_entry_reset(struct ingest_entry *e);

@@ -131,6 +131,12 @@ printf '__CURSOR=s=1;i=1;b=x\nTRACE_EVENT=wide\nTRACE_ARGS=a:i b:i c:i d:i e:i f
 $TQ --db "$T/wide.db" import --export "$T/wide.export" 2> "$T/err"
 check_eq traceql-more-args-said "traceql: event wide has 12 arguments: the first 10 are its columns, all are in its message|a:i b:i c:i d:i e:i f:i g:i h:i i:i j:i" \
         "$(cat "$T/err")|$(q "$T/wide.db" 'select signature from event_types')"
+# Without TRACE_ARGS, past the 16 fields read: counted all the same.
+awk 'BEGIN { printf "__CURSOR=s=1;i=2;b=x\nTRACE_EVENT=wider\n"
+        for (k = 0; k < 20; k++) printf "TRACE_ARG_X%d=%d\n", k, k
+        printf "MESSAGE=m\n\n" }' > "$T/wider.export"
+$TQ --db "$T/wide.db" import --export "$T/wider.export" 2> "$T/err"
+check_eq traceql-more-args-counted "traceql: event wider has 20 arguments: the first 10 are its columns, all are in its message" "$(cat "$T/err")"
 # journald's "Suppressed" note is journald's own (_TRANSPORT=driver); any
 # client can log an entry with its MESSAGE_ID, which must not count.
 printf '__CURSOR=s=77776666555544443333222211110000;i=90;b=x\n_TRANSPORT=journal\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 999 messages from me\n\n__CURSOR=s=77776666555544443333222211110000;i=91;b=x\n_TRANSPORT=driver\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 5 messages from qemu.service\n\n' > "$T/supp.export"
