@@ -171,9 +171,9 @@ static bool import_export_seekable(FILE *f)
 
 /*
  * Resume a regular file at its stored offset when it is the file imported
- * before: it still reaches the offset, an entry ends there (an empty line),
- * and the bytes before have the fingerprint CURSOR (traceql.h; NULL when an
- * older traceql stored the offset).  Else the file was replaced or rotated
+ * before: it still reaches the offset, an entry ended there, and the bytes
+ * before have the fingerprint CURSOR (traceql.h; when an older traceql
+ * stored the offset without one, an empty line must end there).  Else the file was replaced or rotated
  * (or written again) and is read from the start, saying so: the entries
  * already there are known by their journal identity and not stored twice.
  */
@@ -185,8 +185,10 @@ static void import_export_resume(struct import_export *x, int64_t offset, const 
 
         if (offset <= 0 || !import_export_seekable(x->f) || fstat(fd, &st) < 0)
                 return;
+        /* an entry ends in an empty line, or at the end of the file when the
+         * stream was cut there: a line end at least, and the fingerprint */
         if (st.st_size < offset || offset < 2 || pread(fd, end, 2, offset - 2) != 2 ||
-            end[0] != '\n' || end[1] != '\n' ||
+            end[1] != '\n' || (!cursor && end[0] != '\n') ||
             (cursor && (import_print_fd(fd, offset, print) < 0 || strcmp(print, cursor) != 0))) {
                 fprintf(stderr, "traceql: %s: not the file imported before (%s): importing it "
                         "from the start\n", x->name, st.st_size < offset ? "truncated or replaced" :

@@ -51,6 +51,12 @@ printf '__CURSOR=s=11112222333344445555666677778888;i=1;b=x\nTRACE_EVENT=first\n
 run export-replaced-file 0 "traceql: $T/grow.export: not the file imported before (replaced or rotated): importing it from the start" --db "$T/grow.db" import --export "$T/grow.export"
 check_eq export-replaced-file-rows "first last new_event" "$($TQ --db "$T/grow.db" --no-sync --format csv \
         "select group_concat(event, ' ') as e from (select event from events order by event)" | tail -n 1)"
+# A stream cut after its last field (no empty line): imported again later,
+# it is the same file, and nothing is said or added.
+printf "$good" | head -c -1 > "$T/cut.export"
+$TQ --db "$T/cut.db" import --export "$T/cut.export"
+run export-cut-reimport 0 "" --db "$T/cut.db" import --export "$T/cut.export"
+check_eq export-cut-reimport-rows "1" "$(count "$T/cut.db")"
 run export-missing 4 "traceql: $T/nosuch.export: No such file or directory" --db "$DB" import --export "$T/nosuch.export"
 check_eq export-nothing-imported "15|0" "$(count "$DB")|$($TQ --db "$DB" --no-sync --format csv "select count(*) from events where event = 'new_event'" | tail -n +2)"
 # The good entry alone imports; binary fields with a newline in them count lines.
