@@ -1275,11 +1275,15 @@ static void ingest_val_arg(struct ingest *ing, struct ingest_val *v, const struc
                 v->type = INGEST_NULL;
                 return;
         }
+        /* a value its kind cannot have (a signed one past INT64_MAX, an
+         * unsigned one below 0, a pointer without 0x) stays text */
         p = e->buf + a->value->off;
         if (a->kind == 'i' || a->kind == 'u')
-                ok = ingest_parse_i64(p, a->value->len, &x) && (a->kind == 'i' || p[0] != '-');
+                ok = ingest_parse_i64(p, a->value->len, &x) &&
+                     (a->kind == 'i' ? p[0] == '-' || x >= 0 : p[0] != '-');
         else if (a->kind == 'p')
-                ok = ingest_parse_hex(p, a->value->len, &x);
+                ok = a->value->len > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
+                     ingest_parse_hex(p, a->value->len, &x);
         if (ok)
                 ingest_val_int(v, true, x);
         else

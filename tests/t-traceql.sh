@@ -125,6 +125,12 @@ printf '__CURSOR=s=1;i=4;b=x\nTRACE_EVENT=ord\nTRACE_ARGS=B:u A:u\nTRACE_ARG_A=7
 $RUN "$TQ" --db "$T/ord.db" import --export "$T/ord.export"
 $RUN "$TQ" --db "$T/ord.db" import --export "$T/ord2.export"
 check_eq traceql-args-by-name "1 2|3 4|5 6|7 8" "$(q "$T/ord.db" "select a || ' ' || b as v from ord order by id" | paste -sd '|')"
+# A value its kind cannot have stays text: a signed one past INT64_MAX, an
+# unsigned one below 0, a pointer without 0x (it was read as hex).
+printf '__CURSOR=s=1;i=1;b=x\nTRACE_EVENT=kinds\nTRACE_ARGS=i:i u:u p:p q:p\nTRACE_ARG_I=9223372036854775808\nTRACE_ARG_U=-1\nTRACE_ARG_P=4096\nTRACE_ARG_Q=0X1F\nMESSAGE=m\n\n' > "$T/kinds.export"
+$RUN "$TQ" --db "$T/kinds.db" import --export "$T/kinds.export"
+check_eq traceql-kind-mismatch-text "'9223372036854775808'|'-1'|'4096'|31" \
+        "$(q "$T/kinds.db" "select quote(i) || '|' || quote(u) || '|' || quote(p) || '|' || quote(q) as v from kinds")"
 # More arguments than the ten columns (an entry not written by tracegen's
 # code): the first ten are kept, and the import says so, not silently.
 printf '__CURSOR=s=1;i=1;b=x\nTRACE_EVENT=wide\nTRACE_ARGS=a:i b:i c:i d:i e:i f:i g:i h:i i:i j:i k:i l:i\nTRACE_ARG_A=1\nTRACE_ARG_L=12\nMESSAGE=wide a 1 l 12\n\n' > "$T/wide.export"
