@@ -740,6 +740,8 @@ static unsigned ingest_signature(const struct ingest_entry *e, struct ingest_sig
                         sig[n].name = tok;
                         sig[n].len = colon ? (size_t) (colon - tok) : (size_t) (p - tok);
                         sig[n].kind = colon && colon + 1 < p ? colon[1] : 's';
+                        if (!strchr("iups", sig[n].kind))
+                                sig[n].kind = 's';      /* no such kind: text */
                         sig[n].value = NULL;
                         for (i = 0; i < e->nargs; i++)
                                 if (e->args[i].name.len == sig[n].len &&

@@ -131,6 +131,11 @@ printf '__CURSOR=s=1;i=1;b=x\nTRACE_EVENT=kinds\nTRACE_ARGS=i:i u:u p:p q:p\nTRA
 $RUN "$TQ" --db "$T/kinds.db" import --export "$T/kinds.export"
 check_eq traceql-kind-mismatch-text "'9223372036854775808'|'-1'|'4096'|31" \
         "$(q "$T/kinds.db" "select quote(i) || '|' || quote(u) || '|' || quote(p) || '|' || quote(q) as v from kinds")"
+# A kind letter that is none of i, u, p, s is a string's.
+printf '__CURSOR=s=1;i=2;b=x\nTRACE_EVENT=odd\nTRACE_ARGS=a:q b:U c\nTRACE_ARG_A=1\nTRACE_ARG_B=2\nTRACE_ARG_C=3\nMESSAGE=m\n\n' > "$T/odd.export"
+$RUN "$TQ" --db "$T/kinds.db" import --export "$T/odd.export"
+check_eq traceql-kind-unknown "a:s b:s c:s|'1'" "$(q "$T/kinds.db" "select signature || '|' ||
+        (select quote(a) from odd) as v from event_types where name = 'odd'")"
 # More arguments than the ten columns (an entry not written by tracegen's
 # code): the first ten are kept, and the import says so, not silently.
 printf '__CURSOR=s=1;i=1;b=x\nTRACE_EVENT=wide\nTRACE_ARGS=a:i b:i c:i d:i e:i f:i g:i h:i i:i j:i k:i l:i\nTRACE_ARG_A=1\nTRACE_ARG_L=12\nMESSAGE=wide a 1 l 12\n\n' > "$T/wide.export"
