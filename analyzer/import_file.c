@@ -49,7 +49,7 @@ struct import_file_data {
 /* The mapping being parsed, for the SIGBUS handler: one import at a time. */
 static struct {
         uint8_t *start;
-        size_t size;
+        size_t size, page;
         volatile sig_atomic_t faulted;  /* a page past the file's end was touched */
         struct sigaction old;
 } import_file_guard;
@@ -60,7 +60,7 @@ static struct {
 static void import_file_sigbus(int sig, siginfo_t *si, void *uc)
 {
         uint8_t *a = si->si_addr, *start = import_file_guard.start;
-        size_t page = (size_t) sysconf(_SC_PAGESIZE), off;
+        size_t page = import_file_guard.page, off;
 
         (void) sig;
         (void) uc;
@@ -89,6 +89,7 @@ static int import_file_guard_on(struct import_file_data *d, struct tq_error *err
         sigemptyset(&sa.sa_mask);
         import_file_guard.start = (uint8_t *) d->data;
         import_file_guard.size = d->size;
+        import_file_guard.page = (size_t) sysconf(_SC_PAGESIZE);       /* not in the handler */
         import_file_guard.faulted = 0;
         if (sigaction(SIGBUS, &sa, &import_file_guard.old) < 0) {
                 import_file_guard.start = NULL;
