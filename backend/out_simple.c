@@ -16,10 +16,19 @@
  * reads both (checked by hand with QEMU's scripts/simpletrace.py on the
  * output of tests/lib-emit, arguments typed by tests/simpletrace/
  * tgroup.trace-events).  QEMU cuts strings at 512 bytes; we do not.
+ *
+ * A fork child writes a file of its own, with its own header and mappings:
+ * trace-<its pid>, or TJ_SIMPLE_FILE.<its pid>.  It drops, unwritten, what
+ * it inherited in the stream's buffer (the parent writes that), and opens
+ * its file at its first record.  Writing on in the parent's file put the
+ * child's copy of that buffer, header and all, in the middle of it.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,6 +45,32 @@
 static FILE *simple_fp;
 static uint8_t *simple_mapped;          /* by event id: its mapping is written */
 static size_t simple_nmapped;
+static bool simple_forked;              /* a fork child: its own file, at its first record */
+static pthread_once_t simple_once = PTHREAD_ONCE_INIT;
+
+static void simple_forget(void)
+{
+        free(simple_mapped);
+        simple_mapped = NULL;
+        simple_nmapped = 0;
+}
+
+/* In a fork child (one thread: stdio's locks were reset by fork()). */
+static void simple_fork_child(void)
+{
+        if (!simple_fp)
+                return;
+        __fpurge(simple_fp);    /* the parent's bytes, which the parent writes */
+        fclose(simple_fp);
+        simple_fp = NULL;
+        simple_forget();
+        simple_forked = true;
+}
+
+static void simple_init_once(void)
+{
+        pthread_atfork(NULL, NULL, simple_fork_child);
+}
 
 static void simple_u64(uint64_t x)
 {
@@ -50,12 +85,17 @@ static void simple_u32(uint32_t x)
 static int simple_open(void)
 {
         const char *path = getenv("TJ_SIMPLE_FILE");
-        char def[64];
+        char def[64], *own = NULL;
         int fd, ret = 0;
 
+        pthread_once(&simple_once, simple_init_once);
         if (!path || !path[0]) {
                 snprintf(def, sizeof(def), "trace-%d", (int)getpid());
                 path = def;
+        } else if (simple_forked) {
+                if (asprintf(&own, "%s.%d", path, (int)getpid()) < 0)
+                        return -ENOMEM;
+                path = own;
         }
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (fd < 0) {
@@ -73,7 +113,16 @@ static int simple_open(void)
         simple_u64(SIMPLE_MAGIC);
         simple_u64(SIMPLE_VERSION);
 out:
+        free(own);
         return ret;
+}
+
+/* The file is open: in a fork child, its own is opened now. */
+static int simple_ready(void)
+{
+        if (!simple_fp && simple_forked && simple_open() < 0)
+                simple_forked = false;  /* said once: the output gives up */
+        return simple_fp ? 0 : -EBADF;
 }
 
 static int simple_map(const struct tj_event *ev)
@@ -111,8 +160,9 @@ static int simple_write(const struct record *r, const tj_value *v, const char *m
         int ret;
 
         (void)msg;
-        if (!simple_fp)
-                return -EBADF;
+        ret = simple_ready();
+        if (ret < 0)
+                return ret;
         ret = simple_map(ev);
         if (ret < 0)
                 goto out;
@@ -145,7 +195,7 @@ out:
 static int simple_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_ns)
 {
         (void)realtime_ns;
-        if (!simple_fp)
+        if (simple_ready() < 0)
                 return -EBADF;
         simple_u64(SIMPLE_TYPE_EVENT);
         simple_u64(SIMPLE_DROPPED_ID);
@@ -167,9 +217,8 @@ static void simple_close(void)
         if (simple_fp)
                 fclose(simple_fp);
         simple_fp = NULL;
-        free(simple_mapped);
-        simple_mapped = NULL;
-        simple_nmapped = 0;
+        simple_forget();
+        simple_forked = false;
 }
 
 TJ_HIDDEN const struct tj_output out_simple = {
