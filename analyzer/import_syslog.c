@@ -31,6 +31,7 @@
 #include "traceql.h"
 
 #define IMPORT_SYSLOG_SDID "tj@32473"
+#define IMPORT_SYSLOG_NAME_MAX 32          /* RFC 5424 PARAM-NAME: 1*32 characters */
 
 static const char import_syslog_months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
@@ -187,6 +188,28 @@ static int import_syslog_tag(struct import_text *t, struct ingest_entry *e, cons
         return r;
 }
 
+/* "TAG[PID]:MSG", no space after the colon (RFC 3164 allows it): end the
+ * word W (N bytes) at "]:", and put C back to the message. */
+static void import_syslog_tag_split(struct import_syslog_cur *c, const char *w, size_t *n)
+{
+        const char *end = w + *n, *q = memchr(w, ']', *n);
+
+        if (q && q + 2 < end && q[1] == ':') {
+                *n = (size_t) (q + 2 - w);
+                c->p = q + 2;
+        }
+}
+
+/* Is the word at C an event the --events files declare? */
+static bool import_syslog_is_event(const struct import_text *t, struct import_syslog_cur c)
+{
+        const char *w;
+        size_t n;
+
+        return t->patterns && import_syslog_word(&c, &w, &n) &&
+               te_patterns_signature(t->patterns, w, n) != NULL;
+}
+
 /* The part after the time of an RFC 3164 or rsyslog file line: [HOST] [TAG] MSG. */
 static int import_syslog_3164_rest(struct import_text *t, struct import_syslog_cur *c,
                                    struct ingest_entry *e)
@@ -205,10 +228,23 @@ static int import_syslog_3164_rest(struct import_text *t, struct import_syslog_c
                 if (!(import_syslog_word(c, &w, &n) && import_syslog_is_tag(w, n))) {
                         *c = save;      /* no tag: the rest is the message */
                         n = 0;
+                        /* unless it is a tag without ':' or '[' (a relay cut
+                         * it to 32 characters; an RFC 5424 line without
+                         * PROCID): a word before a declared event */
+                        if (import_syslog_word(c, &w, &n) && !import_syslog_is_event(t, save) &&
+                            import_syslog_is_event(t, *c))
+                                r = import_text_field(t, e, "SYSLOG_IDENTIFIER", w, n, false);
+                        else
+                                *c = save;
+                        n = 0;
                 }
         }
-        if (r == 0 && n)
+        if (r == 0 && n) {
+                import_syslog_tag_split(c, w, &n);
                 r = import_syslog_tag(t, e, w, n);
+        }
+        if (c->end - c->p >= 3 && memcmp(c->p, "\xef\xbb\xbf", 3) == 0)
+                c->p += 3;      /* the BOM of a UTF-8 MSG an RFC 5424 line had */
         if (r == 0)
                 r = import_text_field(t, e, "MESSAGE", c->p, (size_t) (c->end - c->p), true);
         return r;
@@ -267,7 +303,37 @@ static int import_syslog_sd_value(struct import_text *t, struct import_syslog_cu
         return 0;
 }
 
-/* One PARAM, name="value", after its leading space; ours go into E. */
+/* An argument name NAME (N bytes) that fills a PARAM-NAME's 32 characters
+ * with its "arg_" was cut there (RFC 5424 allows no more): the declared
+ * argument of the event it begins, when only one does, named whole in
+ * FNAME; else as it is. */
+static void import_syslog_sd_long_name(const struct import_text *t, const struct ingest_entry *e,
+                                       const char *name, size_t n, char *fname, size_t size)
+{
+        const char *sig = NULL, *p, *whole = NULL;
+        size_t wn = 0, k;
+
+        if (t->patterns && e->event.set)
+                sig = te_patterns_signature(t->patterns, e->buf + e->event.off, e->event.len);
+        for (p = sig; p && *p; p += k + strspn(p + k, " ")) {
+                k = strcspn(p, " ");
+                if (k > n && memcmp(p, name, n) == 0 && memchr(p, ':', k)) {
+                        if (whole) {
+                                whole = NULL;   /* two begin so: it stays cut */
+                                break;
+                        }
+                        whole = p;
+                        wn = (size_t) ((const char *) memchr(p, ':', k) - p);
+                }
+        }
+        if (whole && wn >= n && memcmp(whole, name, n) == 0)
+                snprintf(fname, size, "TRACE_ARG_%.*s", (int) wn, whole);
+        else
+                snprintf(fname, size, "TRACE_ARG_%.*s", (int) n, name);
+}
+
+/* One PARAM, name="value", after its leading space; ours go into E.
+ * Returns 2 when the line ends inside its value. */
 static int import_syslog_sd_param(struct import_text *t, struct import_syslog_cur *c, bool ours,
                                   struct ingest_entry *e, struct tq_error *err)
 {
@@ -285,13 +351,15 @@ static int import_syslog_sd_param(struct import_text *t, struct import_syslog_cu
         c->p += 2;
         r = import_syslog_sd_value(t, c, &vlen);
         if (r == -EBADMSG)
-                return tq_error_set(err, r, "unterminated STRUCTURED-DATA value");
+                return 2;       /* cut at the end of the line: import_syslog_5424() */
         if (r < 0)
                 return r;
         field = ours && nlen < 64 ? import_syslog_sd_field(name, nlen, &arg) : NULL;
         if (!field)
                 return 0;
-        if (arg)
+        if (arg && nlen == IMPORT_SYSLOG_NAME_MAX)
+                import_syslog_sd_long_name(t, e, name + 4, nlen - 4, fname, sizeof(fname));
+        else if (arg)
                 snprintf(fname, sizeof(fname), "TRACE_ARG_%.*s", (int) (nlen - 4), name + 4);
         else
                 snprintf(fname, sizeof(fname), "%s", field);
@@ -315,7 +383,7 @@ static int import_syslog_sd_element(struct import_text *t, struct import_syslog_
         while (c->p < c->end && *c->p == ' ') {
                 c->p++;
                 r = import_syslog_sd_param(t, c, ours, e, err);
-                if (r < 0)
+                if (r != 0)
                         return r;
         }
         if (c->p >= c->end || *c->p != ']')
@@ -365,6 +433,11 @@ static int import_syslog_5424(struct import_text *t, struct import_syslog_cur *c
         else if (*c->p == '[') {
                 while (r == 0 && c->p < c->end && *c->p == '[')
                         r = import_syslog_sd_element(t, c, e, err);
+                if (r == 2) {
+                        t->cut++;       /* cut inside a value (a relay's size limit):
+                                         * what came before it, and no message */
+                        return 0;
+                }
                 if (r < 0)
                         return r;
         } else
@@ -375,6 +448,8 @@ static int import_syslog_5424(struct import_text *t, struct import_syslog_cur *c
                 c->p++;
         if (c->end - c->p >= 3 && memcmp(c->p, "\xef\xbb\xbf", 3) == 0)
                 c->p += 3;      /* the BOM of a UTF-8 MSG */
+        while (c->p < c->end && *c->p == ' ')
+                c->p++;         /* rsyslog keeps the space after an RFC 3164 tag */
         return import_text_field(t, e, "MESSAGE", c->p, (size_t) (c->end - c->p), true);
 }
 

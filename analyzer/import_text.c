@@ -211,6 +211,8 @@ int import_text_iso8601(const char *s, size_t len, bool need_zone, int64_t *ret_
         if (y < 0 || mo < 1 || mo > 12 || d < 1 || (unsigned) d > mdays[mo - 1] || h < 0 ||
             h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60)
                 return -EINVAL;
+        if (mo == 2 && d == 29 && (y % 4 != 0 || (y % 100 == 0 && y % 400 != 0)))
+                return -EINVAL;         /* 29 February of a common year */
         if (i < len && (s[i] == '.' || s[i] == ',')) {
                 if (++i >= len || s[i] < '0' || s[i] > '9')
                         return -EINVAL;
@@ -429,6 +431,7 @@ int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
         }
         st.recovered = t.recovered;
         st.unmatched = t.unmatched;
+        st.cut = t.cut;
         r = ingest_end(ing, true, &st.added, err);
         ing = NULL;
         if (r == 0 && ret_stats)

@@ -333,8 +333,12 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
                 goto out;
         }
         fprintf(stderr, "traceql: %s: %llu lines, %llu new events, %llu of them without a "
-                "known event%s\n", file, (unsigned long long) st.lines,
-                (unsigned long long) st.added, (unsigned long long) st.unmatched,
+                "known event", file, (unsigned long long) st.lines,
+                (unsigned long long) st.added, (unsigned long long) st.unmatched);
+        if (st.cut)
+                fprintf(stderr, ", %llu cut short inside STRUCTURED-DATA",
+                        (unsigned long long) st.cut);
+        fprintf(stderr, "%s\n",
                 st.incomplete ? "; an unfinished last line is left for the next import" : "");
 out:
         sqlite3_close_v2(db);

@@ -318,6 +318,7 @@ struct import_text {
         int64_t year_base;                      /* the hour last converted, and its time */
         uint64_t recovered;             /* lines whose event was recognised */
         uint64_t unmatched;             /* lines kept with event '' */
+        uint64_t cut;                   /* RFC 5424 lines that end inside STRUCTURED-DATA */
 };
 
 /* Parse one line (LEN bytes, no newline) into E.  Returns 0 for an entry,
@@ -331,6 +332,7 @@ struct import_text_stats {
         uint64_t added;                 /* rows added */
         uint64_t recovered;             /* of which with a recognised event */
         uint64_t unmatched;             /* of which with event '' */
+        uint64_t cut;                   /* of which cut short inside STRUCTURED-DATA */
         bool incomplete;                /* a last line without newline was left for later */
 };
 
