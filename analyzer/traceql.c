@@ -333,7 +333,8 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
                 goto out;
         }
         fprintf(stderr, "traceql: %s: %llu lines, %llu new events, %llu of them without a "
-                "known event", file, (unsigned long long) st.lines,
+                "known event", strcmp(file, "-") == 0 ? "<stdin>" : file,
+                (unsigned long long) st.lines,
                 (unsigned long long) st.added, (unsigned long long) st.unmatched);
         if (st.cut)
                 fprintf(stderr, ", %llu cut short inside STRUCTURED-DATA",

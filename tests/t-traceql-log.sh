@@ -46,7 +46,7 @@ golden log --log
 # Standard input is read once: its last line is imported without a newline.
 printf 'blk_req_complete req 0x1 ret 0\nblk_req_complete req 0x2 ret 0' |
         "$TQ" --db "$T/stdin.db" import --log - --events "$EV" 2> "$T/err"
-check_eq log-stdin-last-line "traceql: -: 2 lines, 2 new events, 0 of them without a known event|1 2" \
+check_eq log-stdin-last-line "traceql: <stdin>: 2 lines, 2 new events, 0 of them without a known event|1 2" \
         "$(cat "$T/err")|$("$TQ" --db "$T/stdin.db" --no-sync --format csv \
         "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
 

@@ -58,14 +58,14 @@ check_eq syslog-resume-rows "1:1|1:2|2:3" "$("$TQ" --db "$T/r.db" --no-sync --fo
 # Standard input: no offset to resume from, RFC 3164 years from the time now.
 printf 'Jan  2 03:04:05 h app[9]: blk_req_complete req 0x9 ret 0\n' |
         "$TQ" --db "$T/stdin.db" import --syslog - --events "$EV" 2> "$T/err"
-check_eq syslog-stdin "traceql: -: 1 lines, 1 new events, 0 of them without a known event|-||9" \
+check_eq syslog-stdin "traceql: <stdin>: 1 lines, 1 new events, 0 of them without a known event|-||9" \
         "$(cat "$T/err")|$("$TQ" --db "$T/stdin.db" --no-sync --format csv \
         "select (select location || '|' || ifnull(offset, '') from sources) || '|' || pid as v
          from events" | tail -n +2)"
 # ... and its last line without a newline is imported: nothing comes after it.
 printf 'Jan  2 03:04:05 h app[9]: blk_req_complete req 0x9 ret 0\nJan  2 03:04:06 h app[9]: blk_req_complete req 0xa ret 0' |
         "$TQ" --db "$T/stdin2.db" import --syslog - --events "$EV" 2> "$T/err"
-check_eq syslog-stdin-last-line "traceql: -: 2 lines, 2 new events, 0 of them without a known event|9 10" \
+check_eq syslog-stdin-last-line "traceql: <stdin>: 2 lines, 2 new events, 0 of them without a known event|9 10" \
         "$(cat "$T/err")|$("$TQ" --db "$T/stdin2.db" --no-sync --format csv \
         "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
 # A file replaced by a longer one (emptied and written again, as by a
