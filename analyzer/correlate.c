@@ -407,6 +407,25 @@ static const char corr_temp_sql[] =
         "CREATE TEMP TABLE tq_pairs_open (id INTEGER PRIMARY KEY, time, boot, pid, tid, kind, key,"
         " event, code_file, code_line, code_func, earlier_id);";
 
+/*
+ * Per process, over all its events (not only those scanned): has it an event
+ * of seq 1; and, for a process with events without seq, its first time.
+ * Filled by two statements read once each (a query per process on events,
+ * which has no index on (boot, pid), read the whole table each time: 2000
+ * processes of 1M events took 144 s); the second groups only when some event
+ * has no seq (the constant EXISTS is tried before the scan).  Looked up per
+ * process through the index.  A TEMP table: a read-only connection can build it.
+ */
+static const char corr_first_sql[] =
+        "DROP TABLE IF EXISTS temp.tq_first;"
+        "CREATE TEMP TABLE tq_first (pid, boot, seq1, t0);"
+        "INSERT INTO temp.tq_first SELECT pid, boot, 1, NULL FROM events WHERE seq = 1"
+        " GROUP BY pid, boot;"
+        "INSERT INTO temp.tq_first SELECT pid, boot, 0, min(time) FROM events"
+        " WHERE EXISTS (SELECT 1 FROM events WHERE seq IS NULL)"
+        " GROUP BY pid, boot HAVING count(seq) < count(*);"
+        "CREATE INDEX temp.tq_first_process ON tq_first (pid, boot);";
+
 /* One scan's state: the statements that record findings, the live table. */
 struct corr_scan {
         sqlite3 *db;
@@ -473,13 +492,12 @@ static int corr_process_begin(struct corr_scan *sc, sqlite3_stmt *row)
 
         sqlite3_bind_value(st, 1, sqlite3_column_value(row, 1));
         sqlite3_bind_value(st, 2, sqlite3_column_value(row, 2));
-        sqlite3_bind_int(st, 3, sqlite3_column_type(row, 3) != SQLITE_NULL);
         if (sqlite3_step(st) != SQLITE_ROW)
                 return -EIO;
         if (sqlite3_column_type(row, 3) != SQLITE_NULL)
-                sc->from_start = sqlite3_column_int64(st, 0) == 1;
+                sc->from_start = sqlite3_column_int(st, 0) != 0;
         else
-                sc->from_start = sqlite3_column_int64(st, 0) > sc->trace_start;
+                sc->from_start = sqlite3_column_int64(st, 1) > sc->trace_start;
         sc->tot.procs++;
         return sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
 }
@@ -606,11 +624,9 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                               &sc.problem, err)) < 0 ||
             (r = corr_prepare(db, "INSERT INTO temp.tq_pairs VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7)",
                               &sc.pair, err)) < 0 ||
-            (r = corr_prepare(db, /* with seq: is there a seq 1 (found early in
-                               * rowid order); without: the first time */
-                              "SELECT CASE WHEN ?3 THEN (SELECT seq FROM events WHERE boot IS ?1"
-                              " AND pid IS ?2 AND seq = 1 LIMIT 1) ELSE (SELECT min(time) FROM events"
-                              " WHERE boot IS ?1 AND pid IS ?2) END",
+            (r = store_exec(db, corr_first_sql, err)) < 0 ||
+            (r = corr_prepare(db, "SELECT max(seq1), max(t0) FROM temp.tq_first"
+                              " WHERE pid IS ?2 AND boot IS ?1",
                               &sc.first, err)) < 0 ||
             (r = corr_prepare(db, "SELECT min(time) FROM events", &start, err)) < 0)
                 goto out;
@@ -659,7 +675,12 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         if (boot_pid_seen && (r = corr_process_end(&sc)) < 0)
                 goto sqlerr;
         sqlite3_finalize(row);
-        row = NULL;
+        sqlite3_finalize(sc.first);
+        sqlite3_finalize(start);
+        row = sc.first = start = NULL;
+        r = store_exec(db, "DROP TABLE temp.tq_first", err);
+        if (r < 0)
+                goto out;
         r = store_exec(db, "COMMIT", err);
         if (r < 0)
                 goto out;

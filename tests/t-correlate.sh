@@ -11,8 +11,9 @@
 
 TQ=$B/traceql
 D=$TOP/tests/correlate
-for tr in leaks pairs; do
-        python3 "$D/mkexport.py" "$D/$tr.trace" > "$T/$tr.export"
+for f in "$D"/*.trace; do
+        tr=$(basename "$f" .trace)
+        python3 "$D/mkexport.py" "$f" > "$T/$tr.export"
         $TQ --db "$T/$tr.db" import --export "$T/$tr.export"
 done
 

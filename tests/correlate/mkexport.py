@@ -3,7 +3,9 @@
 
 Each non-comment line: PID TID SEQ EVENT FILE:LINE [NAME:KIND=VALUE ...]
 KIND is i, u, p or s.  The monotonic time is SEQ * 1000 ns (+ PID, so two
-processes never tie), the realtime 1700000000 s after that.  Used by
+processes never tie), the realtime 1700000000 s after that.  PID@X puts the
+event in boot XXXX... (X repeated) instead of the default one; SEQ/MONO gives
+the monotonic time in ns, and -/MONO an event without TRACE_SEQ.  Used by
 tests/t-correlate.sh to build exact inputs for traceql leaks / pairs.
 """
 import sys
@@ -15,15 +17,24 @@ for n, line in enumerate(open(sys.argv[1]), 1):
         continue
     pid, tid, seq, event, site = line[:5]
     args = [a.split("=", 1) for a in line[5:]]
-    mono = int(seq) * 1000 + int(pid)
+    boot = BOOT
+    if "@" in pid:
+        pid, b = pid.split("@")
+        boot = (b * 32)[:32]
+    if "/" in seq:
+        seq, mono = seq.split("/")
+        mono = int(mono)
+    else:
+        mono = int(seq) * 1000 + int(pid)
     f, ln = site.split(":")
     out = [
-        "__CURSOR=s=fedcba9876543210fedcba9876543210;i=%x;b=%s;m=%x;t=1;x=1" % (n, BOOT, mono),
+        "__CURSOR=s=fedcba9876543210fedcba9876543210;i=%x;b=%s;m=%x;t=1;x=1" % (n, boot, mono),
         "__REALTIME_TIMESTAMP=%d" % (1700000000000000 + mono // 1000),
         "__MONOTONIC_TIMESTAMP=%d" % (mono // 1000),
-        "_BOOT_ID=" + BOOT, "_HOSTNAME=crafted", "_PID=" + pid, "TID=" + tid,
+        "_BOOT_ID=" + boot, "_HOSTNAME=crafted", "_PID=" + pid, "TID=" + tid,
         "SYSLOG_IDENTIFIER=crafted", "TRACE_GROUP=test", "TRACE_EVENT=" + event,
-        "TRACE_SEQ=" + seq, "TRACE_TIME_NS=%d" % (1700000000000000000 + mono),
+    ] + (["TRACE_SEQ=" + seq] if seq != "-" else []) + [
+        "TRACE_TIME_NS=%d" % (1700000000000000000 + mono),
         "TRACE_MONO_NS=%d" % mono, "CODE_FILE=" + f, "CODE_LINE=" + ln, "CODE_FUNC=fn_" + ln,
         "TRACE_ARGS=" + " ".join(a[0] for a in args),
     ]
