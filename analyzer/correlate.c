@@ -51,18 +51,27 @@ struct corr_opts {
         bool pairs;
 };
 
-/* A hash table slot: one correlator value of the current process. */
+/* One correlator value of the current process. */
 struct corr_slot {
-        uint64_t key;           /* 0: empty */
-        int64_t id;             /* events.id of the allocation / begin */
+        uint64_t key;
+        int64_t id;             /* events.id of the allocation / begin, 0: none yet */
         int64_t t;              /* its time (mono if known, else realtime), pairs */
         int64_t size;           /* leaks: the size; pairs: the --by value */
+        size_t pos;             /* where corr_table.index points at it */
         bool live;              /* false: freed (kept to tell double frees) */
 };
 
+/*
+ * The current process's correlator values: SLOTS in insertion order, found
+ * through INDEX, an open-addressing hash of slot numbers + 1 (0: empty).  A
+ * process's end walks and clears only the N slots it used, not the index
+ * that the largest process before it grew (memset per process end: 1 big
+ * and 2000 small processes took 7.7 s instead of 1.1 s).
+ */
 struct corr_table {
         struct corr_slot *slots;
-        size_t cap, used;
+        size_t *index;
+        size_t n, nalloc, cap;  /* slots used, slots allocated, index size */
 };
 
 struct corr_totals {
@@ -70,11 +79,12 @@ struct corr_totals {
         uint64_t hist[65];
 };
 
+/* Forget the current process's values, in time proportional to their number. */
 static void corr_table_reset(struct corr_table *t)
 {
-        if (t->slots)
-                memset(t->slots, 0, t->cap * sizeof(*t->slots));
-        t->used = 0;
+        for (size_t j = 0; j < t->n; j++)
+                t->index[t->slots[j].pos] = 0;
+        t->n = 0;
 }
 
 static size_t corr_hash(uint64_t k, size_t cap)
@@ -85,30 +95,59 @@ static size_t corr_hash(uint64_t k, size_t cap)
         return (size_t) k & (cap - 1);
 }
 
-/* The slot of KEY, inserted empty (id 0) when absent; NULL: out of memory. */
+/* Point the index at slot J. */
+static void corr_table_place(struct corr_table *t, size_t j)
+{
+        size_t i;
+
+        for (i = corr_hash(t->slots[j].key, t->cap); t->index[i]; i = (i + 1) & (t->cap - 1))
+                ;
+        t->index[i] = j + 1;
+        t->slots[j].pos = i;
+}
+
+/* Double the index (at most half full) and the slots as needed; -ENOMEM. */
+static int corr_table_grow(struct corr_table *t)
+{
+        if ((t->n + 1) * 2 > t->cap) {
+                size_t cap = t->cap ? t->cap * 2 : 1024;
+                size_t *index = calloc(cap, sizeof(*index));
+
+                if (!index)
+                        return -ENOMEM;
+                free(t->index);
+                t->index = index;
+                t->cap = cap;
+                for (size_t j = 0; j < t->n; j++)
+                        corr_table_place(t, j);
+        }
+        if (t->n == t->nalloc) {
+                size_t nalloc = t->nalloc ? t->nalloc * 2 : 512;
+                struct corr_slot *slots = realloc(t->slots, nalloc * sizeof(*slots));
+
+                if (!slots)
+                        return -ENOMEM;
+                t->slots = slots;
+                t->nalloc = nalloc;
+        }
+        return 0;
+}
+
+/* The slot of KEY, added empty (id 0) when absent; NULL: out of memory.
+ * Valid until the next call. */
 static struct corr_slot *corr_table_get(struct corr_table *t, uint64_t key)
 {
         size_t i;
 
-        if ((t->used + 1) * 2 > t->cap) {
-                struct corr_table n = { calloc(t->cap ? t->cap * 2 : 1024, sizeof(struct corr_slot)),
-                                        t->cap ? t->cap * 2 : 1024, 0 };
-                if (!n.slots)
-                        return NULL;
-                for (i = 0; i < t->cap; i++)
-                        if (t->slots[i].key)
-                                *corr_table_get(&n, t->slots[i].key) = t->slots[i];
-                free(t->slots);
-                *t = n;
-        }
-        for (i = corr_hash(key, t->cap); t->slots[i].key && t->slots[i].key != key;
-             i = (i + 1) & (t->cap - 1))
-                ;
-        if (!t->slots[i].key) {
-                t->slots[i].key = key;
-                t->used++;
-        }
-        return &t->slots[i];
+        if (t->cap)
+                for (i = corr_hash(key, t->cap); t->index[i]; i = (i + 1) & (t->cap - 1))
+                        if (t->slots[t->index[i] - 1].key == key)
+                                return &t->slots[t->index[i] - 1];
+        if (corr_table_grow(t) < 0)
+                return NULL;
+        t->slots[t->n] = (struct corr_slot) { .key = key };
+        corr_table_place(t, t->n);
+        return &t->slots[t->n++];
 }
 
 /* "EV[:F],EV[:F]" into LIST; FLAG names the option for messages. */
@@ -457,10 +496,10 @@ static int corr_problem(struct corr_scan *sc, int64_t id, const char *kind, uint
 /* The current process ended: what is still live is a leak / in flight. */
 static int corr_process_end(struct corr_scan *sc)
 {
-        for (size_t i = 0; i < sc->table.cap; i++) {
+        for (size_t i = 0; i < sc->table.n; i++) {
                 struct corr_slot *sl = &sc->table.slots[i];
 
-                if (!sl->key || !sl->live)
+                if (!sl->live)
                         continue;
                 if (sc->o->pairs) {
                         if (corr_problem(sc, sl->id, "in-flight", sl->key, 0) < 0)
@@ -518,7 +557,9 @@ static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64
         if (alloc) {
                 if (sl->id && sl->live && corr_problem(sc, id, "duplicate-alloc", key, sl->id) < 0)
                         return -EIO;
-                *sl = (struct corr_slot) { key, id, 0, size, true };
+                sl->id = id;
+                sl->size = size;
+                sl->live = true;
                 return 0;
         }
         if (sl->id && sl->live) {
@@ -529,8 +570,7 @@ static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64
         }
         if (sl->id)
                 return corr_problem(sc, id, "double-free", key, sl->id);
-        sl->key = key;          /* remember it, so a second free is a double free */
-        sl->id = id;
+        sl->id = id;            /* remember it, so a second free is a double free */
         return corr_problem(sc, id, sc->from_start ? "unknown-free" : "free-before-trace", key, 0);
 }
 
@@ -551,14 +591,14 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         if (begin) {
                 if (sl->id && sl->live && corr_problem(sc, sl->id, "duplicate-begin", key, id) < 0)
                         return -EIO;
-                *sl = (struct corr_slot) { key ? key : UINT64_MAX, id, t, by, true };
+                sl->id = id;
+                sl->t = t;
+                sl->size = by;
+                sl->live = true;
                 return 0;
         }
-        if (!sl->id || !sl->live) {
-                if (!sl->id)
-                        sl->key = key ? key : UINT64_MAX;
+        if (!sl->id || !sl->live)
                 return corr_problem(sc, id, "end-without-begin", key, 0);
-        }
         sl->live = false;
         lat = t - sl->t;
         for (b = 0; b < 64 && (lat >> b) > 1; b++)
@@ -698,6 +738,7 @@ out:
         sqlite3_finalize(sc.pair);
         sqlite3_finalize(sc.first);
         free(sc.table.slots);
+        free(sc.table.index);
         sqlite3_free(sql);
         return r;
 }
