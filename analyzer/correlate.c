@@ -585,7 +585,7 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
                 sc->tot.a++;
         else
                 sc->tot.b++;
-        sl = corr_table_get(&sc->table, key ? key : UINT64_MAX);
+        sl = corr_table_get(&sc->table, key);
         if (!sl)
                 return -ENOMEM;
         if (begin) {
