@@ -409,20 +409,24 @@ static void corr_in(sqlite3_str *s, const struct corr_list *list, bool comma)
                 sqlite3_str_appendf(s, "%s%Q", comma || i ? "," : "", list->v[i].event);
 }
 
-/* The scan: the events of both lists in per-process event order. */
+/*
+ * The scan: the events of both lists in per-process event order, each with
+ * whether it is in list A (alloc / begin) and in list B (free / end), its
+ * correlator as either (NULL when not in that list) and its --size / --by.
+ */
 static char *corr_scan_sql(const struct corr_opts *o)
 {
         sqlite3_str *s = sqlite3_str_new(NULL);
 
-        sqlite3_str_appendall(s, "SELECT id, boot, pid, seq, coalesce(mono, time), CASE WHEN event IN (");
+        sqlite3_str_appendall(s, "SELECT id, boot, pid, seq, coalesce(mono, time), event IN (");
         corr_in(s, &o->a, false);
-        sqlite3_str_appendall(s, ") THEN 0 ELSE 1 END, CASE WHEN event IN (");
-        corr_in(s, &o->a, false);
-        sqlite3_str_appendall(s, ") THEN ");
+        sqlite3_str_appendall(s, "), event IN (");
+        corr_in(s, &o->b, false);
+        sqlite3_str_appendall(s, "), ");
         corr_case(s, &o->a, 0, "");
-        sqlite3_str_appendall(s, " ELSE ");
+        sqlite3_str_appendall(s, ", ");
         corr_case(s, &o->b, 0, "");
-        sqlite3_str_appendall(s, " END, ");
+        sqlite3_str_appendall(s, ", ");
         corr_case(s, &o->a, o->pairs ? 2 : 1, "");
         sqlite3_str_appendall(s, " FROM events WHERE event IN (");
         corr_in(s, &o->a, false);
@@ -437,13 +441,13 @@ static const char corr_temp_sql[] =
         "DROP TABLE IF EXISTS temp.tq_pairs; DROP TABLE IF EXISTS temp.tq_pairs_open;"
         "CREATE TEMP TABLE tq_leaks (id INTEGER PRIMARY KEY, time, boot, pid, tid, address, size,"
         " event, code_file, code_line, code_func);"
-        "CREATE TEMP TABLE tq_bad_frees (id INTEGER PRIMARY KEY, time, boot, pid, tid, kind, address,"
+        "CREATE TEMP TABLE tq_bad_frees (id INTEGER, time, boot, pid, tid, kind, address,"
         " event, code_file, code_line, code_func, earlier_id);"
         "CREATE TEMP TABLE tq_pairs (begin_id INTEGER, end_id, boot, pid, key, grp,"
         " latency, bucket);"
         "DROP TABLE IF EXISTS temp.tq_pairs_stats;"
         "CREATE TEMP TABLE tq_pairs_stats (grp, count, min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns);"
-        "CREATE TEMP TABLE tq_pairs_open (id INTEGER PRIMARY KEY, time, boot, pid, tid, kind, key,"
+        "CREATE TEMP TABLE tq_pairs_open (id INTEGER, time, boot, pid, tid, kind, key,"
         " event, code_file, code_line, code_func, earlier_id);";
 
 /*
@@ -619,6 +623,26 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         return sqlite3_step(sc->pair) == SQLITE_DONE && sqlite3_reset(sc->pair) == SQLITE_OK ? 0 : -EIO;
 }
 
+/* Scan row ROW as an event of list A (alloc / begin) or B (free / end);
+ * -EINVAL with ERR filled when its correlator is not an integer, -EIO when a
+ * finding could not be stored. */
+static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, bool a, struct tq_error *err)
+{
+        int64_t id = sqlite3_column_int64(row, 0);
+        bool extra = sqlite3_column_type(row, 9) == SQLITE_INTEGER;
+        uint64_t key;
+
+        if (sqlite3_column_type(row, a ? 7 : 8) != SQLITE_INTEGER)
+                return tq_error_set(err, -EINVAL, "%s: event %" PRId64 ": the correlator is not "
+                                    "an integer (a pointer or number argument is needed)",
+                                    store_name(sc->db), id);
+        key = (uint64_t) sqlite3_column_int64(row, a ? 7 : 8);
+        if (sc->o->pairs)
+                return corr_pairs_event(sc, id, a, key, sqlite3_column_int64(row, 4),
+                                        extra ? sqlite3_column_int64(row, 9) : INT64_MIN, row);
+        return corr_leaks_event(sc, id, a, key, extra ? sqlite3_column_int64(row, 9) : -1);
+}
+
 static int corr_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret, struct tq_error *err)
 {
         if (sqlite3_prepare_v2(db, sql, -1, ret, NULL) != SQLITE_OK)
@@ -673,10 +697,6 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         if (sqlite3_step(start) == SQLITE_ROW)
                 sc.trace_start = sqlite3_column_int64(start, 0);
         while ((rc = sqlite3_step(row)) == SQLITE_ROW) {
-                int64_t id = sqlite3_column_int64(row, 0);
-                bool a = sqlite3_column_int(row, 5) == 0;
-                int64_t size = sqlite3_column_type(row, 7) == SQLITE_INTEGER ? sqlite3_column_int64(row, 7) : -1;
-
                 if (!boot_pid_seen || sqlite3_value_int64(ppid) != sqlite3_column_int64(row, 2) ||
                     sqlite3_stricmp((const char *) sqlite3_value_text(pboot) ?: "",
                                     (const char *) sqlite3_column_text(row, 1) ?: "") != 0) {
@@ -690,20 +710,13 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                         if ((r = corr_process_begin(&sc, row)) < 0)
                                 goto sqlerr;
                 }
-                if (sqlite3_column_type(row, 6) != SQLITE_INTEGER) {
-                        r = tq_error_set(err, -EINVAL, "%s: event %" PRId64 ": the correlator is not "
-                                         "an integer (a pointer or number argument is needed)",
-                                         store_name(db), id);
-                        goto out;
-                }
-                if (o->pairs)
-                        r = corr_pairs_event(&sc, id, a, (uint64_t) sqlite3_column_int64(row, 6),
-                                             sqlite3_column_int64(row, 4),
-                                             sqlite3_column_type(row, 7) == SQLITE_INTEGER
-                                             ? sqlite3_column_int64(row, 7) : INT64_MIN, row);
-                else
-                        r = corr_leaks_event(&sc, id, a, (uint64_t) sqlite3_column_int64(row, 6), size);
-                if (r == -ENOMEM)
+                /* an event in both lists (a realloc) frees, then allocates */
+                r = 0;
+                if (sqlite3_column_int(row, 6))
+                        r = corr_event(&sc, row, false, err);
+                if (r == 0 && sqlite3_column_int(row, 5))
+                        r = corr_event(&sc, row, true, err);
+                if (r == -EINVAL || r == -ENOMEM)
                         goto out;
                 if (r < 0)
                         goto sqlerr;
@@ -752,7 +765,7 @@ static const char corr_leaks_sections[][400] = {
         " ORDER BY bytes DESC, count DESC, site",
         "SELECT ns_time(time) AS time, pid, tid, kind, ptr(address) AS address, event,"
         " code_file || ':' || code_line AS site, code_func AS func, earlier_id"
-        " FROM temp.tq_bad_frees ORDER BY boot, pid, id",
+        " FROM temp.tq_bad_frees ORDER BY boot, pid, id, rowid",
 };
 static const char *const corr_leaks_titles[] = { "Unfreed allocations", "Leaks by call site",
                                                  "Bad frees and duplicate allocations" };
@@ -955,7 +968,7 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
         sections[0] = stats;
         sections[1] = "SELECT ns_time(time) AS time, pid, tid, kind, ptr(key) AS key, event,"
                       " code_file || ':' || code_line AS site, code_func AS func"
-                      " FROM temp.tq_pairs_open ORDER BY boot, pid, id";
+                      " FROM temp.tq_pairs_open ORDER BY boot, pid, id, rowid";
         r = corr_print(db, o, sections, titles, keys, 2, totals, hist, err);
         if (r == 0 && o->histogram && o->format == QUERY_TABLE)
                 corr_histogram_print(t);
