@@ -979,13 +979,15 @@ out:
         return r;
 }
 
-/* --write: keep the results as main tables for later queries. */
-static const char corr_save_sql[] =
+/* --write: keep the results as main tables for later queries, replacing
+ * only those of the same command. */
+static const char corr_leaks_save_sql[] =
         "DROP TABLE IF EXISTS main.tq_leaks; DROP TABLE IF EXISTS main.tq_bad_frees;"
+        "CREATE TABLE main.tq_leaks AS SELECT * FROM temp.tq_leaks;"
+        "CREATE TABLE main.tq_bad_frees AS SELECT * FROM temp.tq_bad_frees;";
+static const char corr_pairs_save_sql[] =
         "DROP TABLE IF EXISTS main.tq_pairs; DROP TABLE IF EXISTS main.tq_pairs_open;"
         "DROP TABLE IF EXISTS main.tq_pairs_stats;"
-        "CREATE TABLE main.tq_leaks AS SELECT * FROM temp.tq_leaks;"
-        "CREATE TABLE main.tq_bad_frees AS SELECT * FROM temp.tq_bad_frees;"
         "CREATE TABLE main.tq_pairs AS SELECT * FROM temp.tq_pairs;"
         "CREATE TABLE main.tq_pairs_open AS SELECT * FROM temp.tq_pairs_open;"
         "CREATE TABLE main.tq_pairs_stats AS SELECT * FROM temp.tq_pairs_stats;";
@@ -1034,7 +1036,7 @@ int correlate_main(int argc, char **argv, bool pairs)
         if (r == 0)
                 r = pairs ? corr_pairs_report(db, &o, &tot, &err) : corr_leaks_report(db, &o, &tot, &err);
         if (r == 0 && o.write)
-                r = store_exec(db, corr_save_sql, &err);
+                r = store_exec(db, pairs ? corr_pairs_save_sql : corr_leaks_save_sql, &err);
         if (r == 0 && o.sql) {
                 if (o.format == QUERY_TABLE)
                         putchar('\n');

@@ -38,6 +38,14 @@ check_eq correlate-write-kept "3|5" "$($TQ --db "$T/leaks.db" --no-sync --format
 rc=0
 $TQ --db "$T/pairs.db" --no-sync leaks --alloc req_submit --free req_complete > /dev/null || rc=$?
 check_eq correlate-no-leak-exit-is-not-2 2 "$rc"   # 0xc0... in flight reqs count as unfreed
+# Each command's --write replaces its own tables only.
+$TQ --db "$T/pairs.db" --no-sync --write pairs --begin req_submit --end req_complete > /dev/null
+$TQ --db "$T/pairs.db" --no-sync --write leaks --alloc req_submit --free req_complete > /dev/null || :
+$TQ --db "$T/pairs.db" --no-sync --write pairs --begin req_submit --end req_complete > /dev/null
+check_eq correlate-write-own-tables "6|1|3|1" "$($TQ --db "$T/pairs.db" --no-sync --format csv \
+        "select (select count(*) from tq_pairs) || '|' || (select count(*) from tq_leaks) || '|' ||
+                (select count(*) from tq_pairs_open) || '|' || (select count(*) from tq_pairs_stats)" |
+        tail -n 1)"
 printf '100 100 1 m a.c:1 p:p=0x10\n100 100 2 f b.c:1 p:p=0x10\n' > "$T/ok.trace"
 python3 "$D/mkexport.py" "$T/ok.trace" > "$T/ok.export"
 $TQ --db "$T/ok.db" import --export "$T/ok.export"
