@@ -868,6 +868,12 @@ static char *corr_histogram_json(const struct corr_totals *t)
         bool first = true;
 
         sqlite3_str_appendall(s, "[");
+        /* latencies <= 0 (an end stamped before its begin): below 1 ns, from no bound */
+        if (t->hist[64]) {
+                sqlite3_str_appendf(s, "{\"lo_ns\": null, \"hi_ns\": 1, \"count\": %llu}",
+                                    (unsigned long long) t->hist[64]);
+                first = false;
+        }
         for (int b = 0; b < 64; b++)
                 if (t->hist[b]) {
                         sqlite3_str_appendf(s, "%s{\"lo_ns\": %llu, \"hi_ns\": %llu, \"count\": %llu}",
