@@ -75,7 +75,8 @@ struct corr_table {
 };
 
 struct corr_totals {
-        uint64_t a, b, matched, leaks, bytes, bad, procs, lost;
+        uint64_t a, b, matched, leaks, bytes, bad, procs;
+        uint64_t nokey;         /* events skipped: no integer correlator */
         uint64_t hist[65];
 };
 
@@ -348,6 +349,7 @@ static int corr_resolve(sqlite3 *db, struct corr_opts *o, struct tq_error *err)
         for (int l = 0; l < 2; l++)
                 for (size_t i = 0; i < lists[l]->n; i++) {
                         struct corr_spec *s = &lists[l]->v[i];
+                        char kind = 0;
 
                         if (!s->field && !common) {
                                 common = corr_common_pointer(db, o, err);
@@ -356,14 +358,19 @@ static int corr_resolve(sqlite3 *db, struct corr_opts *o, struct tq_error *err)
                                         goto out;
                                 }
                         }
-                        s->pos = corr_arg_pos(db, s->event, s->field ? s->field : common, NULL);
+                        s->pos = corr_arg_pos(db, s->event, s->field ? s->field : common, &kind);
                         if (s->pos < 0) {
                                 r = tq_error_set(err, -ENOENT, "%s: event '%s' has no argument '%s'",
                                                  store_name(db), s->event, s->field ? s->field : common);
                                 goto out;
                         }
+                        if (kind == 's') {
+                                r = tq_error_set(err, -EINVAL, "%s: argument '%s' of '%s' is a string; "
+                                                 "the correlator needs a pointer or an integer",
+                                                 store_name(db), s->field ? s->field : common, s->event);
+                                goto out;
+                        }
                         if (l == 0 && (o->size || o->by)) {
-                                char kind = 0;
                                 int p = corr_arg_pos(db, s->event, o->size ? o->size : o->by, &kind);
 
                                 if (p >= 0 && kind == 's') {
@@ -623,19 +630,31 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         return sqlite3_step(sc->pair) == SQLITE_DONE && sqlite3_reset(sc->pair) == SQLITE_OK ? 0 : -EIO;
 }
 
-/* Scan row ROW as an event of list A (alloc / begin) or B (free / end);
- * -EINVAL with ERR filled when its correlator is not an integer, -EIO when a
- * finding could not be stored. */
-static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, bool a, struct tq_error *err)
+/*
+ * Scan row ROW as an event of list A (alloc / begin) or B (free / end).  An
+ * event without an integer correlator (the argument missing, or text) is
+ * left out of the matching, a problem row of kind no-correlator that keeps
+ * the value as it is.  -EIO when a finding could not be stored.
+ */
+static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, bool a)
 {
         int64_t id = sqlite3_column_int64(row, 0);
         bool extra = sqlite3_column_type(row, 9) == SQLITE_INTEGER;
+        sqlite3_stmt *st = sc->problem;
         uint64_t key;
 
-        if (sqlite3_column_type(row, a ? 7 : 8) != SQLITE_INTEGER)
-                return tq_error_set(err, -EINVAL, "%s: event %" PRId64 ": the correlator is not "
-                                    "an integer (a pointer or number argument is needed)",
-                                    store_name(sc->db), id);
+        if (sqlite3_column_type(row, a ? 7 : 8) != SQLITE_INTEGER) {
+                if (a)
+                        sc->tot.a++;
+                else
+                        sc->tot.b++;
+                sc->tot.nokey++;
+                sqlite3_bind_int64(st, 1, id);
+                sqlite3_bind_text(st, 2, "no-correlator", -1, SQLITE_STATIC);
+                sqlite3_bind_value(st, 3, sqlite3_column_value(row, a ? 7 : 8));
+                sqlite3_bind_null(st, 4);
+                return sqlite3_step(st) == SQLITE_DONE && sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
+        }
         key = (uint64_t) sqlite3_column_int64(row, a ? 7 : 8);
         if (sc->o->pairs)
                 return corr_pairs_event(sc, id, a, key, sqlite3_column_int64(row, 4),
@@ -713,10 +732,10 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                 /* an event in both lists (a realloc) frees, then allocates */
                 r = 0;
                 if (sqlite3_column_int(row, 6))
-                        r = corr_event(&sc, row, false, err);
+                        r = corr_event(&sc, row, false);
                 if (r == 0 && sqlite3_column_int(row, 5))
-                        r = corr_event(&sc, row, true, err);
-                if (r == -EINVAL || r == -ENOMEM)
+                        r = corr_event(&sc, row, true);
+                if (r == -ENOMEM)
                         goto out;
                 if (r < 0)
                         goto sqlerr;
@@ -811,10 +830,10 @@ static int corr_leaks_report(sqlite3 *db, const struct corr_opts *o, const struc
         snprintf(bytes, sizeof(bytes), o->size ? "%llu" : "NULL", (unsigned long long) t->bytes);
         totals = sqlite3_mprintf(
                 "SELECT %llu AS allocs, %llu AS frees, %llu AS leaks, %s AS leaked_bytes,"
-                " %llu AS bad_frees, %llu AS processes",
+                " %llu AS bad_frees, %llu AS processes, %llu AS no_correlator",
                 (unsigned long long) t->a, (unsigned long long) t->b, (unsigned long long) t->leaks,
                 bytes, (unsigned long long) t->bad,
-                (unsigned long long) t->procs);
+                (unsigned long long) t->procs, (unsigned long long) t->nokey);
         if (!totals)
                 return -ENOMEM;
         r = corr_print(db, o, sections, corr_leaks_titles, corr_leaks_keys, 3, totals, NULL, err);
@@ -959,9 +978,10 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
                 " (SELECT count(*) FROM temp.tq_pairs_open WHERE kind = 'in-flight') AS in_flight,"
                 " (SELECT count(*) FROM temp.tq_pairs_open WHERE kind = 'end-without-begin') AS unmatched_ends,"
                 " (SELECT count(*) FROM temp.tq_pairs_open WHERE kind = 'duplicate-begin') AS duplicate_begins,"
-                " %llu AS processes",
+                " %llu AS processes, %llu AS no_correlator",
                 (unsigned long long) t->a, (unsigned long long) t->b,
-                (unsigned long long) t->matched, (unsigned long long) t->procs);
+                (unsigned long long) t->matched, (unsigned long long) t->procs,
+                (unsigned long long) t->nokey);
         if (o->histogram && o->format == QUERY_JSON)
                 hist = corr_histogram_json(t);
         if (!stats || !totals || (o->histogram && o->format == QUERY_JSON && !hist)) {

@@ -70,5 +70,5 @@ check_eq correlate-example-leak-funcs "bd_dev_open bd_dev_open bd_zero_page_init
 $TQ --db "$T/ex.db" --no-sync --format csv pairs --begin blk_req_submit --end blk_req_complete \
         --by is_write > "$T/pairs.out"
 check_eq correlate-example-pairs \
-        "begins,ends,matched,in_flight,unmatched_ends,duplicate_begins,processes|60,60,60,0,0,0,1" \
+        "begins,ends,matched,in_flight,unmatched_ends,duplicate_begins,processes,no_correlator|60,60,60,0,0,0,1,0" \
         "$(tail -n 2 "$T/pairs.out" | paste -sd '|')"
