@@ -855,10 +855,21 @@ static void corr_ns_label(char *buf, size_t size, uint64_t ns)
         snprintf(buf, size, "%g %s", v, units[u]);
 }
 
+/* "[1 us, 2 us)": the label of log2 bucket B. */
+static int corr_bucket_label(char *buf, size_t size, int b)
+{
+        char lo[32], hi[32];
+
+        corr_ns_label(lo, sizeof(lo), (uint64_t) 1 << b);
+        corr_ns_label(hi, sizeof(hi), (uint64_t) 1 << (b + 1));
+        return snprintf(buf, size, "[%s, %s)", lo, hi);
+}
+
 static void corr_histogram_print(const struct corr_totals *t)
 {
         uint64_t max = 1;
-        int lo = 64, hi = -1;
+        int lo = 64, hi = -1, width = 22;
+        char range[80];
 
         for (int b = 0; b < 64; b++)
                 if (t->hist[b]) {
@@ -866,17 +877,21 @@ static void corr_histogram_print(const struct corr_totals *t)
                         hi = b;
                         max = t->hist[b] > max ? t->hist[b] : max;
                 }
+        /* the labels of long latencies ("[4.61169e+09 s, 9.22337e+09 s)")
+         * are wider than the usual 22 columns: right-align all on the widest */
+        for (int b = lo; b <= hi; b++) {
+                int n = corr_bucket_label(range, sizeof(range), b);
+
+                width = n > width ? n : width;
+        }
         printf("\nLatency histogram (log2 buckets):\n");
         if (t->hist[64])
-                printf("%22s %10llu\n", "<= 0 ns", (unsigned long long) t->hist[64]);
+                printf("%*s %10llu\n", width, "<= 0 ns", (unsigned long long) t->hist[64]);
         for (int b = lo; b <= hi; b++) {
-                char a[32], z[32], range[80];
                 int bar = (int) ((t->hist[b] * 40 + max - 1) / max);
 
-                corr_ns_label(a, sizeof(a), (uint64_t) 1 << b);
-                corr_ns_label(z, sizeof(z), (uint64_t) 1 << (b + 1));
-                snprintf(range, sizeof(range), "[%s, %s)", a, z);
-                printf("%22s %10llu %.*s\n", range, (unsigned long long) t->hist[b],
+                corr_bucket_label(range, sizeof(range), b);
+                printf("%*s %10llu %.*s\n", width, range, (unsigned long long) t->hist[b],
                        t->hist[b] ? bar : 0, "########################################");
         }
 }
