@@ -56,7 +56,8 @@ struct corr_slot {
         uint64_t key;
         int64_t id;             /* events.id of the allocation / begin, 0: none yet */
         int64_t t;              /* its time (mono if known, else realtime), pairs */
-        int64_t size;           /* leaks: the size; pairs: the --by value */
+        int64_t size;           /* leaks: the size (a 64-bit pattern); pairs: the --by value */
+        bool sized;             /* size holds one */
         size_t pos;             /* where corr_table.index points at it */
         bool live;              /* false: freed (kept to tell double frees) */
 };
@@ -79,6 +80,13 @@ struct corr_totals {
         uint64_t nokey;         /* events skipped: no integer correlator */
         uint64_t hist[65];
 };
+
+/* SUM + N for byte counts: N is an unsigned 64-bit pattern, and the sum
+ * stops at INT64_MAX (more than any address space) rather than overflow. */
+static uint64_t corr_bytes_add(uint64_t sum, uint64_t n)
+{
+        return n > (uint64_t) INT64_MAX - sum ? (uint64_t) INT64_MAX : sum + n;
+}
 
 /* Forget the current process's values, in time proportional to their number. */
 static void corr_table_reset(struct corr_table *t)
@@ -518,11 +526,11 @@ static int corr_process_end(struct corr_scan *sc)
                         continue;
                 }
                 sc->tot.leaks++;
-                if (sl->size > 0)
-                        sc->tot.bytes += (uint64_t) sl->size;
+                if (sl->sized)
+                        sc->tot.bytes = corr_bytes_add(sc->tot.bytes, (uint64_t) sl->size);
                 sqlite3_bind_int64(sc->leak, 1, sl->id);
                 sqlite3_bind_int64(sc->leak, 2, (int64_t) sl->key);
-                if (sl->size >= 0)
+                if (sl->sized)
                         sqlite3_bind_int64(sc->leak, 3, sl->size);
                 else
                         sqlite3_bind_null(sc->leak, 3);
@@ -552,7 +560,8 @@ static int corr_process_begin(struct corr_scan *sc, sqlite3_stmt *row)
         return sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
 }
 
-static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64_t key, int64_t size)
+static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64_t key, bool sized,
+                            int64_t size)
 {
         struct corr_slot *sl;
 
@@ -570,6 +579,7 @@ static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64
                         return -EIO;
                 sl->id = id;
                 sl->size = size;
+                sl->sized = sized;
                 sl->live = true;
                 return 0;
         }
@@ -586,7 +596,7 @@ static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64
 }
 
 static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64_t key, int64_t t,
-                            int64_t by, sqlite3_stmt *row)
+                            bool sized, int64_t by, sqlite3_stmt *row)
 {
         struct corr_slot *sl;
         int64_t lat;
@@ -605,6 +615,7 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
                 sl->id = id;
                 sl->t = t;
                 sl->size = by;
+                sl->sized = sized;
                 sl->live = true;
                 return 0;
         }
@@ -623,7 +634,7 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         sqlite3_bind_int64(sc->pair, 5, (int64_t) key);
         sqlite3_bind_int64(sc->pair, 6, lat);
         sqlite3_bind_int(sc->pair, 7, lat > 0 ? b : -1);
-        if (sc->o->by && sl->size != INT64_MIN)
+        if (sl->sized)
                 sqlite3_bind_int64(sc->pair, 8, sl->size);
         else
                 sqlite3_bind_null(sc->pair, 8);
@@ -657,9 +668,9 @@ static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, bool a)
         }
         key = (uint64_t) sqlite3_column_int64(row, a ? 7 : 8);
         if (sc->o->pairs)
-                return corr_pairs_event(sc, id, a, key, sqlite3_column_int64(row, 4),
-                                        extra ? sqlite3_column_int64(row, 9) : INT64_MIN, row);
-        return corr_leaks_event(sc, id, a, key, extra ? sqlite3_column_int64(row, 9) : -1);
+                return corr_pairs_event(sc, id, a, key, sqlite3_column_int64(row, 4), extra,
+                                        sqlite3_column_int64(row, 9), row);
+        return corr_leaks_event(sc, id, a, key, extra, sqlite3_column_int64(row, 9));
 }
 
 static int corr_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret, struct tq_error *err)
@@ -776,11 +787,12 @@ out:
 }
 
 static const char corr_leaks_sections[][400] = {
-        "SELECT ns_time(time) AS time, pid, tid, ptr(address) AS address, size, event,"
+        "SELECT ns_time(time) AS time, pid, tid, ptr(address) AS address,"
+        " CASE WHEN size < 0 THEN u64(size) ELSE size END AS size, event,"
         " code_file || ':' || code_line AS site, code_func AS func"
         " FROM temp.tq_leaks ORDER BY boot, pid, id",
         "SELECT code_file || ':' || code_line AS site, code_func AS func, count(*) AS count,"
-        " sum(size) AS bytes FROM temp.tq_leaks GROUP BY code_file, code_line, code_func"
+        " tq_bytes_sum(size) AS bytes FROM temp.tq_leaks GROUP BY code_file, code_line, code_func"
         " ORDER BY bytes DESC, count DESC, site",
         "SELECT ns_time(time) AS time, pid, tid, kind, ptr(address) AS address, event,"
         " code_file || ':' || code_line AS site, code_func AS func, earlier_id"
@@ -815,6 +827,33 @@ static int corr_print(sqlite3 *db, const struct corr_opts *o, const char *const 
         return r;
 }
 
+/* tq_bytes_sum(size), an aggregate: corr_bytes_add over the non-NULL sizes,
+ * NULL when there are none (sum() fails with "integer overflow"). */
+static void corr_bytes_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+        uint64_t *acc = sqlite3_aggregate_context(ctx, 2 * sizeof(*acc));      /* sum, seen */
+
+        (void) argc;
+        if (!acc) {
+                sqlite3_result_error_nomem(ctx);
+                return;
+        }
+        if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER)
+                return;
+        acc[0] = corr_bytes_add(acc[0], (uint64_t) sqlite3_value_int64(argv[0]));
+        acc[1] = 1;
+}
+
+static void corr_bytes_final(sqlite3_context *ctx)
+{
+        uint64_t *acc = sqlite3_aggregate_context(ctx, 0);
+
+        if (acc && acc[1])
+                sqlite3_result_int64(ctx, (int64_t) acc[0]);
+        else
+                sqlite3_result_null(ctx);
+}
+
 static const char *const corr_leaks_keys[] = { "leaks", "sites", "bad_frees" };
 
 static int corr_leaks_report(sqlite3 *db, const struct corr_opts *o, const struct corr_totals *t,
@@ -826,6 +865,9 @@ static int corr_leaks_report(sqlite3 *db, const struct corr_opts *o, const struc
         char *totals;
         int r;
 
+        if (sqlite3_create_function(db, "tq_bytes_sum", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                    NULL, corr_bytes_step, corr_bytes_final) != SQLITE_OK)
+                return tq_error_set(err, -ENOMEM, "%s: %s", store_name(db), sqlite3_errmsg(db));
         /* leaked bytes only mean something with --size */
         snprintf(bytes, sizeof(bytes), o->size ? "%llu" : "NULL", (unsigned long long) t->bytes);
         totals = sqlite3_mprintf(
