@@ -427,9 +427,10 @@ static void corr_in(sqlite3_str *s, const struct corr_list *list, bool comma)
 /*
  * The scan: the events of both lists in per-process event order, each with
  * whether it is in list A (alloc / begin) and in list B (free / end), its
- * correlator as either (NULL when not in that list) and its --size / --by.
+ * correlator as either (NULL when not in that list), its --size / --by, and
+ * the run of its pid (tq_runs, when RUNS).
  */
-static char *corr_scan_sql(const struct corr_opts *o)
+static char *corr_scan_sql(const struct corr_opts *o, bool runs)
 {
         sqlite3_str *s = sqlite3_str_new(NULL);
 
@@ -443,11 +444,13 @@ static char *corr_scan_sql(const struct corr_opts *o)
         corr_case(s, &o->b, 0, "");
         sqlite3_str_appendall(s, ", ");
         corr_case(s, &o->a, o->pairs ? 2 : 1, "");
-        sqlite3_str_appendall(s, " FROM events WHERE event IN (");
+        sqlite3_str_appendall(s, runs ? ", coalesce((SELECT run FROM temp.tq_runs r"
+                                     " WHERE r.id = events.id), 0) FROM events WHERE event IN ("
+                              : ", 0 FROM events WHERE event IN (");
         corr_in(s, &o->a, false);
         corr_in(s, &o->b, true);
         /* pid before boot: an integer compare settles most comparisons of the sort */
-        sqlite3_str_appendall(s, ") ORDER BY pid, boot, seq, mono, id");
+        sqlite3_str_appendf(s, ") ORDER BY pid, boot, %sseq, mono, id", runs ? "11, " : "");
         return sqlite3_str_finish(s);
 }
 
@@ -466,23 +469,68 @@ static const char corr_temp_sql[] =
         " event, code_file, code_line, code_func, earlier_id);";
 
 /*
- * Per process, over all its events (not only those scanned): has it an event
- * of seq 1; and, for a process with events without seq, its first time.
- * Filled by two statements read once each (a query per process on events,
- * which has no index on (boot, pid), read the whole table each time: 2000
- * processes of 1M events took 144 s); the second groups only when some event
- * has no seq (the constant EXISTS is tried before the scan).  Looked up per
- * process through the index.  A TEMP table: a read-only connection can build it.
+ * Where each process's trace begins, from statements that read events once
+ * each (a query per process on events, which has no index on (boot, pid),
+ * read the whole table each time: 2000 processes of 1M events took 144 s).
+ * TEMP tables, so that a read-only connection can build them:
+ *
+ * tq_seq1: the events of seq 1 and without seq per pid.  Two of seq 1 mean a pid reused within a
+ * boot, whose runs tq_runs tells apart as traceql losses does
+ * (sql/losses.sql): in time order, a number seen before means a later run
+ * has begun, an event's run being the most times any number up to it was
+ * seen before.  Other pids are all run 0, and absent from tq_runs.
+ *
+ * tq_first: per run, has it an event of seq 1; for a process with events
+ * without seq, its first time (grouped only when some event has no seq: the
+ * constant EXISTS is tried before the scan of events).
  */
+static const char corr_seq1_sql[] =
+        "DROP TABLE IF EXISTS temp.tq_seq1; DROP TABLE IF EXISTS temp.tq_runs;"
+        "CREATE TEMP TABLE tq_seq1 AS SELECT pid, boot, sum(seq IS 1) AS n, sum(seq IS NULL) AS noseq"
+        " FROM events WHERE seq = 1 OR seq IS NULL GROUP BY pid, boot;"
+        "CREATE TEMP TABLE tq_runs (id INTEGER PRIMARY KEY, run);";
+static const char corr_runs_sql[] =
+        "INSERT INTO temp.tq_runs"
+        " WITH seen AS (SELECT e.id, e.pid, e.boot, e.time,"
+        "  row_number() OVER (PARTITION BY e.pid, e.boot, e.seq ORDER BY e.time, e.id) - 1 AS again"
+        "  FROM temp.tq_seq1 r JOIN events e ON e.pid IS r.pid AND e.boot IS r.boot"
+        "  WHERE r.n > 1 AND e.seq IS NOT NULL)"
+        " SELECT id, max(again) OVER (PARTITION BY pid, boot ORDER BY time, id"
+        "  ROWS UNBOUNDED PRECEDING) FROM seen;";
 static const char corr_first_sql[] =
         "DROP TABLE IF EXISTS temp.tq_first;"
-        "CREATE TEMP TABLE tq_first (pid, boot, seq1, t0);"
-        "INSERT INTO temp.tq_first SELECT pid, boot, 1, NULL FROM events WHERE seq = 1"
-        " GROUP BY pid, boot;"
-        "INSERT INTO temp.tq_first SELECT pid, boot, 0, min(time) FROM events"
-        " WHERE EXISTS (SELECT 1 FROM events WHERE seq IS NULL)"
+        "CREATE TEMP TABLE tq_first (pid, boot, run, seq1, t0);"
+        "INSERT INTO temp.tq_first SELECT pid, boot, 0, 1, NULL FROM temp.tq_seq1 WHERE n = 1;"
+        "INSERT INTO temp.tq_first SELECT e.pid, e.boot, r.run, 1, NULL"
+        " FROM temp.tq_runs r JOIN events e ON e.id = r.id WHERE e.seq = 1;"
+        "INSERT INTO temp.tq_first SELECT pid, boot, 0, 0, min(time) FROM events"
+        " WHERE EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE noseq)"
         " GROUP BY pid, boot HAVING count(seq) < count(*);"
-        "CREATE INDEX temp.tq_first_process ON tq_first (pid, boot);";
+        "CREATE INDEX temp.tq_first_process ON tq_first (pid, boot, run);";
+
+/* Fill tq_seq1, tq_runs and tq_first; *RET_RUNS: some pid was reused. */
+static int corr_first_build(sqlite3 *db, bool *ret_runs, struct tq_error *err)
+{
+        sqlite3_stmt *st = NULL;
+        int r;
+
+        r = store_exec(db, corr_seq1_sql, err);
+        if (r < 0)
+                return r;
+        if (sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE n > 1)", -1, &st,
+                               NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
+                r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+                goto out;
+        }
+        *ret_runs = sqlite3_column_int(st, 0) != 0;
+        if (*ret_runs)
+                r = store_exec(db, corr_runs_sql, err);
+        if (r == 0)
+                r = store_exec(db, corr_first_sql, err);
+out:
+        sqlite3_finalize(st);
+        return r;
+}
 
 /* One scan's state: the statements that record findings, the live table. */
 struct corr_scan {
@@ -550,6 +598,7 @@ static int corr_process_begin(struct corr_scan *sc, sqlite3_stmt *row)
 
         sqlite3_bind_value(st, 1, sqlite3_column_value(row, 1));
         sqlite3_bind_value(st, 2, sqlite3_column_value(row, 2));
+        sqlite3_bind_int64(st, 3, sqlite3_column_int64(row, 10));
         if (sqlite3_step(st) != SQLITE_ROW)
                 return -EIO;
         if (sqlite3_column_type(row, 3) != SQLITE_NULL)
@@ -686,13 +735,12 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
 {
         struct corr_scan sc = { .db = db, .o = o };
         sqlite3_stmt *row = NULL, *start = NULL;
-        char *sql = corr_scan_sql(o);
-        int64_t boot_pid_seen = 0;
+        char *sql = NULL;
+        bool runs = false;
+        int64_t boot_pid_seen = 0, prun = 0;
         sqlite3_value *pboot = NULL, *ppid = NULL;
         int r, rc;
 
-        if (!sql)
-                return -ENOMEM;
         r = store_exec(db, corr_temp_sql, err);
         if (r < 0)
                 goto out;
@@ -706,6 +754,13 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         r = store_exec(db, "BEGIN", err);
         if (r < 0)
                 goto out;
+        if ((r = corr_first_build(db, &runs, err)) < 0)
+                goto out;
+        sql = corr_scan_sql(o, runs);
+        if (!sql) {
+                r = -ENOMEM;
+                goto out;
+        }
         if ((r = corr_prepare(db, sql, &row, err)) < 0 ||
             (r = corr_prepare(db, "INSERT INTO temp.tq_leaks SELECT id, time, boot, pid, tid, ?2, ?3,"
                               " event, code_file, code_line, code_func FROM events WHERE id = ?1",
@@ -718,9 +773,8 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                               &sc.problem, err)) < 0 ||
             (r = corr_prepare(db, "INSERT INTO temp.tq_pairs VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7)",
                               &sc.pair, err)) < 0 ||
-            (r = store_exec(db, corr_first_sql, err)) < 0 ||
             (r = corr_prepare(db, "SELECT max(seq1), max(t0) FROM temp.tq_first"
-                              " WHERE pid IS ?2 AND boot IS ?1",
+                              " WHERE pid IS ?2 AND boot IS ?1 AND run = ?3",
                               &sc.first, err)) < 0 ||
             (r = corr_prepare(db, "SELECT min(time) FROM events", &start, err)) < 0)
                 goto out;
@@ -728,6 +782,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                 sc.trace_start = sqlite3_column_int64(start, 0);
         while ((rc = sqlite3_step(row)) == SQLITE_ROW) {
                 if (!boot_pid_seen || sqlite3_value_int64(ppid) != sqlite3_column_int64(row, 2) ||
+                    prun != sqlite3_column_int64(row, 10) ||
                     sqlite3_stricmp((const char *) sqlite3_value_text(pboot) ?: "",
                                     (const char *) sqlite3_column_text(row, 1) ?: "") != 0) {
                         if (boot_pid_seen && (r = corr_process_end(&sc)) < 0)
@@ -736,6 +791,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                         sqlite3_value_free(ppid);
                         pboot = sqlite3_value_dup(sqlite3_column_value(row, 1));
                         ppid = sqlite3_value_dup(sqlite3_column_value(row, 2));
+                        prun = sqlite3_column_int64(row, 10);
                         boot_pid_seen = 1;
                         if ((r = corr_process_begin(&sc, row)) < 0)
                                 goto sqlerr;
@@ -761,7 +817,8 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         sqlite3_finalize(sc.first);
         sqlite3_finalize(start);
         row = sc.first = start = NULL;
-        r = store_exec(db, "DROP TABLE temp.tq_first", err);
+        r = store_exec(db, "DROP TABLE temp.tq_first; DROP TABLE temp.tq_runs;"
+                       " DROP TABLE temp.tq_seq1", err);
         if (r < 0)
                 goto out;
         r = store_exec(db, "COMMIT", err);
