@@ -873,7 +873,8 @@ static int ingest_type_add(struct ingest *ing, const char *name, char *const *co
  * TRACE_ARGS (journald keeps fields in its own order), is matched by name,
  * ignoring case; a column no argument name matches (a<pos>, a name made
  * unique) takes the argument at its position if that one is not taken.
- * The rest are only in the message.
+ * The rest follow, in the columns after the first signature's (a xentrace
+ * record with more data words than the first of its name).
  */
 static unsigned ingest_args_order(const struct ingest_type *t, const struct ingest_sigarg *sig,
                                   unsigned n, struct ingest_sigarg *out)
@@ -903,7 +904,11 @@ static unsigned ingest_args_order(const struct ingest_type *t, const struct inge
                         out[i] = sig[i];
                         used[i] = true;
                 }
-        return t->ncols;
+        /* the rest, unnamed in the view, in the columns after */
+        for (i = t->ncols, j = 0; j < n && i < TQ_MAX_ARGS; j++)
+                if (!used[j])
+                        out[i++] = sig[j];
+        return i;
 }
 
 /* Append to a sqlite3_str: NAME quoted as an identifier. */

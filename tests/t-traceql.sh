@@ -125,6 +125,10 @@ printf '__CURSOR=s=1;i=4;b=x\nTRACE_EVENT=ord\nTRACE_ARGS=B:u A:u\nTRACE_ARG_A=7
 $RUN "$TQ" --db "$T/ord.db" import --export "$T/ord.export"
 $RUN "$TQ" --db "$T/ord.db" import --export "$T/ord2.export"
 check_eq traceql-args-by-name "1 2|3 4|5 6|7 8" "$(q "$T/ord.db" "select a || ' ' || b as v from ord order by id" | paste -sd '|')"
+# An argument the first signature lacks follows its columns, unnamed.
+printf '__CURSOR=s=1;i=5;b=x\nTRACE_EVENT=ord\nTRACE_ARGS=b:u c:u a:u\nTRACE_ARG_A=9\nTRACE_ARG_B=10\nTRACE_ARG_C=11\nMESSAGE=m\n\n' > "$T/ord3.export"
+$RUN "$TQ" --db "$T/ord.db" import --export "$T/ord3.export"
+check_eq traceql-args-extra-kept "9|10|11" "$(q "$T/ord.db" "select a0 || '|' || a1 || '|' || a2 as v from events where id = (select max(id) from events)")"
 # A value its kind cannot have stays text: a signed one past INT64_MAX, an
 # unsigned one below 0, a pointer without 0x (it was read as hex).
 printf '__CURSOR=s=1;i=1;b=x\nTRACE_EVENT=kinds\nTRACE_ARGS=i:i u:u p:p q:p\nTRACE_ARG_I=9223372036854775808\nTRACE_ARG_U=-1\nTRACE_ARG_P=4096\nTRACE_ARG_Q=0X1F\nMESSAGE=m\n\n' > "$T/kinds.export"
