@@ -23,7 +23,10 @@
  * as xentrace_format renders it.  The row's MESSAGE is that text, its event
  * name the words after the CPU/TSC prefix up to '[' or a conversion, made an
  * identifier ("running_to_runnable", "csched:tickle" -> csched_tickle: see
- * xen_format_name()); an id without a line is "xen_<id in hex>".
+ * xen_format_name()); an id without a line is "xen_<id in hex>", its
+ * MESSAGE rendered by the line of id 0 when there is one (real formats
+ * files have "0x00000000 ... unknown (0x%(event)016x) [ ... ]"), as
+ * xentrace_format does.
  * Arguments: cpu, tsc (absent when the record has none) and d1..dN.  `seq`
  * counts the records in file order (time order within one CPU); `mono` is
  * left empty, the TSC not being nanoseconds.
@@ -407,6 +410,8 @@ static int xen_store(struct xen *x, struct ingest *ing, uint32_t id, bool has_ts
                 r = te_catalog_field_int(&x->e, "TRACE_SEQ", x->seq);
         if (r < 0)
                 return tq_error_set(err, r, "out of memory");
+        if (!f && id != 0)
+                f = xen_formats_find(x->fs, 0);  /* xentrace_format's "unknown" line */
         if (f)
                 msg = xen_render(f, vals);
         else {

@@ -40,6 +40,10 @@ $TQ --db "$T/db" --no-sync --format csv pairs --begin VMEXIT:cpu --end VMENTRY:c
         --sql "select begin_id || '-' || end_id from tq_pairs" > "$T/pairs"
 check_eq xentrace-pairs-by-cpu 1-2 "$(tail -n 1 "$T/pairs")"
 
+# formats-xen has Xen's id-0 line: ids it does not name are rendered by it,
+# as xentrace_format does, and keep their xen_<id> names.
+golden basic-unknown basic.xt --formats formats-xen
+
 : > "$T/bad"
 for f in bad-*.xt; do
         rc=0
