@@ -294,8 +294,10 @@ static char *xen_render(const struct xen_format *f, const uint64_t *vals)
                 n = strlen(spec);
                 switch (*p) {
                 case 'd': case 'i': case 'u': case 's': case 'r':
-                        memcpy(spec + n, "lld", 4);
-                        snprintf(out, sizeof(out), spec, (long long) v);
+                        /* every key is unsigned to Python (the words, the
+                         * TSC): a TSC from 2^63 up is not negative */
+                        memcpy(spec + n, "llu", 4);
+                        snprintf(out, sizeof(out), spec, (unsigned long long) v);
                         break;
                 case 'x': case 'X': case 'o':
                         spec[n++] = 'l';

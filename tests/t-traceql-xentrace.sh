@@ -43,6 +43,8 @@ check_eq xentrace-pairs-by-cpu 1-2 "$(tail -n 1 "$T/pairs")"
 # formats-xen has Xen's id-0 line: ids it does not name are rendered by it,
 # as xentrace_format does, and keep their xen_<id> names.
 golden basic-unknown basic.xt --formats formats-xen
+# A TSC from 2^63 up is rendered unsigned, as Python renders it.
+golden tsc-high tsc-high.xt --formats formats
 
 : > "$T/bad"
 for f in bad-*.xt; do

@@ -53,6 +53,9 @@ xen = window(2, [rec(0x00022001, (), 10),
                  rec(0x00099999, (0xabc,), 100)])
 write('xen.xt', xen)
 
+# A TSC from 2^63 up, rendered unsigned as Python does.
+write('tsc-high.xt', window(3, [rec(0x00081001, (), 2**63 + 5), rec(0x00081001, (), 2**64 - 1)]))
+
 bad = {
     'nocpu': rec(0x00081001, (), 1),
     'truncated': window(0, [rec(0x00081001, (), 1)]) + rec(0x00081002, (1, 2), 5)[:9],
