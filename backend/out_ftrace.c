@@ -33,7 +33,11 @@
 #include "internal.h"
 
 #define FTRACE_MARKER_DEFAULT "/sys/kernel/tracing/trace_marker"
-#define FTRACE_LINE_MAX 4096    /* the kernel's marker entry limit, with the newline */
+/* A marker entry's limit, newline included, on every kernel: before 6.8 the
+ * kernel cut a write to trace_marker at TRACE_BUF_SIZE, 1024 bytes (since
+ * then TRACE_MARKER_MAX_SIZE, 4096): a longer line was cut mid-value, and
+ * its import failed (an unterminated string) or read a wrong number. */
+#define FTRACE_LINE_MAX 1024
 
 static atomic_int ftrace_fd = -1;      /* see output_fd_install() */
 static atomic_bool ftrace_ok;           /* the marker is open: a write can reach it */
