@@ -179,20 +179,18 @@ static bool import_export_seekable(FILE *f)
  */
 static void import_export_resume(struct import_export *x, int64_t offset, const char *cursor)
 {
-        char print[IMPORT_PRINT_SIZE], end[2];
         struct stat st;
         int fd = fileno(x->f);
+        char end[2];
 
-        if (offset <= 0 || !import_export_seekable(x->f) || fstat(fd, &st) < 0)
+        if (offset <= 0 || !import_export_seekable(x->f) || fstat(fd, &st) < 0 ||
+            !import_same_file(fd, st.st_size, offset, cursor, x->name))
                 return;
         /* an entry ends in an empty line, or at the end of the file when the
-         * stream was cut there: a line end at least, and the fingerprint */
-        if (st.st_size < offset || offset < 2 || pread(fd, end, 2, offset - 2) != 2 ||
-            end[1] != '\n' || (!cursor && end[0] != '\n') ||
-            (cursor && (import_print_fd(fd, offset, print) < 0 || strcmp(print, cursor) != 0))) {
-                fprintf(stderr, "traceql: %s: not the file imported before (%s): importing it "
-                        "from the start\n", x->name, st.st_size < offset ? "truncated or replaced" :
-                        "replaced or rotated");
+         * stream was cut there: a line end at least */
+        if (offset < 2 || pread(fd, end, 2, offset - 2) != 2 || end[1] != '\n' ||
+            (!cursor && end[0] != '\n')) {
+                import_not_same(x->name, false);
                 return;
         }
         if (fseeko(x->f, offset, SEEK_SET) == 0)

@@ -5,7 +5,7 @@
  *
  * The whole file is one transaction, so a malformed file imports nothing.
  * The source row (kind, real path) keeps the size imported and, in its
- * cursor, a fingerprint of the bytes imported (import_file_fingerprint()); a
+ * cursor, a fingerprint of the bytes imported (import_same_file()); a
  * later import of the same file parses it again from the start (a binary
  * trace's event mappings and a xentrace's CPU records come before the records
  * that use them) but stores only the records that start at or after that
@@ -152,9 +152,8 @@ int import_print_fd(int fd, int64_t size, char ret[IMPORT_PRINT_SIZE])
         return 0;
 }
 
-/* The fingerprint of DATA[0..SIZE), a prefix already imported (traceql.h).
- * The last bytes tell apart two runs' traces whose headers and event
- * mappings are the same. */
+/* The fingerprint of DATA[0..SIZE), the mapped file imported now
+ * (traceql.h): as import_print_fd() reads it, without reading it again. */
 static void import_file_fingerprint(const uint8_t *data, size_t size, char *ret)
 {
         size_t n = size < IMPORT_PRINT_BYTES ? size : IMPORT_PRINT_BYTES;
@@ -163,6 +162,23 @@ static void import_file_fingerprint(const uint8_t *data, size_t size, char *ret)
         h = import_print_add(h, data, n);
         h = import_print_add(h, data + size - n, n);
         import_print_format(h, ret);
+}
+
+void import_not_same(const char *name, bool shorter)
+{
+        fprintf(stderr, "traceql: %s: not the file imported before (%s): importing it from "
+                "the start\n", name, shorter ? "truncated or replaced" : "replaced or rotated");
+}
+
+bool import_same_file(int fd, int64_t size, int64_t offset, const char *cursor, const char *name)
+{
+        char print[IMPORT_PRINT_SIZE];
+
+        if (size >= offset &&
+            (!cursor || (import_print_fd(fd, offset, print) == 0 && strcmp(print, cursor) == 0)))
+                return true;
+        import_not_same(name, size < offset);
+        return false;
 }
 
 static int import_file_read(int fd, const char *path, struct import_file_data *d,
@@ -264,21 +280,9 @@ static void import_file_close(struct import_file_data *d)
 static int64_t import_file_resume(const struct import_file_data *d, const char *name,
                                   int64_t offset, const char *cursor)
 {
-        char print[IMPORT_PRINT_SIZE];
-
         if (!d->mapped || offset <= 0)
                 return 0;               /* new, or not a regular file: imported whole */
-        if ((uint64_t) offset <= d->size) {
-                if (!cursor)
-                        return offset;
-                import_file_fingerprint(d->data, (size_t) offset, print);
-                if (strcmp(print, cursor) == 0)
-                        return offset;
-        }
-        fprintf(stderr, "traceql: %s: not the file imported before (%s): importing it from "
-                "the start\n", name, (uint64_t) offset > d->size ? "truncated or replaced" :
-                "replaced or rotated");
-        return 0;
+        return import_same_file(d->fd, (int64_t) d->size, offset, cursor, name) ? offset : 0;
 }
 
 int import_file(sqlite3 *db, const char *kind, const char *path, import_file_parse_fn parse,

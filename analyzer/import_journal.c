@@ -80,7 +80,7 @@ struct import_journal {
         size_t nstreams;
         sd_journal *tail;               /* no match: values, the journal's last entry */
         struct import_journal_key end;  /* this round stops here */
-        bool bounded, empty;            /* end is set; the journal had no entry at all */
+        bool empty;                     /* the journal had no entry at all this round */
         bool holding;                   /* the reader's: an entry past --until was left out */
         struct ingest *ing;             /* the writer's */
         struct ingest_entry went;       /* the writer's: a slot's entry, parsed */
@@ -396,7 +396,6 @@ static int import_journal_bound(struct import_journal *im)
         char *cursor = NULL;
         int r;
 
-        im->bounded = true;
         r = sd_journal_seek_tail(im->tail);
         if (r >= 0)
                 r = sd_journal_previous(im->tail);
@@ -445,14 +444,14 @@ static int import_journal_pick(struct import_journal *im, struct import_journal_
         int r;
 
         *ret = NULL;
-        if (im->bounded && im->empty)
+        if (im->empty)
                 return 0;
         for (i = 0; i < im->nstreams; i++) {
                 s = &im->streams[i];
                 r = import_journal_stream_peek(s);
                 if (r < 0)
                         return r;
-                if (r == 0 || (im->bounded && import_journal_past_end(&s->key, &im->end)))
+                if (r == 0 || import_journal_past_end(&s->key, &im->end))
                         continue;       /* for a later round */
                 if (!best || import_journal_key_cmp(&s->key, &best->key) < 0)
                         best = s;

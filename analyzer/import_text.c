@@ -285,22 +285,15 @@ static int import_text_open(struct import_text_file *x, const char *path, char *
  * lines before are counted, for messages. */
 static void import_text_resume(struct import_text_file *x, int64_t offset, const char *cursor)
 {
-        char buf[65536], print[IMPORT_PRINT_SIZE];
+        char buf[65536];
         int64_t left = offset;
         uint64_t lines = 0;
         struct stat st;
         size_t n;
 
-        if (x->whole || offset <= 0 || fstat(fileno(x->f), &st) < 0)
+        if (x->whole || offset <= 0 || fstat(fileno(x->f), &st) < 0 ||
+            !import_same_file(fileno(x->f), st.st_size, offset, cursor, x->name))
                 return;
-        if (st.st_size < offset) {
-                fprintf(stderr, "traceql: %s: not the file imported before (truncated or "
-                        "replaced): importing it from the start\n", x->name);
-                return;
-        }
-        if (cursor && (import_print_fd(fileno(x->f), offset, print) < 0 ||
-                       strcmp(print, cursor) != 0))
-                left = 0;
         while (left > 0 && (n = fread(buf, 1, left < (int64_t) sizeof(buf) ? (size_t) left :
                                       sizeof(buf), x->f)) > 0) {
                 const char *p = buf, *end = buf + n;
@@ -317,8 +310,7 @@ static void import_text_resume(struct import_text_file *x, int64_t offset, const
                 }
         }
         (void) fseeko(x->f, 0, SEEK_SET);
-        fprintf(stderr, "traceql: %s: not the file imported before (replaced or rotated): "
-                "importing it from the start\n", x->name);
+        import_not_same(x->name, false);        /* the offset is not a line start */
 }
 
 /* What the reader thread of one run works with. */

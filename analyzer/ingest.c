@@ -71,6 +71,7 @@ struct ingest_type {
         char *name;
         unsigned ncols;
         char *cols[TQ_MAX_ARGS];
+        size_t lens[TQ_MAX_ARGS];       /* strlen() of each, kept: matched per row */
 };
 
 /* One queued parameter of a row: NULL, an integer, or text at OFF in the
@@ -854,6 +855,7 @@ static int ingest_type_add(struct ingest *ing, const char *name, char *const *co
                         ingest_type_free(t);
                         return -ENOMEM;
                 }
+                t->lens[c] = strlen(cols[c]);
                 t->ncols = c + 1;
         }
         mask = ing->types_size - 1;
@@ -883,7 +885,7 @@ static unsigned ingest_args_order(const struct ingest_type *t, const struct inge
         unsigned i, j;
 
         for (i = 0; i < n && i < t->ncols; i++)
-                if (strlen(t->cols[i]) != sig[i].len ||
+                if (t->lens[i] != sig[i].len ||
                     strncasecmp(t->cols[i], sig[i].name, sig[i].len) != 0)
                         break;
         if (i == n && n == t->ncols) {          /* the usual case: as the first one */
@@ -891,7 +893,7 @@ static unsigned ingest_args_order(const struct ingest_type *t, const struct inge
                 return n;
         }
         for (i = 0; i < t->ncols; i++) {
-                out[i] = (struct ingest_sigarg) { t->cols[i], strlen(t->cols[i]), 's', NULL };
+                out[i] = (struct ingest_sigarg) { t->cols[i], t->lens[i], 's', NULL };
                 for (j = 0; j < n && !found[i]; j++)
                         if (!used[j] && sig[j].len == out[i].len &&
                             strncasecmp(sig[j].name, t->cols[i], sig[j].len) == 0) {

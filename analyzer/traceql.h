@@ -431,6 +431,13 @@ int te_catalog_entry(struct ingest_entry *e, const struct te_event *ev, const st
 /* The fingerprint of the first SIZE bytes of the file FD, read with
  * pread(), in RET; -EIO when the file no longer has them. */
 int import_print_fd(int fd, int64_t size, char ret[IMPORT_PRINT_SIZE]);
+/* Is the file FD (SIZE bytes), whose source stopped at OFFSET with the
+ * fingerprint CURSOR (NULL: an older traceql's, taken on trust), the file
+ * imported before?  Else import_not_same() said so. */
+bool import_same_file(int fd, int64_t size, int64_t offset, const char *cursor, const char *name);
+/* Say on stderr that NAME is not the file imported before (SHORTER than
+ * its offset, or other bytes) and is imported from the start. */
+void import_not_same(const char *name, bool shorter);
 /* Parse DATA[0..SIZE) of the file NAME into ING; records that start before
  * SKIP were imported before and are read but not stored.  Errors are
  * "NAME:OFFSET: why" or "NAME:LINE: why". */
