@@ -310,26 +310,28 @@ static int import_syslog_sd_value(struct import_text *t, struct import_syslog_cu
 static void import_syslog_sd_long_name(const struct import_text *t, const struct ingest_entry *e,
                                        const char *name, size_t n, char *fname, size_t size)
 {
-        const char *sig = NULL, *p, *whole = NULL;
-        size_t wn = 0, k;
+        const char *sig = NULL, *p, *colon, *whole = name;
+        size_t wn = n, k, pn;
+        bool two = false;
 
         if (t->patterns && e->event.set)
                 sig = te_patterns_signature(t->patterns, e->buf + e->event.off, e->event.len);
+        /* SIG is "name:kind name:kind ..." */
         for (p = sig; p && *p; p += k + strspn(p + k, " ")) {
                 k = strcspn(p, " ");
-                if (k > n && memcmp(p, name, n) == 0 && memchr(p, ':', k)) {
-                        if (whole) {
-                                whole = NULL;   /* two begin so: it stays cut */
-                                break;
-                        }
+                colon = memchr(p, ':', k);
+                pn = colon ? (size_t) (colon - p) : k;
+                if (pn > n && memcmp(p, name, n) == 0) {
+                        two = whole != name;    /* two begin so: it stays cut */
                         whole = p;
-                        wn = (size_t) ((const char *) memchr(p, ':', k) - p);
+                        wn = pn;
                 }
         }
-        if (whole && wn >= n && memcmp(whole, name, n) == 0)
-                snprintf(fname, size, "TRACE_ARG_%.*s", (int) wn, whole);
-        else
-                snprintf(fname, size, "TRACE_ARG_%.*s", (int) n, name);
+        if (two) {
+                whole = name;
+                wn = n;
+        }
+        snprintf(fname, size, "TRACE_ARG_%.*s", (int) wn, whole);
 }
 
 /* One PARAM, name="value", after its leading space; ours go into E.

@@ -316,7 +316,8 @@ static int store_wal(sqlite3 *db, struct tq_error *err)
                 usleep(10000);
         }
         if (rc != SQLITE_OK)
-                return store_exec(db, "PRAGMA journal_mode = WAL", err);       /* the message */
+                return tq_error_set(err, rc == SQLITE_NOMEM ? -ENOMEM : -EIO, "%s: %s",
+                                    store_name(db), sqlite3_errmsg(db));
         return store_exec(db, "PRAGMA synchronous = NORMAL", err);
 }
 

@@ -12,8 +12,9 @@
  *                                             ([-+]?[0-9]+) ret ([-+]?[0-9]+)\z
  *
  * Literal text matches itself; %s matches lazily (so the literal after it
- * decides where it ends); a width allows spaces around the number, and so
- * does the ' ' flag before it ("% d" writes " 5").  Captured
+ * decides where it ends); a width allows the spaces printf pads with (on
+ * the left, on the right with '-', none with '0'), and the ' ' flag one
+ * before the number ("% d" writes " 5").  Captured
  * numbers are written back in the form ingest.c types (decimal; 0x-hex for
  * pointers), "(nil)" becomes 0x0 and a "(null)" string no value at all.
  * Patterns are compiled (with JIT) the first time their event is seen, so

@@ -404,11 +404,6 @@ char te_catalog_kind(const struct te_arg *a);      /* 'i', 'u', 'p' or 's' */
 bool te_catalog_is_string(const struct te_arg *a); /* a char pointer, as QEMU's simple backend */
 /* "<event> <format rendered with V>", to free with sqlite3_free; NULL: no memory. */
 char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, unsigned n);
-/* Recover V (EV's nargs values) from TEXT, EV's format as rendered (the
- * message without "<event> "); false when TEXT does not fit the format.
- * Strings point into TEXT. */
-bool te_catalog_match(const struct te_event *ev, const char *text, size_t len,
-                      struct tq_value *v);
 /* Add field NAME=VALUE (LEN bytes) to E; 0 or -ENOMEM. */
 int te_catalog_field(struct ingest_entry *e, const char *name, const char *value, size_t len);
 int te_catalog_field_int(struct ingest_entry *e, const char *name, int64_t v);
