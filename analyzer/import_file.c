@@ -11,7 +11,8 @@
  * that use them) but stores only the records that start at or after that
  * size, so re-importing never duplicates and an appended trace adds only its
  * tail.  When the first bytes no longer have that fingerprint the file was
- * replaced (or rotated) and is imported whole, as a new one, saying so.
+ * replaced (or rotated) and is imported whole, as a new one, saying so;
+ * unless it is a file imported before under another name (import_resume()).
  * A regular file is mapped, not read, so memory does not grow with its size;
  * standard input ("-") and files that do not tell their size (tracefs) are
  * read whole, and imported whole each time.
@@ -170,15 +171,54 @@ void import_not_same(const char *name, bool shorter)
                 "the start\n", name, shorter ? "truncated or replaced" : "replaced or rotated");
 }
 
-bool import_same_file(int fd, int64_t size, int64_t offset, const char *cursor, const char *name)
+/* Are the first OFFSET bytes of the file FD (SIZE bytes) those with the
+ * fingerprint CURSOR (NULL: stored by an older traceql, taken on trust)? */
+static bool import_file_has(int fd, int64_t size, int64_t offset, const char *cursor)
 {
         char print[IMPORT_PRINT_SIZE];
 
-        if (size >= offset &&
-            (!cursor || (import_print_fd(fd, offset, print) == 0 && strcmp(print, cursor) == 0)))
+        return size >= offset &&
+               (!cursor || (import_print_fd(fd, offset, print) == 0 &&
+                            strcmp(print, cursor) == 0));
+}
+
+bool import_same_file(int fd, int64_t size, int64_t offset, const char *cursor, const char *name)
+{
+        if (import_file_has(fd, size, offset, cursor))
                 return true;
         import_not_same(name, size < offset);
         return false;
+}
+
+int import_resume(struct ingest *ing, int fd, int64_t size, int64_t offset, const char *cursor,
+                  const char *name, int64_t *ret_offset, struct tq_error *err)
+{
+        char *from = NULL;
+        int64_t at;
+        int r;
+
+        *ret_offset = 0;
+        if (offset > 0 && import_file_has(fd, size, offset, cursor)) {
+                *ret_offset = offset;
+                return 0;
+        }
+        if (offset > 0) {
+                r = ingest_retire_source(ing, err);
+                if (r < 0)
+                        return r;
+        }
+        r = ingest_find_renamed(ing, fd, size, &at, &from, err);
+        if (r < 0)
+                return r;
+        if (from) {
+                fprintf(stderr, "traceql: %s: the file imported before as %s (renamed or "
+                        "copied): resuming at byte %" PRId64 "\n", name, from, at);
+                free(from);
+                *ret_offset = at;
+        } else if (offset > 0) {
+                import_not_same(name, size < offset);
+        }
+        return 0;
 }
 
 static int import_file_read(int fd, const char *path, struct import_file_data *d,
@@ -271,20 +311,6 @@ static void import_file_close(struct import_file_data *d)
                 close(d->fd);
 }
 
-/*
- * Where to resume the mapped file D (NAME) whose source stopped at OFFSET
- * with fingerprint CURSOR (NULL: stored by an older traceql, taken on
- * trust): OFFSET when its first OFFSET bytes are those imported, else 0, and
- * a note on standard error that it is imported as a new file.
- */
-static int64_t import_file_resume(const struct import_file_data *d, const char *name,
-                                  int64_t offset, const char *cursor)
-{
-        if (!d->mapped || offset <= 0)
-                return 0;               /* new, or not a regular file: imported whole */
-        return import_same_file(d->fd, (int64_t) d->size, offset, cursor, name) ? offset : 0;
-}
-
 int import_file(sqlite3 *db, const char *kind, const char *path, import_file_parse_fn parse,
                 const void *ctx, uint64_t *ret_added, struct tq_error *err)
 {
@@ -307,7 +333,13 @@ int import_file(sqlite3 *db, const char *kind, const char *path, import_file_par
         r = ingest_begin(db, kind, real, "", &ing, &cursor, &offset, err);
         if (r < 0)
                 goto out;
-        offset = import_file_resume(&d, name, offset, cursor);
+        if (d.mapped)
+                r = import_resume(ing, d.fd, (int64_t) d.size, offset, cursor, name, &offset,
+                                  err);
+        else
+                offset = 0;             /* not a regular file: imported whole */
+        if (r < 0)
+                goto out;
         r = parse(ing, ctx, name, d.data, d.size, offset, err);
         if (import_file_check_size(&d, name, err) < 0)
                 r = -EIO;       /* the parser read zeros: whatever it said is moot */

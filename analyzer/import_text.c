@@ -278,22 +278,26 @@ static int import_text_open(struct import_text_file *x, const char *path, char *
         return r;
 }
 
-/* Resume a regular file at its stored offset, when the file still reaches
- * it, its bytes before have the fingerprint CURSOR (NULL: stored by an older
- * traceql, taken on trust) and the offset is a line start; else start over
- * (the file was truncated, replaced or rotated), saying so on stderr.  The
- * lines before are counted, for messages. */
-static void import_text_resume(struct import_text_file *x, int64_t offset, const char *cursor)
+/* Resume a regular file where import_resume() says (its stored offset, or
+ * where it was imported under another name), when that is a line start;
+ * else start over, saying so on stderr.  The lines before are counted, for
+ * messages. */
+static int import_text_resume(struct import_text_file *x, struct ingest *ing, int64_t offset,
+                              const char *cursor, struct tq_error *err)
 {
         char buf[65536];
-        int64_t left = offset;
+        int64_t left;
         uint64_t lines = 0;
         struct stat st;
         size_t n;
+        int r;
 
-        if (x->whole || offset <= 0 || fstat(fileno(x->f), &st) < 0 ||
-            !import_same_file(fileno(x->f), st.st_size, offset, cursor, x->name))
-                return;
+        if (x->whole || fstat(fileno(x->f), &st) < 0)
+                return 0;
+        r = import_resume(ing, fileno(x->f), st.st_size, offset, cursor, x->name, &left, err);
+        if (r < 0 || left == 0)
+                return r;
+        offset = left;
         while (left > 0 && (n = fread(buf, 1, left < (int64_t) sizeof(buf) ? (size_t) left :
                                       sizeof(buf), x->f)) > 0) {
                 const char *p = buf, *end = buf + n;
@@ -306,11 +310,12 @@ static void import_text_resume(struct import_text_file *x, int64_t offset, const
                 if (left == 0 && buf[n - 1] == '\n') {
                         x->offset = offset;
                         x->lineno = lines;
-                        return;
+                        return 0;
                 }
         }
         (void) fseeko(x->f, 0, SEEK_SET);
         import_not_same(x->name, false);        /* the offset is not a line start */
+        return 0;
 }
 
 /* What the reader thread of one run works with. */
@@ -406,7 +411,9 @@ int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
         r = ingest_begin(db, kind, location, "", &ing, &cursor, &offset, err);
         if (r < 0)
                 goto out;
-        import_text_resume(&x, offset, cursor);
+        r = import_text_resume(&x, ing, offset, cursor, err);
+        if (r < 0)
+                goto out;
         r = import_text_lines(&x, &t, ing, fn, &st, err);
         if (r < 0)
                 goto out;

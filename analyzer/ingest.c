@@ -106,6 +106,7 @@ struct ingest {
         int wal_frames;                 /* in the WAL after the last commit */
         int wal_limit;                  /* frames: INGEST_WAL_BYTES; $TRACEQL_TEST_WAL_FRAMES */
         int64_t source;                 /* sources.id */
+        const char *kind, *location, *filter;   /* its key, borrowed */
         int64_t last_id;                /* the last events.id numbered below TQ_ID_PACKED */
         sqlite3_stmt *insert, *suppressed, *sid_get, *sid_put, *position;
         sqlite3_stmt *insert_batch;     /* INGEST_BATCH rows in one statement */
@@ -562,6 +563,9 @@ static int ingest_source(struct ingest *ing, const char *kind, const char *locat
                 goto out;
         }
         ing->source = sqlite3_column_int64(st, 0);
+        ing->kind = kind;
+        ing->location = location;
+        ing->filter = filter;
         if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
                 cursor = strdup((const char *) sqlite3_column_text(st, 1));
                 if (!cursor) {
@@ -1489,6 +1493,59 @@ int ingest_set_position(struct ingest *ing, const char *cursor, int64_t offset)
         ing->cursor = c;
         ing->offset = offset;
         ing->position_set = true;
+        return 0;
+}
+
+int ingest_retire_source(struct ingest *ing, struct tq_error *err)
+{
+        sqlite3_stmt *st = NULL;
+        int rc, r;
+
+        r = ingest_prepare(ing, "UPDATE sources SET filter = 'replaced ' || id WHERE id = ?1",
+                           &st, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(st, 1, ing->source);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+                return ingest_sqlerr(ing, rc, err);
+        return ingest_source(ing, ing->kind, ing->location, ing->filter, NULL, NULL, err);
+}
+
+int ingest_find_renamed(struct ingest *ing, int fd, int64_t size, int64_t *ret_offset,
+                        char **ret_location, struct tq_error *err)
+{
+        char print[IMPORT_PRINT_SIZE];
+        sqlite3_stmt *st = NULL;
+        int rc, r;
+
+        *ret_offset = 0;
+        *ret_location = NULL;
+        r = ingest_prepare(ing, "SELECT location, offset, cursor FROM sources "
+                           "WHERE kind = ?1 AND id != ?2 AND offset BETWEEN 1 AND ?3 "
+                           "AND cursor LIKE 'fnv1a64:%' ORDER BY offset DESC, id DESC",
+                           &st, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(st, 1, ing->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, ing->source);
+        sqlite3_bind_int64(st, 3, size);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+                if (import_print_fd(fd, sqlite3_column_int64(st, 1), print) < 0 ||
+                    strcmp(print, (const char *) sqlite3_column_text(st, 2)) != 0)
+                        continue;
+                *ret_location = strdup((const char *) sqlite3_column_text(st, 0));
+                if (!*ret_location) {
+                        sqlite3_finalize(st);
+                        return tq_error_set(err, -ENOMEM, "out of memory");
+                }
+                *ret_offset = sqlite3_column_int64(st, 1);
+                break;
+        }
+        sqlite3_finalize(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+                return ingest_sqlerr(ing, rc, err);
         return 0;
 }
 

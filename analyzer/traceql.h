@@ -187,6 +187,19 @@ int ingest_begin(sqlite3 *db, const char *kind, const char *location, const char
                  struct ingest **ret_ing, char **ret_cursor, int64_t *ret_offset,
                  struct tq_error *err);
 
+/* The file of ING's source is not the one imported before (replaced, or
+ * rotated and a new file under its name): the source's row keeps its rows
+ * and position under the filter 'replaced ID' (its own id), where
+ * ingest_find_renamed() can find them, and a new row takes its key. */
+int ingest_retire_source(struct ingest *ing, struct tq_error *err);
+/* Is the regular file FD (SIZE bytes) one imported before under another
+ * name (logrotate's y.log.1 of y.log)?  The source of ING's kind, not ING's,
+ * with the largest offset whose fingerprint the file's bytes before that
+ * offset have: its offset and location (malloc'ed) in *RET_OFFSET and
+ * *RET_LOCATION; 0 and NULL when there is none. */
+int ingest_find_renamed(struct ingest *ing, int fd, int64_t size, int64_t *ret_offset,
+                        char **ret_location, struct tq_error *err);
+
 /* Store one entry: an events row when it has TRACE_EVENT, a
  * journal_suppressed row for journald's "Suppressed N messages", nothing
  * otherwise.  Duplicates (same journal identity) are ignored.  events rows are
@@ -430,6 +443,17 @@ int import_print_fd(int fd, int64_t size, char ret[IMPORT_PRINT_SIZE]);
  * fingerprint CURSOR (NULL: an older traceql's, taken on trust), the file
  * imported before?  Else import_not_same() said so. */
 bool import_same_file(int fd, int64_t size, int64_t offset, const char *cursor, const char *name);
+/*
+ * Where to resume the regular file FD (SIZE bytes; NAME in messages) whose
+ * source, ING's, stopped at OFFSET (0 or -1: new) with fingerprint CURSOR:
+ * OFFSET when it is still the file imported there.  Else a source with
+ * another file is retired (ingest_retire_source()), and the file may be one
+ * imported before under another name (logrotate renamed y.log to y.log.1):
+ * where that source stopped, saying so on stderr; else 0, saying the file is
+ * imported from the start when it had a source.
+ */
+int import_resume(struct ingest *ing, int fd, int64_t size, int64_t offset, const char *cursor,
+                  const char *name, int64_t *ret_offset, struct tq_error *err);
 /* Say on stderr that NAME is not the file imported before (SHORTER than
  * its offset, or other bytes) and is imported from the start. */
 void import_not_same(const char *name, bool shorter);

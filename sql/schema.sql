@@ -32,7 +32,8 @@ CREATE TABLE sources (
         id       INTEGER PRIMARY KEY,
         kind     TEXT NOT NULL,         -- 'journal' (sd-journal API) or 'export' (export format)
         location TEXT NOT NULL,         -- '' local journal, 'dir:PATH', 'files:PATH...', export PATH or '-'
-        filter   TEXT NOT NULL,         -- identifiers the import was narrowed to, comma-separated, '' all
+        filter   TEXT NOT NULL,         -- identifiers the import was narrowed to, comma-separated, '' all;
+                                        -- a file's source once its file was replaced: 'replaced ID'
         cursor   TEXT,                  -- journal cursor of the last entry read; files (syslog,
                                         -- log, simpletrace, ftrace, xentrace): 'fnv1a64:' and the hex
                                         -- FNV-1a of the first and last 4 KiB before offset, to
