@@ -386,6 +386,8 @@ static int ingest_entry_field(struct ingest_entry *e, uint32_t off, uint32_t len
                 return 0;
         }
         slot = ingest_entry_slot(e, data, nlen);
+        if (slot == &e->event)          /* as a C string: the catalog, view and row agree */
+                vlen = (uint32_t) strnlen(e->buf + voff, vlen);
         if (slot) {
                 *slot = (struct ingest_str) { .off = voff, .len = vlen, .set = true };
                 return 0;

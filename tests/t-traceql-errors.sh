@@ -42,6 +42,14 @@ run export-binary-too-large 4 "traceql: $T/bad.export:6: binary field 'MESSAGE' 
 bad 'TRACE_EVENT=a\nMESSAGE=no newline at the end'
 run export-eof-mid-line 4 "traceql: $T/bad.export:6: unexpected end of file inside an entry" --db "$DB" import --export "$T/bad.export"
 STDIN=$T/bad.export run export-stdin 4 "traceql: <stdin>:6: unexpected end of file inside an entry" --db "$DB" import --export -
+# A binary TRACE_EVENT with a NUL byte: the name ends there, as a C
+# string's, in the row, the catalog and the view alike (before, the row kept
+# 'ab\0cd' while the catalog and the view said 'ab').
+printf '__CURSOR=s=11112222333344445555666677778888;i=7;b=x\nTRACE_EVENT\n\005\000\000\000\000\000\000\000ab\000cd\nMESSAGE=m\n\n' > "$T/nul.export"
+run export-event-nul 0 "" --db "$T/nul.db" import --export "$T/nul.export"
+check_eq export-event-nul-row "6162|ab|ab|1" "$($TQ --db "$T/nul.db" --no-sync --format csv \
+        "select hex(event) || '|' || name || '|' || view || '|' || (select count(*) from ab) as v
+         from events, event_types" | tail -n 1)"
 # An export file replaced by another one, longer: read again from the start
 # (the new entries were lost before), saying so; entries seen before are not
 # stored twice.
