@@ -116,7 +116,8 @@ TJ_HIDDEN void output_fd_park(atomic_int *slot);
 
 /* ---- configuration (config.c) ------------------------------------------ */
 
-#define CONFIG_MAX_OUTPUTS    4
+/* One of each output at most: a list names each once (duplicates are merged). */
+#define CONFIG_MAX_OUTPUTS    6
 
 struct config {
         char identifier[128];

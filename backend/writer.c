@@ -35,6 +35,8 @@ static const struct tj_output *const writer_known[] = {
 
 #define WRITER_NKNOWN (sizeof(writer_known) / sizeof(writer_known[0]))
 
+_Static_assert(WRITER_NKNOWN <= CONFIG_MAX_OUTPUTS, "a list may name every output");
+
 static struct {
         pthread_mutex_t lock;           /* outputs, sync writes, the writer's batches */
         const struct tj_output *outs[CONFIG_MAX_OUTPUTS];

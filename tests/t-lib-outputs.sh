@@ -6,6 +6,16 @@
 . "$(dirname "$0")/lib/common.sh"
 E="$B/tests/lib-emit"
 
+# Every output at once (six: more than the four the writer once had room
+# for, which overflowed its arrays and crashed the program).  journald and
+# syslog sockets that are missing only count the events as dropped.
+: > "$T/marker6"
+TJ_OUTPUT=journald,syslog,log,nop,ftrace,simple TJ_SYSLOG_SOCKET="$T/no.sock" \
+TJ_FTRACE_MARKER="$T/marker6" TJ_SIMPLE_FILE="$T/st6" TJ_EVENTS=tgb_req \
+        $RUN "$E" init req:3 flush stats > "$T/out" 2> "$T/log" || true
+check_eq lib-outputs-all-six "3 3 1" \
+        "$(grep -c '^tgb_req req' "$T/log") $(grep -c '^tgb_req\[' "$T/marker6") $(grep -c '^emitted=3 ' "$T/out")"
+
 if ! have_journald; then skip lib-outputs "no journald socket"; exit 0; fi
 
 "$B/tests/dgram-recv" "$T/s.sock" 5 > "$T/syslog" &
