@@ -215,19 +215,7 @@ int tj_set_outputs(const char *outputs)
                 ret = writer_set_outputs(outputs, false);
         else {
                 /* Validate now, open at tj_init(). */
-                ret = 0;
-                for (const char *p = outputs; *p && ret == 0; ) {
-                        size_t len = strcspn(p, ",");
-
-                        if (!((len == 8 && !strncmp(p, "journald", 8)) ||
-                              (len == 6 && !strncmp(p, "syslog", 6)) ||
-                              (len == 3 && !strncmp(p, "log", 3)) ||
-                              (len == 3 && !strncmp(p, "nop", 3))))
-                                ret = -EINVAL;
-                        p += len;
-                        if (*p == ',')
-                                p++;
-                }
+                ret = writer_check_outputs(outputs);
                 if (ret == 0)
                         strcpy(config_outputs, outputs);
         }

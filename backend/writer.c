@@ -175,6 +175,14 @@ static int writer_parse(const char *list, bool from_env,
         return n;
 }
 
+/* Is LIST a valid tj_set_outputs() list?  0 or -EINVAL; nothing is opened. */
+int writer_check_outputs(const char *list)
+{
+        const struct tj_output *outs[CONFIG_MAX_OUTPUTS];
+
+        return writer_parse(list, false, outs) < 0 ? -EINVAL : 0;
+}
+
 static void writer_close_outputs(void)
 {
         for (size_t i = 0; i < w.nouts; i++)

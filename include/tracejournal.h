@@ -74,8 +74,9 @@ TJ_EXPORT int tj_enable_file(const char *path, unsigned *ret_line);
 TJ_EXPORT int tj_trace_opt(const char *optarg);
 
 /*
- * Select the outputs: a comma-separated list of journald, syslog, log, nop.
- * Replaces the current set.  Returns 0, or -EINVAL for an unknown name.
+ * Select the outputs: a comma-separated list of journald, syslog, log, ftrace,
+ * simple, nop.  Replaces the current set.  Returns 0, or -EINVAL for an
+ * unknown name or a list that names none.
  */
 TJ_EXPORT int tj_set_outputs(const char *outputs);
 

@@ -52,7 +52,8 @@ check_file lib-patterns-list-file "$T/exp" "$T/out"
 
 printf 'tga_all\n' > "$T/ev2"
 $RUN "$E" opt:tgb_req,events="$T/ev2",file="$T/log" opt:enable=tga_void opt:bogus=1 \
-        opt:nosuch opt: outputs:journald,log outputs:bogus outputs:log events:tga_* > "$T/out"
+        opt:nosuch opt: outputs:journald,log outputs:bogus outputs:simple,ftrace outputs:log,,nop \
+        outputs:, outputs:log events:tga_* > "$T/out"
 cat > "$T/exp" <<OUT
 opt tgb_req,events=$T/ev2,file=$T/log=0
 opt enable=tga_void=0
@@ -61,6 +62,9 @@ opt nosuch=-2
 opt =-22
 outputs journald,log=0
 outputs bogus=-22
+outputs simple,ftrace=0
+outputs log,,nop=0
+outputs ,=-22
 outputs log=0
 tga_all tga enabled=1 compiled_in=1
 tga_void tga enabled=1 compiled_in=1
