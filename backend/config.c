@@ -80,6 +80,8 @@ static size_t config_parse_size(const char *s)
         v = strtoull(s, &end, 10);
         if (errno || end == s)
                 return 0;
+        if (v > CONFIG_RING_MAX)
+                return 0;               /* before a suffix can wrap it round */
         if (*end == 'K' || *end == 'k')
                 v *= 1024, end++;
         else if (*end == 'M' || *end == 'm')

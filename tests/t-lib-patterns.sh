@@ -93,3 +93,15 @@ check_eq lib-patterns-env-missing-file \
         "tracejournal: TJ_EVENTS_FILE: /nonexistent/events: No such file or directory" "$(cat "$T/err")"
 TJ_QUIET=1 TJ_EVENTS=nosuch TJ_OUTPUT=bogus $RUN "$E" init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-quiet "" "$(cat "$T/err")"
+
+# The other variables: one warning per bad value, the default kept.  A size
+# whose suffix wraps it round 2^64 is as invalid as any above 1 GiB.
+TJ_QUIET=0 TJ_ON_FULL=wait TJ_SYSLOG_FORMAT=json TJ_RING_SIZE=18014398509481985K \
+        TJ_FLUSH_TIMEOUT_MS=-1 $RUN "$E" init > /dev/null 2> "$T/err"
+cat > "$T/exp" <<'OUT'
+tracejournal: TJ_ON_FULL: unknown value 'wait', using 'drop'
+tracejournal: TJ_SYSLOG_FORMAT: unknown value 'json', using 'rfc3164'
+tracejournal: TJ_RING_SIZE: invalid size '18014398509481985K'
+tracejournal: TJ_FLUSH_TIMEOUT_MS: invalid value '-1'
+OUT
+check_file lib-patterns-env-bad-values "$T/exp" "$T/err"
