@@ -314,6 +314,22 @@ static void writer_report_drops(void)
         }
 }
 
+/* The flag telling that the caller's write of R to O failed (O is .sync). */
+static uint32_t writer_caller_failed(const struct tj_output *o)
+{
+        return o == &out_ftrace ? RECORD_FTRACE_FAILED : RECORD_LOG_FAILED;
+}
+
+/* Count one event written to, or lost by, output O (for the stats). */
+static void writer_count(const struct tj_output *o, bool failed)
+{
+        for (size_t k = 0; k < WRITER_NKNOWN; k++)
+                if (writer_known[k] == o)
+                        atomic_fetch_add_explicit(failed ? &w.out_dropped[k] :
+                                                  &w.out_written[k], 1,
+                                                  memory_order_relaxed);
+}
+
 /*
  * Give R to the outputs: the asynchronous ones, plus the log output when the
  * caller did not write it already (ALL).  Under w.lock.
@@ -323,7 +339,7 @@ static void writer_dispatch(const struct record *r, bool all)
         tj_value v[TJ_MAX_ARGS];
         char *heap;
         const char *msg;
-        bool lost = r->flags & RECORD_LOG_FAILED;
+        bool lost = r->flags & (RECORD_LOG_FAILED | RECORD_FTRACE_FAILED);
 
         if (!w.msg) {
                 w.msg = malloc(RECORD_MAX + 1024);
@@ -336,7 +352,7 @@ static void writer_dispatch(const struct record *r, bool all)
                 bool failed;
 
                 if (w.outs[i]->sync && !all && (r->flags & RECORD_LOGGED))
-                        failed = r->flags & RECORD_LOG_FAILED;
+                        failed = r->flags & writer_caller_failed(w.outs[i]);
                 else if (w.outs[i]->write(r, v, msg) < 0) {
                         atomic_fetch_add(&w.unreported[i], 1);
                         failed = lost = true;
@@ -392,22 +408,18 @@ void writer_write_sync(const struct record *r)
         pthread_mutex_unlock(&w.lock);
 }
 
-/* The log and ftrace outputs are written by the caller, before R enters the
- * ring (or instead of it); each does one write(2) per event. */
-void writer_write_caller(const struct record *r_const)
+/* Write R to the log output (LOG) and the ftrace output (FTRACE). */
+static void writer_caller_outputs(struct record *r, bool log, bool ftrace)
 {
-        struct record *r = (struct record *)r_const;
         char buf[WRITER_MSG_STACK], *heap = NULL;
         tj_value v[TJ_MAX_ARGS];
-        bool log = atomic_load_explicit(&w.has_log, memory_order_relaxed);
-        bool ftrace = atomic_load_explicit(&w.has_ftrace, memory_order_relaxed);
 
         if (!log && !ftrace)
                 return;
         record_values(r, v);
         r->flags |= RECORD_LOGGED;
         if (ftrace && out_ftrace.write(r, v, NULL) < 0)
-                r->flags |= RECORD_LOG_FAILED;
+                r->flags |= RECORD_FTRACE_FAILED;
         if (log) {
                 const char *msg;
 
@@ -419,12 +431,30 @@ void writer_write_caller(const struct record *r_const)
         }
 }
 
+/* The log and ftrace outputs are written by the caller, before R enters the
+ * ring (or instead of it); each does one write(2) per event.  The writer
+ * counts them for the stats when it dispatches R. */
+void writer_write_caller(const struct record *r)
+{
+        writer_caller_outputs((struct record *)r,
+                              atomic_load_explicit(&w.has_log, memory_order_relaxed),
+                              atomic_load_explicit(&w.has_ftrace, memory_order_relaxed));
+}
+
 /* No asynchronous output: the caller's outputs are all there is, and the
  * writer's lock is taken only to report losses. */
-void writer_write_caller_only(const struct record *r)
+void writer_write_caller_only(const struct record *r_const)
 {
-        writer_write_caller(r);
-        if (r->flags & RECORD_LOG_FAILED)
+        struct record *r = (struct record *)r_const;
+        bool log = atomic_load_explicit(&w.has_log, memory_order_relaxed);
+        bool ftrace = atomic_load_explicit(&w.has_ftrace, memory_order_relaxed);
+
+        writer_caller_outputs(r, log, ftrace);
+        if (log)
+                writer_count(&out_log, r->flags & RECORD_LOG_FAILED);
+        if (ftrace)
+                writer_count(&out_ftrace, r->flags & RECORD_FTRACE_FAILED);
+        if (r->flags & (RECORD_LOG_FAILED | RECORD_FTRACE_FAILED))
                 atomic_fetch_add(&emit_counters.dropped, 1);
         else
                 atomic_fetch_add(&emit_counters.written, 1);

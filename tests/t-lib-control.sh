@@ -78,6 +78,10 @@ check_file control-stats-shape "$T/exp" "$T/shape"
 emitted=$(sed -n 's/^emitted //p' "$T/out")
 if [ "$emitted" -ge "$c2" ]; then pass control-stats-emitted; else
         fail control-stats-emitted "emitted $emitted < $c2 events in the log"; fi
+# The log output is written by the calling threads alone: its own counter
+# must count what they wrote (it stayed 0 without an asynchronous output).
+check_eq control-stats-output-log "output log written $(sed -n 's/^written //p' "$T/out") dropped 0" \
+        "$(grep '^output log ' "$T/out")"
 
 ctl control-outputs 0 outputs
 check_eq control-outputs-out "outputs log" "$(cat "$T/out")"
