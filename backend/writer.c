@@ -193,11 +193,28 @@ static void writer_close_outputs(void)
         atomic_store(&w.has_ftrace, false);
 }
 
-/* Replace the outputs by LIST (see writer_parse()).  Returns 0 or -EINVAL. */
+/* Is O among the N outputs of OUTS? */
+static bool writer_has(const struct tj_output *const *outs, size_t n,
+                       const struct tj_output *o)
+{
+        for (size_t i = 0; i < n; i++)
+                if (outs[i] == o)
+                        return true;
+        return false;
+}
+
+/*
+ * Replace the outputs by LIST (see writer_parse()).  An output in both the
+ * old and the new set stays open, with its losses still to report: opening
+ * it again would truncate the simple output's file and the log's file=.
+ * Returns 0 or -EINVAL.
+ */
 int writer_set_outputs(const char *list, bool from_env)
 {
-        const struct tj_output *outs[CONFIG_MAX_OUTPUTS];
+        const struct tj_output *outs[CONFIG_MAX_OUTPUTS], *old[CONFIG_MAX_OUTPUTS];
+        uint64_t old_unreported[CONFIG_MAX_OUTPUTS];
         bool async = false, log = false, ftrace = false;
+        size_t nold;
         int n = writer_parse(list, from_env, outs);
 
         if (n < 0)
@@ -205,14 +222,26 @@ int writer_set_outputs(const char *list, bool from_env)
         if (writer_running())
                 writer_flush(config.flush_timeout_ms);
         pthread_mutex_lock(&w.lock);
-        writer_close_outputs();
+        nold = w.nouts;
+        for (size_t i = 0; i < nold; i++) {
+                old[i] = w.outs[i];
+                old_unreported[i] = atomic_load(&w.unreported[i]);
+                if (!writer_has(outs, (size_t)n, old[i]))
+                        old[i]->close();
+        }
         for (int i = 0; i < n; i++) {
-                outs[i]->open();
+                uint64_t unreported = 0;
+
+                for (size_t j = 0; j < nold; j++)
+                        if (old[j] == outs[i])
+                                unreported = old_unreported[j];
+                if (!writer_has(old, nold, outs[i]))
+                        outs[i]->open();
                 w.outs[i] = outs[i];
                 for (size_t k = 0; k < WRITER_NKNOWN; k++)
                         if (writer_known[k] == outs[i])
                                 w.known[i] = k;
-                atomic_store(&w.unreported[i], 0);
+                atomic_store(&w.unreported[i], unreported);
                 async |= !outs[i]->sync;
                 log |= outs[i] == &out_log;
                 ftrace |= outs[i] == &out_ftrace;

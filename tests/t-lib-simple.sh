@@ -62,3 +62,10 @@ case "${SANITIZE:-}" in
         check_eq lib-simple-fork-child-pid "${1##*.}" "$("$B/traceql" --db "$T/fk.db" --no-sync --format csv \
                 'select distinct pid from events' | tail -n 1)" ;;
 esac
+
+# Changing the outputs leaves an output that stays open: the simple file
+# and the log's file= keep what they hold (reopening truncated both).
+TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/kept" $RUN "$E" opt:file="$T/kept.log" init enable:tgb_req \
+        req:100 flush outputs:simple,log,nop req:1 flush outputs:log,simple req:1 flush > /dev/null
+check_eq lib-simple-outputs-changed-kept "events=102 dropped=0 2" \
+        "$(python3 "$TOP/tests/simple-count.py" "$T/kept") $(wc -l < "$T/kept.log")"
