@@ -174,6 +174,11 @@ static int control_outputs(const char *list, FILE *out, char *err, size_t errsiz
         if (*list) {
                 int r = tj_set_outputs(list);
 
+                if (r == -ETIMEDOUT) {
+                        snprintf(err, errsize, "outputs busy for %u ms (an output does not "
+                                 "take events): unchanged", config.flush_timeout_ms);
+                        return r;
+                }
                 if (r < 0) {
                         snprintf(err, errsize, "bad output list '%s' (known: journald, "
                                  "syslog, log, nop, ftrace, simple)", list);

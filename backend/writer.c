@@ -36,6 +36,8 @@ static const struct tj_output *const writer_known[] = {
 #define WRITER_NKNOWN (sizeof(writer_known) / sizeof(writer_known[0]))
 
 _Static_assert(WRITER_NKNOWN <= CONFIG_MAX_OUTPUTS, "a list may name every output");
+_Static_assert(WRITER_NKNOWN < 16 && (CONFIG_MAX_OUTPUTS + 1) * 4 <= 32,
+               "w.list packs the outputs in 4 bits each");
 
 static struct {
         pthread_mutex_t lock;           /* outputs, sync writes, the writer's batches */
@@ -46,6 +48,10 @@ static struct {
         atomic_uint_fast64_t out_written[WRITER_NKNOWN];
         atomic_uint_fast64_t out_dropped[WRITER_NKNOWN];
         atomic_uint_fast64_t unreported[CONFIG_MAX_OUTPUTS]; /* drops to report */
+        /* The outputs for the stats, read without w.lock (which the writer
+         * holds through a send that may block): their number in the low 4
+         * bits, then each one's writer_known index in 4 bits, in order. */
+        atomic_uint_fast32_t list;
         atomic_bool has_async;          /* an output the writer thread serves */
         atomic_bool has_log;
         atomic_bool has_ftrace;         /* both written by the calling thread */
@@ -188,6 +194,7 @@ static void writer_close_outputs(void)
         for (size_t i = 0; i < w.nouts; i++)
                 w.outs[i]->close();
         w.nouts = 0;
+        atomic_store(&w.list, 0);
         atomic_store(&w.has_async, false);
         atomic_store(&w.has_log, false);
         atomic_store(&w.has_ftrace, false);
@@ -207,13 +214,17 @@ static bool writer_has(const struct tj_output *const *outs, size_t n,
  * Replace the outputs by LIST (see writer_parse()).  An output in both the
  * old and the new set stays open, with its losses still to report: opening
  * it again would truncate the simple output's file and the log's file=.
- * Returns 0 or -EINVAL.
+ * Returns 0, -EINVAL, or -ETIMEDOUT when the writer thread keeps the outputs
+ * busy longer than the flush timeout (a send that blocks: a stopped
+ * journald), the outputs unchanged.
  */
 int writer_set_outputs(const char *list, bool from_env)
 {
         const struct tj_output *outs[CONFIG_MAX_OUTPUTS], *old[CONFIG_MAX_OUTPUTS];
         uint64_t old_unreported[CONFIG_MAX_OUTPUTS];
         bool async = false, log = false, ftrace = false;
+        uint_fast32_t packed;
+        struct timespec until;
         size_t nold;
         int n = writer_parse(list, from_env, outs);
 
@@ -221,7 +232,16 @@ int writer_set_outputs(const char *list, bool from_env)
                 return n;
         if (writer_running())
                 writer_flush(config.flush_timeout_ms);
-        pthread_mutex_lock(&w.lock);
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += config.flush_timeout_ms / 1000;
+        until.tv_nsec += (long)(config.flush_timeout_ms % 1000) * 1000000;
+        if (until.tv_nsec >= 1000000000) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000;
+        }
+        if (pthread_mutex_timedlock(&w.lock, &until) != 0)
+                return -ETIMEDOUT;
+        packed = (uint_fast32_t)n;
         nold = w.nouts;
         for (size_t i = 0; i < nold; i++) {
                 old[i] = w.outs[i];
@@ -241,12 +261,14 @@ int writer_set_outputs(const char *list, bool from_env)
                 for (size_t k = 0; k < WRITER_NKNOWN; k++)
                         if (writer_known[k] == outs[i])
                                 w.known[i] = k;
+                packed |= (uint_fast32_t)w.known[i] << (4 * (i + 1));
                 atomic_store(&w.unreported[i], unreported);
                 async |= !outs[i]->sync;
                 log |= outs[i] == &out_log;
                 ftrace |= outs[i] == &out_ftrace;
         }
         w.nouts = (size_t)n;
+        atomic_store(&w.list, packed);
         atomic_store(&w.has_async, async);
         atomic_store(&w.has_log, log);
         atomic_store(&w.has_ftrace, ftrace);
@@ -257,19 +279,20 @@ int writer_set_outputs(const char *list, bool from_env)
 /*
  * The current outputs and their counters since the process started, for the
  * control endpoint.  Fills at most MAX entries; returns the number of outputs.
+ * Takes no lock: the stats answer while a send blocks the writer.
  */
 size_t writer_output_stats(struct writer_output_stat *ret, size_t max)
 {
-        size_t n;
+        uint_fast32_t packed = atomic_load(&w.list);
+        size_t n = packed & 15;
 
-        pthread_mutex_lock(&w.lock);
-        n = w.nouts;
         for (size_t i = 0; i < n && i < max; i++) {
-                ret[i].name = w.outs[i]->name;
-                ret[i].written = atomic_load(&w.out_written[w.known[i]]);
-                ret[i].dropped = atomic_load(&w.out_dropped[w.known[i]]);
+                size_t k = (packed >> (4 * (i + 1))) & 15;
+
+                ret[i].name = writer_known[k]->name;
+                ret[i].written = atomic_load(&w.out_written[k]);
+                ret[i].dropped = atomic_load(&w.out_dropped[k]);
         }
-        pthread_mutex_unlock(&w.lock);
         return n;
 }
 

@@ -91,3 +91,17 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null && [ -x /lib/systemd/system
 else
         skip lib-async-restart "needs root, unshare -m and /lib/systemd/systemd-journald"
 fi
+
+# journald stopped (SIGSTOP), its socket still there: the writer's send
+# blocks once the socket's queue is full.  The traced thread never waits
+# (drop mode); the flush gives up after TJ_FLUSH_TIMEOUT_MS, an outputs change
+# too (-ETIMEDOUT, the outputs unchanged) instead of waiting for ever; the
+# program exits.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null && [ -x /lib/systemd/systemd-journald ]; then
+        mkdir "$T/js"
+        unshare -m sh "$TOP/tests/c/journald-stopped.sh" "$E" "$T/js" || true
+        check_eq lib-async-journald-stopped "0|flush=-110
+outputs log=-110" "$(cat "$T/js/emitter-status" 2>/dev/null)|$(cat "$T/js/emitter")"
+else
+        skip lib-async-journald-stopped "needs root, unshare -m and /lib/systemd/systemd-journald"
+fi

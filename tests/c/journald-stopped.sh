@@ -1,0 +1,24 @@
+#!/bin/sh
+# journald-stopped.sh - run inside 'unshare -m' by t-lib-async.sh: a private
+# journald on tmpfs, stopped (SIGSTOP, its socket still there) while lib-emit
+# traces, so that the writer thread's send blocks; then continued.
+#   journald-stopped.sh LIB-EMIT OUTDIR
+set -eu
+E=$1 out=$2
+mount -t tmpfs tmpfs /run/systemd/journal
+mkdir -p /run/log/journal
+mount -t tmpfs tmpfs /run/log/journal
+/lib/systemd/systemd-journald > "$out/journald.log" 2>&1 &
+jpid=$!
+i=0; while [ ! -S /run/systemd/journal/socket ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+kill -STOP $jpid
+# timeout: an outputs change or an exit that waits for the blocked send
+# shows as status 124
+rc=0
+TJ_OUTPUT=journald TJ_EVENTS=tgb_req TJ_QUIET=1 TJ_FLUSH_TIMEOUT_MS=500 \
+        timeout 30 "$E" init req:20000 flush outputs:log req:3 > "$out/emitter" 2> "$out/err" ||
+        rc=$?
+echo $rc > "$out/emitter-status"
+kill -CONT $jpid
+kill $jpid
+wait $jpid || true
