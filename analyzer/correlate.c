@@ -267,10 +267,7 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                 case O_SQL: o->sql = optarg; break;
                 case O_HELP: corr_usage(stdout, o->pairs); exit(TQ_EXIT_OK);
                 default:
-                        if (optopt)
-                                fprintf(stderr, "traceql: option '%s' needs a value\n", name);
-                        else
-                                fprintf(stderr, "traceql: unknown option '%s'\n", name);
+                        tq_option_error(argv);
                         return -EINVAL;
                 }
         }

@@ -9,6 +9,7 @@
  * on (u64, ptr, ns_time; REGEXP in regexp.c) are registered here.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -29,6 +30,22 @@ int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
                 va_end(ap);
         }
         return r;
+}
+
+void tq_option_error(char **argv)
+{
+        const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+
+        /* optopt: a short option's letter (optind may not have moved past
+         * its word), the value of a known long option, or 0 */
+        if (optopt > 0 && optopt < 256)
+                fprintf(stderr, "traceql: unknown option '-%c'\n", optopt);
+        else if (optopt && strncmp(arg, "--", 2) == 0 && eq)
+                fprintf(stderr, "traceql: option '%.*s' takes no value\n", (int) (eq - arg), arg);
+        else if (optopt)
+                fprintf(stderr, "traceql: option '%s' needs a value\n", arg);
+        else
+                fprintf(stderr, "traceql: unknown option '%s'\n", arg);
 }
 
 const char *tq_sql_get(const char *name)

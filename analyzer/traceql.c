@@ -245,11 +245,7 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
                         printf("traceql %s\n", TJ_VERSION_STRING);
                         exit(TQ_EXIT_OK);
                 default:
-                        if (optopt)
-                                fprintf(stderr, "traceql: option '%s' needs a value\n",
-                                        argv[optind - 1]);
-                        else
-                                fprintf(stderr, "traceql: unknown option '%s'\n", argv[optind - 1]);
+                        tq_option_error(argv);
                         return -EINVAL;
                 }
         }

@@ -308,6 +308,21 @@ run usage-time-negative 2 "traceql: invalid time '@-1' $TIMES" --db "$DB" import
 run usage-boot 2 "traceql: invalid boot id 'xyz'" --db "$DB" import --boot=xyz
 run version 0 "" --version
 check_eq version-text "traceql $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")" "$(cat "$T/out")"
+# traceql has long options only: a short one is unknown (it was "needs a
+# value", and in a group of letters the message named the word before), and
+# a value given to an option that takes none is said so.
+rc=0; $TQ -x 'select 1' 2> "$T/err" || rc=$?
+check_eq usage-short-option "2|traceql: unknown option '-x'" "$rc|$(head -1 "$T/err")"
+rc=0; $TQ -xy 'select 1' 2> "$T/err" || rc=$?
+check_eq usage-short-options "2|traceql: unknown option '-x'" "$rc|$(head -1 "$T/err")"
+rc=0; $TQ --no-sync=1 'select 1' 2> "$T/err" || rc=$?
+check_eq usage-flag-value "2|traceql: option '--no-sync' takes no value" "$rc|$(head -1 "$T/err")"
+rc=0; $TQ --db "$DB" leaks --alloc a --free b --histogram=1 -z 2> "$T/err" || rc=$?
+check_eq usage-leaks-flag-value "2|traceql: option '--histogram' takes no value" "$rc|$(head -1 "$T/err")"
+rc=0; $TQ --db "$DB" pairs --begin a --end b -z 2> "$T/err" || rc=$?
+check_eq usage-pairs-short-option "2|traceql: unknown option '-z'" "$rc|$(head -1 "$T/err")"
+rc=0; $TQ --db "$DB" pairs --begin a --end b --by 2> "$T/err" || rc=$?
+check_eq usage-pairs-needs-value "2|traceql: option '--by' needs a value" "$rc|$(head -1 "$T/err")"
 
 # ---- where the database is ---------------------------------------------------
 XDG_CACHE_HOME=$T/cache TRACEQL_DB= $TQ import --export "$FIX"
