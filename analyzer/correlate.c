@@ -1149,12 +1149,15 @@ int correlate_main(int argc, char **argv, bool pairs)
         r = o.db ? ((path = strdup(o.db)) ? 0 : -ENOMEM) : store_default_path(&path, &err);
         if (r == 0 && !o.no_sync) {
                 r = store_open(path, STORE_WRITE, &db, &err);
-                if (r == 0)
-                        r = import_journal_sync(db, &any, &err);
+                if (r < 0) {
+                        ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_DB;
+                        goto fail;
+                }
+                r = import_journal_sync(db, &any, &err);
                 sqlite3_close_v2(db);
                 db = NULL;
                 if (r < 0) {
-                        ret = TQ_EXIT_INPUT;
+                        ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_INPUT;
                         goto fail;
                 }
         }

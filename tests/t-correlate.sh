@@ -53,6 +53,21 @@ rc=0
 $TQ --db "$T/ok.db" --no-sync leaks --alloc m --free f > "$T/ok.out" || rc=$?
 check_eq correlate-clean-exit 0 "$rc"
 
+# A database that cannot be opened is exit 3, as for a query, with or without
+# the sync before (which made it 4, the exit of an unreadable journal).
+mkdir "$T/dir.db"
+printf 'not sqlite\n' > "$T/text.db"
+for db in dir text; do
+        for sync in --no-sync ""; do
+                for cmd in "leaks --alloc m --free f" "pairs --begin m --end f"; do
+                        rc=0
+                        # shellcheck disable=SC2086
+                        $TQ --db "$T/$db.db" $sync $cmd > /dev/null 2>&1 || rc=$?
+                        check_eq "correlate-db-open-exit-$db${sync:+-no-sync}-${cmd%% *}" 3 "$rc"
+                done
+        done
+done
+
 # The example through the real journald: its 3 deliberate leaks with their
 # call sites, and every request paired.
 if ! have_journald; then skip correlate-example "no journald"; exit 0; fi
