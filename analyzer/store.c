@@ -341,12 +341,19 @@ static int store_wal(sqlite3 *db, struct tq_error *err)
 int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *err)
 {
         sqlite3 *db = NULL;
+        struct stat st;
         int oflags, rc, r;
 
         if (!path || !ret_db)
                 return -EINVAL;
         if (!(flags & STORE_WRITE) && access(path, F_OK) < 0) {
                 r = tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
+                goto out;
+        }
+        /* SQLite says "unable to open database file", or "disk I/O error"
+         * when read-only */
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+                r = tq_error_set(err, -EISDIR, "%s: %s", path, strerror(EISDIR));
                 goto out;
         }
         oflags = (flags & STORE_WRITE) ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE

@@ -333,6 +333,12 @@ TRACEQL_DB=$T/env.db XDG_CACHE_HOME=$T/cache2 $TQ import --export "$FIX"
 check_eq db-env-override "15|no" "$(count "$T/env.db")|$([ -e "$T/cache2" ] && echo yes || echo no)"
 TRACEQL_DB=$T/env.db $TQ --db "$T/opt.db" import --export "$FIX"
 check_eq db-option-wins "15" "$(count "$T/opt.db")"
+# --db naming a directory: said so (SQLite said "unable to open database
+# file", or "disk I/O error" with --no-sync)
+mkdir "$T/dir.db"
+run db-directory 3 "traceql: $T/dir.db: Is a directory" --db "$T/dir.db" 'select 1'
+run db-directory-no-sync 3 "traceql: $T/dir.db: Is a directory" --db "$T/dir.db" --no-sync 'select 1'
+run db-directory-import 3 "traceql: $T/dir.db: Is a directory" --db "$T/dir.db" import --export "$FIX"
 
 # ---- the man page ------------------------------------------------------------
 MAN=$TOP/man/traceql.1
