@@ -97,8 +97,12 @@ want=$("$B/tracegen" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u | tr '\n
 check_eq comp-tracegen-options "$want|0" "$(comp "$C/tracegen" _tracegen tracegen --)"
 check_eq comp-tracegen-options-prefix "--header --header-include --help|0" \
         "$(comp "$C/tracegen" _tracegen tracegen --he)"
-check_eq comp-tracegen-backend "nop tracejournal|0" \
+check_eq comp-tracegen-backend "dtrace nop tracejournal ust|0" \
         "$(comp "$C/tracegen" _tracegen tracegen --backend '')"
+check_eq comp-tracegen-backends "dtrace|0" \
+        "$(comp "$C/tracegen" _tracegen tracegen --backends=d)"
+check_eq comp-tracegen-backend-list "tracejournal,dtrace|0" \
+        "$(comp "$C/tracegen" _tracegen tracegen --backend tracejournal,d)"
 check_eq comp-tracegen-backend-eq "tracejournal|0" \
         "$(comp "$C/tracegen" _tracegen tracegen --backend=t)"
 check_eq comp-tracegen-backend-split "nop|0" \
