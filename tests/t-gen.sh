@@ -85,6 +85,21 @@ $usage_tail" "$(cat "$T/err")"
 run gen-cli-bad-option 2 "$TG" --frobnicate basic.events
 check_eq gen-cli-bad-option-msg "tracegen: unknown option: --frobnicate
 $usage_tail" "$(cat "$T/err")"
+# A short option in a group is named alone (the whole group was named, or,
+# when it came first, the word before it: the program's path), and a value
+# given to an option that takes none is said so (it was "unknown option").
+run gen-cli-bad-short-first 2 "$TG" -Zc basic.events
+check_eq gen-cli-bad-short-first-msg "tracegen: unknown option: -Z
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-bad-short-last 2 "$TG" -cZ basic.events
+check_eq gen-cli-bad-short-last-msg "tracegen: unknown option: -Z
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-flag-value 2 "$TG" --check=yes basic.events
+check_eq gen-cli-flag-value-msg "tracegen: option takes no value: --check
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-missing-arg-group 2 "$TG" -cg
+check_eq gen-cli-missing-arg-group-msg "tracegen: option requires an argument: -g
+$usage_tail" "$(cat "$T/err")"
 run gen-cli-nothing-to-write 2 "$TG" --group=g basic.events
 check_eq gen-cli-nothing-to-write-msg "tracegen: nothing to write: give --header, --source or --output-dir
 $usage_tail" "$(cat "$T/err")"

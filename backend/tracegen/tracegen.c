@@ -76,6 +76,28 @@ static void tracegen_help(void)
               "See tracegen(1) and trace-events(5).\n", stdout);
 }
 
+/*
+ * getopt_long() returned C, ':' or '?', for ARG (argv[optind - 1]).  A short
+ * option is named by optopt: in a group ("-cZ", "-Zc") ARG is the whole
+ * group, or even the word before it.
+ */
+static void tracegen_option_error(int c, const char *arg)
+{
+        char name[3] = { '-', (char) optopt, '\0' };
+        bool is_long = strncmp(arg, "--", 2) == 0;
+
+        if (c == ':')
+                tracegen_usage_error("option requires an argument", is_long ? arg : name);
+        else if (is_long && optopt) {
+                /* a known long option given a value it does not take */
+                fprintf(stderr, "tracegen: option takes no value: %.*s\n"
+                        "Try 'tracegen --help' for more information.\n",
+                        (int) strcspn(arg, "="), arg);
+                exit(TRACEGEN_EXIT_USAGE);
+        }
+        tracegen_usage_error("unknown option", is_long || !optopt ? arg : name);
+}
+
 static bool tracegen_is_ident(const char *s)
 {
         size_t i;
@@ -153,11 +175,8 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
                 case 'V':
                         printf("tracegen %s\n", TJ_VERSION_STRING);
                         exit(TRACEGEN_EXIT_OK);
-                case ':':
-                        tracegen_usage_error("option requires an argument", argv[optind - 1]);
-                        break;
                 default:
-                        tracegen_usage_error("unknown option", argv[optind - 1]);
+                        tracegen_option_error(c, argv[optind - 1]);
                 }
         }
         if (optind >= argc)
