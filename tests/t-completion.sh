@@ -161,12 +161,24 @@ FAKE
 chmod +x "$T/ctlql"
 export REAL_TRACEQL="$B/traceql"
 mkdir -p "$T/ctl"
+# sockets of two running processes (this shell, a sleep), of one gone, and a
+# file that is no socket: the two running ones are offered.  (Sockets in
+# /run/tracejournal are offered too: only these are checked.)
+sleep 60 &
+live=$!
+sh -c 'exit 0' &
+gone=$!
+wait $gone
 python3 -c 'import socket, sys
-for p in sys.argv[1:]: socket.socket(socket.AF_UNIX).bind(p)' "$T/ctl/4321.sock" "$T/ctl/77.sock"
+for p in sys.argv[1:]: socket.socket(socket.AF_UNIX).bind(p)' "$T/ctl/$$.sock" "$T/ctl/$live.sock" \
+        "$T/ctl/$gone.sock"
 : > "$T/ctl/88.sock"        # not a socket
 check_eq comp-traceql-ctl-subcommand "ctl|0" "$(comp "$C/traceql" _traceql "$T/ctlql" c)"
-check_eq comp-traceql-ctl-pid "4321 77|0" \
-        "$(TJ_CONTROL_DIR=$T/ctl XDG_RUNTIME_DIR=$T/none comp "$C/traceql" _traceql "$T/ctlql" ctl '')"
+check_eq comp-traceql-ctl-pid "$(printf '%s\n' $$ $live | sort | tr '\n' ' ')|0" \
+        "$(TJ_CONTROL_DIR=$T/ctl XDG_RUNTIME_DIR=$T/none comp "$C/traceql" _traceql "$T/ctlql" ctl '' |
+           tr ' |' '\n\n' | grep -x -e $$ -e $live -e $gone -e 88 -e 0 | sort | tr '\n' ' ' |
+           sed 's/^0 \(.*\)/\1|0/')"
+kill $live 2>/dev/null || true
 check_eq comp-traceql-ctl-verb "disable enable flush list stats|0" \
         "$(comp "$C/traceql" _traceql "$T/ctlql" ctl 4321 '')"
 check_eq comp-traceql-ctl-verb-prefix "disable|0" \
