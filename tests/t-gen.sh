@@ -130,6 +130,22 @@ check_eq gen-cli-dup-across-files-msg \
         "tracegen: $T/two.events:2:1: duplicate event 'dup_ev' (first defined at $T/one.events:1)" \
         "$(cat "$T/err")"
 
+# Distinct events whose names would make the same identifier in generated code
+# ('foo' and 'foo_inline', with every backend) must still compile.
+printf 'foo(int a) "a %%d"\nfoo_inline(int b) "b %%d"\n' > "$T/clash.events"
+for be in tracejournal nop tracejournal,dtrace; do
+        "$TG" --group=clash --backend=$be --header="$T/clash.h" --source="$T/clash.c" "$T/clash.events"
+        printf '#include "clash.h"\nvoid f(void);\nvoid f(void) { trace_foo(1); trace_foo_inline(2); }\n' \
+                > "$T/clash_use.c"
+        # shellcheck disable=SC2086
+        if gcc $CFLAGS_GEN -I"$TOP/include" -I"$T" -c "$T/clash.c" -o "$T/clash.o" 2> "$T/cerr" &&
+           gcc $CFLAGS_GEN -I"$TOP/include" -I"$T" -c "$T/clash_use.c" -o "$T/clash_use.o" 2>> "$T/cerr"; then
+                pass "gen-name-suffix-inline-$be"
+        else
+                fail "gen-name-suffix-inline-$be" "$(grep -m1 error "$T/cerr")"
+        fi
+done
+
 # --output-dir with default names; standard input as '-'.
 mkdir "$T/od"
 run gen-cli-output-dir 0 "$TG" --group=blk --output-dir="$T/od" basic.events

@@ -106,7 +106,7 @@ static void te_emit_header_event(const struct te_event *ev, FILE *out)
          * leaving load, test and branch on the disabled path. */
         fprintf(out, "__attribute__((cold)) void _tj_trace_%s(", n);
         te_emit_params(ev, "const struct tj_site *_tj_site", out);
-        fprintf(out, ");\nstatic inline void _tj_trace_%s_inline(", n);
+        fprintf(out, ");\nstatic inline void _tj_inline_%s(", n);
         te_emit_params(ev, "const struct tj_site *_tj_site", out);
         fputs(")\n{\n", out);
         fprintf(out, "%sif (TRACE_", te_emit_ind); te_emit_upper(out, n);
@@ -116,7 +116,7 @@ static void te_emit_header_event(const struct te_event *ev, FILE *out)
         te_emit_names(ev, true, out);
         fprintf(out, ");\n}\n#define trace_%s(", n);
         te_emit_names(ev, false, out);
-        fprintf(out, ") _tj_trace_%s_inline(TJ_SITE()", n);
+        fprintf(out, ") _tj_inline_%s(TJ_SITE()", n);
         te_emit_names(ev, true, out);
         fputs(")\n\n", out);
 }
@@ -128,12 +128,12 @@ static void te_emit_header_nop(const struct te_event *ev, FILE *out)
 
         fputs("#define TRACE_", out); te_emit_upper(out, n); fputs("_ENABLED 0\n", out);
         fputs("#define TRACE_", out); te_emit_upper(out, n); fputs("_BACKEND_DSTATE() 0\n", out);
-        fprintf(out, "static inline void _tj_trace_%s_inline(", n);
+        fprintf(out, "static inline void _tj_inline_%s(", n);
         te_emit_params(ev, NULL, out);
         fputs(")\n{\n", out);
         for (i = 0; i < ev->nargs; i++)
                 fprintf(out, "%s(void)%s;\n", te_emit_ind, ev->args[i].name);
-        fprintf(out, "}\n#define trace_%s(...) do { if (0) _tj_trace_%s_inline(__VA_ARGS__); } "
+        fprintf(out, "}\n#define trace_%s(...) do { if (0) _tj_inline_%s(__VA_ARGS__); } "
                 "while (0)\n\n", n, n);
 }
 
@@ -208,7 +208,7 @@ static void te_emit_header_multi(const struct te_event *ev, const struct te_emit
                 te_emit_params(ev, "const struct tj_site *_tj_site", out);
                 fputs(");\n", out);
         }
-        fprintf(out, "static inline void _tj_trace_%s_inline(", n);
+        fprintf(out, "static inline void _tj_inline_%s(", n);
         te_emit_params(ev, tj ? "const struct tj_site *_tj_site" : NULL, out);
         fputs(")\n{\n", out);
         if (tj) {
@@ -237,7 +237,7 @@ static void te_emit_header_multi(const struct te_event *ev, const struct te_emit
                         fprintf(out, "%s(void)%s;\n", te_emit_ind, ev->args[i].name);
         fprintf(out, "}\n#define trace_%s(", n);
         te_emit_names(ev, false, out);
-        fprintf(out, ") _tj_trace_%s_inline(%s", n, tj ? "TJ_SITE()" : "");
+        fprintf(out, ") _tj_inline_%s(%s", n, tj ? "TJ_SITE()" : "");
         te_emit_names(ev, tj, out);
         fputs(")\n\n", out);
 }
