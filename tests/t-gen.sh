@@ -130,6 +130,11 @@ check_eq gen-cli-dup-across-files-msg \
         "tracegen: $T/two.events:2:1: duplicate event 'dup_ev' (first defined at $T/one.events:1)" \
         "$(cat "$T/err")"
 
+# CRLF line ends are taken (a raw CR inside a literal is not: bad/carriage-return).
+sed 's/$/\r/' basic.events > "$T/crlf.events"
+run gen-cli-crlf 0 "$TG" --check "$T/crlf.events"
+check_eq gen-cli-crlf-quiet "" "$(cat "$T/out" "$T/err")"
+
 # Distinct events whose names would make the same identifier in generated code
 # ('foo' and 'foo_inline', with every backend) must still compile.
 printf 'foo(int a) "a %%d"\nfoo_inline(int b) "b %%d"\n' > "$T/clash.events"

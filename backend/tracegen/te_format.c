@@ -151,6 +151,10 @@ static int te_format_units(struct te_parse_ctx *ctx, const char *line, size_t st
                                         r = te_format_escape(ctx, line, len, &i, &u[n].c);
                                         if (r < 0)
                                                 return r;
+                                } else if (line[i] == '\r') {
+                                        /* C compilers take it for a line end. */
+                                        return te_parse_error(ctx, i, "carriage return inside a "
+                                                              "string literal (write it as '\\r')");
                                 } else {
                                         u[n].c = line[i++];
                                 }
