@@ -105,6 +105,8 @@ check_eq gen-cli-nothing-to-write-msg "tracegen: nothing to write: give --header
 $usage_tail" "$(cat "$T/err")"
 run gen-cli-missing-file 3 "$TG" --check "$T/nope.events"
 check_eq gen-cli-missing-file-msg "tracegen: $T/nope.events: No such file or directory" "$(cat "$T/err")"
+run gen-cli-dir-input 3 "$TG" --check "$T"
+check_eq gen-cli-dir-input-msg "tracegen: $T: Is a directory" "$(cat "$T/err")"
 run gen-cli-check-ok 0 "$TG" --check basic.events nop.events
 check_eq gen-cli-check-ok-quiet "" "$(cat "$T/out" "$T/err")"
 

@@ -439,7 +439,8 @@ int te_parse_file(struct te_list *list, const char *path, FILE *f, FILE *err)
                 }
         }
         if (ferror(f)) {
-                r = -EIO;
+                /* getline() left the cause, e.g. EISDIR for a folder. */
+                r = errno > 0 ? -errno : -EIO;
                 goto out;
         }
         if (ctx.nerrors > 0)
