@@ -199,10 +199,12 @@ TJ_EXPORT void tj_emit(const struct tj_event *ev, const struct tj_site *site,
 #define TJ_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define TJ_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* The call site of the trace_<event>() macro, as a pointer to a static. */
+/* The call site of the trace_<event>() macro, as a pointer to a static.
+ * __extension__ keeps -Wpedantic quiet about the statement expression. */
 #define TJ_SITE() \
-        ({ static const struct tj_site _tj_site_ = { __FILE__, __func__, __LINE__ }; \
-           &_tj_site_; })
+        __extension__ ({ \
+                static const struct tj_site _tj_site_ = { __FILE__, __func__, __LINE__ }; \
+                &_tj_site_; })
 
 /* QEMU-compatible guard: is the event compiled in and enabled right now? */
 #ifndef trace_event_get_state_backends

@@ -246,6 +246,20 @@ for cc in $CCS; do
         fi
 done
 
+# A program built with -Wpedantic may call trace points (TJ_SITE() is a GNU
+# statement expression, marked __extension__).
+printf '#include "basic.h"\nvoid f(int a);\nvoid f(int a) { trace_foo(a, "s"); trace_bar_void(); }\n' \
+        > "$T/pedantic.c"
+for cc in $CCS; do
+        # shellcheck disable=SC2086
+        if $cc $CFLAGS_GEN -Wpedantic -I"$TOP/include" -I"$T" -c "$T/pedantic.c" -o "$T/pedantic.o" \
+                2> "$T/cerr"; then
+                pass "gen-pedantic-caller-$cc"
+        else
+                fail "gen-pedantic-caller-$cc" "$(grep -m1 -E 'error|warning' "$T/cerr")"
+        fi
+done
+
 # The nop backend: calls type-check and vanish; nothing to link.
 cat > "$T/nopuse.c" <<'EOF'
 #include <stdio.h>
