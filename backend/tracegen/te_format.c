@@ -14,6 +14,7 @@
  * but not end it: every output ends the event itself.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,6 +195,20 @@ static const char *te_format_flags_ok(char conv)
         }
 }
 
+/* Skip the digits of a width or precision at U[*K]; false when their value
+ * is above INT_MAX, which printf() cannot take (gcc warns about it). */
+static bool te_format_number(const struct te_unit *u, size_t n, size_t *k)
+{
+        unsigned long v = 0;
+
+        for (; *k < n && !u[*k].macro && u[*k].c >= '0' && u[*k].c <= '9'; (*k)++) {
+                v = v * 10 + (unsigned long)(u[*k].c - '0');
+                if (v > INT_MAX)
+                        return false;
+        }
+        return true;
+}
+
 /* Read the conversion whose '%' is U[*I]; advance *I past it. */
 static int te_format_conv(struct te_parse_ctx *ctx, const char *line, const struct te_unit *u,
                           size_t n, size_t *i, struct te_conv *ret)
@@ -218,9 +233,8 @@ static int te_format_conv(struct te_parse_ctx *ctx, const char *line, const stru
         if (TE_CH(k) == '*') {
                 cv.star_prec[cv.nstars++] = false;
                 k++;
-        } else {
-                while (TE_CH(k) >= '0' && TE_CH(k) <= '9')
-                        k++;
+        } else if (!te_format_number(u, n, &k)) {
+                return te_parse_error(ctx, cv.off, "field width out of range (at most %d)", INT_MAX);
         }
         if (TE_CH(k) == '.') {
                 cv.prec = true;
@@ -228,9 +242,9 @@ static int te_format_conv(struct te_parse_ctx *ctx, const char *line, const stru
                 if (TE_CH(k) == '*') {
                         cv.star_prec[cv.nstars++] = true;
                         k++;
-                } else {
-                        while (TE_CH(k) >= '0' && TE_CH(k) <= '9')
-                                k++;
+                } else if (!te_format_number(u, n, &k)) {
+                        return te_parse_error(ctx, cv.off, "precision out of range (at most %d)",
+                                              INT_MAX);
                 }
         }
         if (k < n && u[k].macro) {
