@@ -288,6 +288,13 @@ static int te_parse_head(struct te_parse_ctx *ctx, const char *line, size_t len,
         }
         if (!te_parse_is_ident(line + i, w - i))
                 return te_parse_error(ctx, i, "invalid event name '%.*s'", (int)(w - i), line + i);
+        /* The library's own events (tj_dropped) are told apart by name. */
+        if (w - i >= 3 && strncmp(line + i, "tj_", 3) == 0)
+                return te_parse_error(ctx, i, "event name '%.*s' is reserved for the library's own "
+                                      "events (tj_...)", (int)(w - i), line + i);
+        if (w - i == 24 && strncmp(line + i, "event_get_state_backends", 24) == 0)
+                return te_parse_error(ctx, i, "event name 'event_get_state_backends' would redefine "
+                                      "trace_event_get_state_backends()");
         ev->name = strndup(line + i, w - i);
         if (!ev->name)
                 return -ENOMEM;
