@@ -94,6 +94,14 @@ $usage_tail" "$(cat "$T/err")"
 run gen-cli-bad-short-last 2 "$TG" -cZ basic.events
 check_eq gen-cli-bad-short-last-msg "tracegen: unknown option: -Z
 $usage_tail" "$(cat "$T/err")"
+# ... also after a long option of the same letter's (named "--check": it
+# came before the group), and "--chec=1" is --check abbreviated
+run gen-cli-bad-short-after-long 2 "$TG" --check -Zc basic.events
+check_eq gen-cli-bad-short-after-long-msg "tracegen: unknown option: -Z
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-flag-value-abbrev 2 "$TG" --chec=1 basic.events
+check_eq gen-cli-flag-value-abbrev-msg "tracegen: option takes no value: --chec
+$usage_tail" "$(cat "$T/err")"
 run gen-cli-flag-value 2 "$TG" --check=yes basic.events
 check_eq gen-cli-flag-value-msg "tracegen: option takes no value: --check
 $usage_tail" "$(cat "$T/err")"

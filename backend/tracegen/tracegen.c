@@ -77,22 +77,30 @@ static void tracegen_help(void)
 }
 
 /*
- * getopt_long() returned C, ':' or '?', for ARG (argv[optind - 1]).  A short
- * option is named by optopt: in a group ("-cZ", "-Zc") ARG is the whole
- * group, or even the word before it.
+ * getopt_long() returned C, ':' or '?'; ARG is argv[optind - 1].  optopt is
+ * a short option's letter, the value of a known long option, or 0 for an
+ * unknown long one.  ARG is the long option only when it names (or
+ * abbreviates) one whose value is optopt: in a group of short options ("-cZ", "-Zc") ARG is the
+ * whole group, or even the word before it ("--check -Zc").
  */
-static void tracegen_option_error(int c, const char *arg)
+static void tracegen_option_error(int c, const char *arg, const struct option *longopts)
 {
         char name[3] = { '-', (char) optopt, '\0' };
-        bool is_long = strncmp(arg, "--", 2) == 0;
+        size_t len = strcspn(arg, "=");
+        bool is_long = false;
 
+        if (strncmp(arg, "--", 2) == 0) {
+                is_long = optopt == 0;
+                for (const struct option *lo = longopts; lo->name && !is_long; lo++)
+                        is_long = lo->val == optopt &&  /* the name, or its abbreviation */
+                                  strncmp(lo->name, arg + 2, len - 2) == 0;
+        }
         if (c == ':')
                 tracegen_usage_error("option requires an argument", is_long ? arg : name);
         else if (is_long && optopt) {
                 /* a known long option given a value it does not take */
                 fprintf(stderr, "tracegen: option takes no value: %.*s\n"
-                        "Try 'tracegen --help' for more information.\n",
-                        (int) strcspn(arg, "="), arg);
+                        "Try 'tracegen --help' for more information.\n", (int) len, arg);
                 exit(TRACEGEN_EXIT_USAGE);
         }
         tracegen_usage_error("unknown option", is_long || !optopt ? arg : name);
@@ -176,7 +184,7 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
                         printf("tracegen %s\n", TJ_VERSION_STRING);
                         exit(TRACEGEN_EXIT_OK);
                 default:
-                        tracegen_option_error(c, argv[optind - 1]);
+                        tracegen_option_error(c, argv[optind - 1], longopts);
                 }
         }
         if (optind >= argc)
