@@ -497,17 +497,43 @@ static bool query_is_vacuum(sqlite3_stmt *st)
                !isalnum((unsigned char) p[6]) && p[6] != '_';
 }
 
+/* The error of preparing the statement at STMT in SQL, with its line and
+ * column in SQL when SQLite tells where (sqlite3_error_offset(), 3.38). */
+static int query_prepare_error(sqlite3 *db, int rc, const char *sql, const char *stmt,
+                               struct tq_error *err)
+{
+        int off = -1;
+        unsigned line = 1, col = 1;
+
+#if SQLITE_VERSION_NUMBER >= 3038000
+        off = sqlite3_error_offset(db);
+#endif
+        if (off < 0 || rc == SQLITE_NOMEM)
+                return query_error(db, rc, err);
+        for (const char *p = sql; p < stmt + off && *p; p++) {
+                if (*p == '\n') {
+                        line++;
+                        col = 1;
+                } else if (((unsigned char) *p & 0xc0) != 0x80) {
+                        col++;          /* characters, not UTF-8 continuation bytes */
+                }
+        }
+        return tq_error_set(err, -EIO, "%s: %s (SQL line %u, column %u)", store_name(db),
+                            sqlite3_errmsg(db), line, col);
+}
+
 int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
               struct tq_error *err)
 {
-        const char *tail = sql;
+        const char *tail = sql, *stmt;
         sqlite3_stmt *st = NULL;
         int rc, r = 0;
 
         while (tail && *tail) {
-                rc = sqlite3_prepare_v2(db, tail, -1, &st, &tail);
+                stmt = tail;
+                rc = sqlite3_prepare_v2(db, stmt, -1, &st, &tail);
                 if (rc != SQLITE_OK) {
-                        r = query_error(db, rc, err);
+                        r = query_prepare_error(db, rc, sql, stmt, err);
                         goto out;
                 }
                 if (!st)

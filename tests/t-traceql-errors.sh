@@ -267,7 +267,12 @@ run db-missing 3 "traceql: $T/none.db: No such file or directory" --db "$T/none.
 
 # SQL errors name the database; a write needs --write; nothing is lost.
 run sql-bad-table 1 "traceql: $DB: no such table: foo" --db "$DB" --no-sync 'select * from foo'
-run sql-syntax 1 "traceql: $DB: near \"selec\": syntax error" --db "$DB" --no-sync 'selec 1'
+run sql-syntax 1 "traceql: $DB: near \"selec\": syntax error (SQL line 1, column 1)" --db "$DB" --no-sync 'selec 1'
+# where SQLite tells it, the error's place: the line and column (characters)
+# in the whole SQL text, whatever statement it is in
+run sql-error-position 1 "traceql: $DB: no such column: nosuch (SQL line 3, column 13)" --db "$DB" --no-sync "select 1;
+select 2;
+select 'é', nosuch from events"
 run sql-readonly 1 "traceql: $DB: attempt to write a readonly database (the database is opened read-only without --write)" --db "$DB" --no-sync 'drop view qemu_vfree'
 rc=0
 $TQ --db "$DB" --no-sync 'select 1' > /dev/full 2> "$T/err" || rc=$?
