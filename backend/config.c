@@ -174,7 +174,12 @@ int tj_init(const char *identifier)
         v = getenv("TJ_OUTPUT");
         if (!v || !*v)
                 v = config_outputs[0] ? config_outputs : "journald";
-        writer_set_outputs(v, true);
+        if (writer_set_outputs(v, true) == -ENOENT) {
+                /* a typo must not send the events nowhere, counted written */
+                v = config_outputs[0] ? config_outputs : "journald";
+                config_warn("TJ_OUTPUT: no known output, using '%s'", v);
+                writer_set_outputs(v, false);
+        }
         atomic_store(&config_initialized, true);
         r = writer_start();
         if (r < 0 && ret == 0)

@@ -149,7 +149,8 @@ static const struct tj_output *writer_lookup(const char *name, size_t len)
 
 /*
  * Parse LIST ("journald,syslog") into RET_OUTS.  Unknown names: -EINVAL, or
- * with FROM_ENV a warning and the name is skipped.  Returns the count.
+ * with FROM_ENV a warning and the name is skipped.  Returns the count, or
+ * for a list that names no known output -EINVAL (-ENOENT with FROM_ENV).
  */
 static int writer_parse(const char *list, bool from_env,
                         const struct tj_output **ret_outs)
@@ -175,8 +176,8 @@ static int writer_parse(const char *list, bool from_env,
                 if (*p == ',')
                         p++;
         }
-        if (n == 0 && !from_env)
-                return -EINVAL;
+        if (n == 0)
+                return from_env ? -ENOENT : -EINVAL;
         memcpy(ret_outs, outs, sizeof(outs[0]) * (size_t)n);
         return n;
 }

@@ -88,6 +88,18 @@ check_file lib-patterns-env-warnings "$T/exp" "$T/err"
 printf 'init=-2\ncount=0\ntga_all tga enabled=1 compiled_in=1\ncount=1\ntgb_req tgb enabled=1 compiled_in=1\ncount=1\n' > "$T/exp"
 check_file lib-patterns-env-applied "$T/exp" "$T/out"
 
+# A TJ_OUTPUT that names no known output (a typo) gives the program's choice
+# of tj_set_outputs(), else journald, saying so: the events went nowhere,
+# counted written.
+TJ_QUIET=0 TJ_OUTPUT=sylog $RUN "$E" outputs:log init enable:tgb_req req:1 flush \
+        > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-output-typo "tracejournal: TJ_OUTPUT: unknown output 'sylog'
+tracejournal: TJ_OUTPUT: no known output, using 'log'
+tgb_req req 0x1000 sector 0 name r0" "$(cat "$T/err")"
+TJ_QUIET=0 TJ_OUTPUT=, $RUN "$E" outputs:nop init > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-output-empty "tracejournal: TJ_OUTPUT: no known output, using 'nop'" \
+        "$(cat "$T/err")"
+
 TJ_EVENTS_FILE=/nonexistent/events TJ_QUIET=0 $RUN "$E" init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-missing-file \
         "tracejournal: TJ_EVENTS_FILE: /nonexistent/events: No such file or directory" "$(cat "$T/err")"
