@@ -62,6 +62,13 @@ static struct {
         pthread_t thread;
         atomic_bool running;
         atomic_bool stop;
+        /* A writer thread exists, maybe one writer_shutdown() left stuck in a
+         * send (running false): writer_start() takes it back instead of
+         * starting a second one.  Set by writer_start(), cleared by the
+         * thread as it ends, both under start_lock. */
+        pthread_mutex_t start_lock;
+        bool alive;
+        bool joinable;                  /* not detached by writer_shutdown() */
         atomic_uint wake;               /* futex word the writer sleeps on */
         atomic_bool sleeping;
         atomic_uint flush_req;          /* tj_flush() requests ... */
@@ -75,6 +82,7 @@ static struct {
 } w = {
         .lock = PTHREAD_MUTEX_INITIALIZER,
         .list_lock = PTHREAD_MUTEX_INITIALIZER,
+        .start_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 TJ_HIDDEN atomic_bool writer_restart;
@@ -630,8 +638,19 @@ static void *writer_main(void *arg)
                 size_t n = writer_pass();
 
                 atomic_store(&w.flush_done, req);
-                if (stop && n == 0)
-                        break;
+                if (stop && n == 0) {
+                        bool leave;
+
+                        /* unless writer_start() took this thread back */
+                        pthread_mutex_lock(&w.start_lock);
+                        leave = atomic_load(&w.stop);
+                        if (leave)
+                                w.alive = false;
+                        pthread_mutex_unlock(&w.start_lock);
+                        if (leave)
+                                break;
+                        continue;
+                }
                 if (n > 0) {
                         idle_ms = 1;
                         continue;
@@ -643,23 +662,33 @@ static void *writer_main(void *arg)
         return NULL;
 }
 
-/* Start the writer thread, with every signal blocked in it.  0 or -errno. */
+/*
+ * Start the writer thread, with every signal blocked in it.  A writer that
+ * writer_shutdown() left stuck in a send is taken back instead: two would
+ * both remove dead rings.  0 or -errno.
+ */
 int writer_start(void)
 {
         sigset_t all, old;
-        int r;
+        int r = 0;
 
+        pthread_mutex_lock(&w.start_lock);
         if (writer_running())
-                return 0;
+                goto out;
         atomic_store(&w.stop, false);
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        r = pthread_create(&w.thread, NULL, writer_main, NULL);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (r != 0)
-                return -r;
+        if (!w.alive) {
+                sigfillset(&all);
+                pthread_sigmask(SIG_SETMASK, &all, &old);
+                r = -pthread_create(&w.thread, NULL, writer_main, NULL);
+                pthread_sigmask(SIG_SETMASK, &old, NULL);
+                if (r < 0)
+                        goto out;
+                w.alive = w.joinable = true;
+        }
         atomic_store(&w.running, true);
-        return 0;
+out:
+        pthread_mutex_unlock(&w.start_lock);
+        return r;
 }
 
 /*
@@ -714,10 +743,30 @@ void writer_shutdown(void)
                         ts.tv_sec++;
                         ts.tv_nsec -= 1000000000;
                 }
-                joined = pthread_timedjoin_np(w.thread, NULL, &ts) == 0;
-                if (!joined)
-                        pthread_detach(w.thread);
+                pthread_mutex_lock(&w.start_lock);
+                if (w.joinable) {
+                        pthread_mutex_unlock(&w.start_lock);
+                        joined = pthread_timedjoin_np(w.thread, NULL, &ts) == 0;
+                        pthread_mutex_lock(&w.start_lock);
+                        w.joinable = false;
+                        if (!joined)
+                                pthread_detach(w.thread);
+                } else {
+                        /* taken back after a shutdown left it: detached */
+                        pthread_mutex_unlock(&w.start_lock);
+                        joined = false;
+                        for (int i = 0; i < 100 && !joined; i++) {
+                                struct timespec ms = { 0, 1000000 };
+
+                                nanosleep(&ms, NULL);
+                                pthread_mutex_lock(&w.start_lock);
+                                joined = !w.alive;
+                                pthread_mutex_unlock(&w.start_lock);
+                        }
+                        pthread_mutex_lock(&w.start_lock);
+                }
                 atomic_store(&w.running, false);
+                pthread_mutex_unlock(&w.start_lock);
         }
         if (!joined)
                 return;         /* a stuck writer may still use the outputs */
@@ -732,12 +781,14 @@ void writer_shutdown(void)
 
 static void writer_fork_prepare(void)
 {
+        pthread_mutex_lock(&w.start_lock);
         pthread_mutex_lock(&w.list_lock);
 }
 
 static void writer_fork_parent(void)
 {
         pthread_mutex_unlock(&w.list_lock);
+        pthread_mutex_unlock(&w.start_lock);
 }
 
 /*
@@ -750,8 +801,10 @@ static void writer_fork_child(void)
         struct ring *mine = emit_thread_ring();
         struct ring *ring = w.rings;
 
+        pthread_mutex_init(&w.start_lock, NULL);
         pthread_mutex_init(&w.list_lock, NULL);
         pthread_mutex_init(&w.lock, NULL);
+        w.alive = w.joinable = false;   /* the child has no writer thread */
         while (ring) {
                 struct ring *next = *ring_next(ring);
 

@@ -102,6 +102,9 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null && [ -x /lib/systemd/system
         unshare -m sh "$TOP/tests/c/journald-stopped.sh" "$E" "$T/js" || true
         check_eq lib-async-journald-stopped "0|flush=-110
 outputs log=-110" "$(cat "$T/js/emitter-status" 2>/dev/null)|$(cat "$T/js/emitter")"
+        check_eq lib-async-journald-stopped-reinit "0|flush=-110
+tasks=2
+tasks=2" "$(cat "$T/js/reinit-status" 2>/dev/null)|$(cat "$T/js/reinit")"
 else
         skip lib-async-journald-stopped "needs root, unshare -m and /lib/systemd/systemd-journald"
 fi

@@ -19,6 +19,14 @@ TJ_OUTPUT=journald TJ_EVENTS=tgb_req TJ_QUIET=1 TJ_FLUSH_TIMEOUT_MS=500 \
         timeout 30 "$E" init req:20000 flush outputs:log req:3 > "$out/emitter" 2> "$out/err" ||
         rc=$?
 echo $rc > "$out/emitter-status"
+# tj_shutdown() leaves the writer stuck in its send; tj_init() again takes
+# that thread back instead of starting a second writer (two would both free
+# dead rings): two threads, the main one and the writer
+rc=0
+TJ_OUTPUT=journald TJ_EVENTS=tgb_req TJ_QUIET=1 TJ_FLUSH_TIMEOUT_MS=300 \
+        timeout 30 "$E" init req:20000 flush shutdown tasks init tasks > "$out/reinit" \
+        2> "$out/reinit.err" || rc=$?
+echo $rc > "$out/reinit-status"
 kill -CONT $jpid
 kill $jpid
 wait $jpid || true

@@ -21,6 +21,7 @@
  *   flush               tj_flush(), prints "flush=R" when R != 0
  *   stats               prints "emitted=E written=W dropped=D"
  *   shutdown            tj_shutdown()
+ *   tasks               prints "tasks=N", the process's threads
  *   exit                exit(0) at once (atexit flush)
  *   signal:N            N times: SIGUSR1 to itself while tracing req:10; the
  *                       handler traces tga_void (trace points in a handler)
@@ -33,6 +34,7 @@
  *   dup                 register group "dup" holding another "tgb_done" event
  *   abi                 register group "old" built for ABI 0 (must be ignored)
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -298,6 +300,17 @@ static void step(const char *s)
                 tj_group_register(&old_group);
         else if (strcmp(s, "shutdown") == 0)
                 tj_shutdown();
+        else if (strcmp(s, "tasks") == 0) {
+                DIR *d = opendir("/proc/self/task");
+                struct dirent *de;
+                int n = 0;
+
+                while (d && (de = readdir(d)))
+                        n += de->d_name[0] != '.';
+                if (d)
+                        closedir(d);
+                printf("tasks=%d\n", n);
+        }
         else if (strcmp(s, "exit") == 0) {
                 fflush(stdout);
                 exit(0);
