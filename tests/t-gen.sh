@@ -115,6 +115,12 @@ run gen-cli-missing-file 3 "$TG" --check "$T/nope.events"
 check_eq gen-cli-missing-file-msg "tracegen: $T/nope.events: No such file or directory" "$(cat "$T/err")"
 run gen-cli-dir-input 3 "$TG" --check "$T"
 check_eq gen-cli-dir-input-msg "tracegen: $T: Is a directory" "$(cat "$T/err")"
+for o in --help --version; do
+        rc=0
+        "$TG" $o > /dev/full 2> "$T/err" || rc=$?
+        check_eq "gen-cli$o-output-full" "3|tracegen: write error: No space left on device" \
+                "$rc|$(cat "$T/err")"
+done
 run gen-cli-check-ok 0 "$TG" --check basic.events nop.events
 check_eq gen-cli-check-ok-quiet "" "$(cat "$T/out" "$T/err")"
 

@@ -277,6 +277,12 @@ run sql-readonly 1 "traceql: $DB: attempt to write a readonly database (the data
 rc=0
 $TQ --db "$DB" --no-sync 'select 1' > /dev/full 2> "$T/err" || rc=$?
 check_eq sql-output-full "8|traceql: write error: No space left on device" "$rc|$(cat "$T/err")"
+for o in --help --version; do
+        rc=0
+        $TQ $o > /dev/full 2> "$T/err" || rc=$?
+        check_eq "usage$o-output-full" "8|traceql: write error: No space left on device" \
+                "$rc|$(cat "$T/err")"
+done
 run sql-readonly-vacuum-into 1 "traceql: $DB: VACUUM writes a database file (the database is opened read-only without --write)" --db "$DB" --no-sync "select 1; /* copy */ Vacuum INTO '$T/copy.db'"
 check_eq sql-readonly-vacuum-no-file "no copy" "$([ -e "$T/copy.db" ] && echo copy || echo no copy)"
 run sql-readonly-temp-table 0 "" --db "$DB" --no-sync --format csv 'create temp table t (a); insert into t values (7); select a from t'
@@ -301,6 +307,8 @@ run usage-format 2 "traceql: unknown format 'xml' (table, csv, json, jsonl)
 $(tail -n +2 "$T/err")" --format xml 'select 1'
 run usage-two-sql 2 "traceql: unexpected argument 'select 2' (quote the SQL as one argument)
 $(tail -n +2 "$T/err")" --db "$DB" 'select 1' 'select 2'
+rc=0; $TQ --db "$DB" 2> "$T/err" || rc=$?
+check_eq usage-nothing "2|traceql: no SQL and no subcommand given" "$rc|$(head -1 "$T/err")"
 run usage-import-option 2 "traceql: import options given without 'import'" --db "$DB" --identifier x 'select 1'
 run usage-export-filter 2 "traceql: --export takes no filter and no --follow" --db "$DB" import --export "$FIX" --identifier x
 TIMES="(YYYY-MM-DD [HH:MM[:SS]], @SECONDS up to @253402300799, now)"

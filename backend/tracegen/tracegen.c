@@ -106,6 +106,16 @@ static void tracegen_option_error(int c, const char *arg, const struct option *l
         tracegen_usage_error("unknown option", is_long || !optopt ? arg : name);
 }
 
+/* The exit status once --help or --version is written: TRACEGEN_EXIT_IO,
+ * said, when standard output could not take it (a full disk). */
+static int tracegen_stdout_done(void)
+{
+        if (fflush(stdout) == 0 && !ferror(stdout))
+                return TRACEGEN_EXIT_OK;
+        fprintf(stderr, "tracegen: write error: %s\n", strerror(errno));
+        return TRACEGEN_EXIT_IO;
+}
+
 static bool tracegen_is_ident(const char *s)
 {
         size_t i;
@@ -179,10 +189,10 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
                         break;
                 case 'h':
                         tracegen_help();
-                        exit(TRACEGEN_EXIT_OK);
+                        exit(tracegen_stdout_done());
                 case 'V':
                         printf("tracegen %s\n", TJ_VERSION_STRING);
-                        exit(TRACEGEN_EXIT_OK);
+                        exit(tracegen_stdout_done());
                 default:
                         tracegen_option_error(c, argv[optind - 1], longopts);
                 }
