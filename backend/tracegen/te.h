@@ -112,8 +112,16 @@ int te_emit_source(const struct te_list *list, const struct te_emit_opts *o, FIL
 
 /* te_out.c: replace PATH with DATA (temp file in the same folder, then
  * rename).  PATH is untouched on failure.  Returns 0 or -errno. */
-int te_out_prepare(const char *path, const char *data, size_t len, char **ret_tmp);
-int te_out_commit(const char *tmp, const char *path);
+/* Write DATA to a new temporary file beside PATH, or beside the file it
+ * links to; *RET_TMP is its name, *RET_TARGET the file linked to (malloc'ed;
+ * NULL: PATH itself).  Both NULL: PATH is no regular file (/dev/stdout, a
+ * pipe), written at te_out_commit().  0 or -errno. */
+int te_out_prepare(const char *path, const char *data, size_t len, char **ret_tmp,
+                   char **ret_target);
+/* Move TMP over TARGET (or PATH); without TMP, write DATA into PATH.
+ * Returns 0 or -errno (TMP is then left for te_out_abort()). */
+int te_out_commit(const char *tmp, const char *target, const char *path, const char *data,
+                  size_t len);
 void te_out_abort(char *tmp);
 
 #endif /* TE_H */

@@ -5,9 +5,13 @@
  * target, then renamed over it, so a build never sees half a header and a
  * failed run leaves the old outputs as they were.  Preparing every output
  * before committing any lets tracegen keep a header and its source in step.
+ * A symbolic link is followed: the file it names is replaced, the link
+ * stays.  A target that is no regular file (/dev/stdout, a pipe, a terminal)
+ * cannot be replaced: it is written directly, at commit.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,16 +19,43 @@
 
 #include "te.h"
 
-/* Write DATA to a new temporary file beside PATH; *RET_TMP is its name. */
-int te_out_prepare(const char *path, const char *data, size_t len, char **ret_tmp)
+/* Write LEN bytes of DATA to FD; 0 or -errno. */
+static int te_out_all(int fd, const char *data, size_t len)
 {
-        char *tmp = NULL;
-        size_t n = strlen(path), done = 0;
+        size_t done = 0;
         ssize_t w;
+
+        while (done < len) {
+                w = write(fd, data + done, len - done);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0)
+                        return -errno;
+                done += (size_t)w;
+        }
+        return 0;
+}
+
+int te_out_prepare(const char *path, const char *data, size_t len, char **ret_tmp,
+                   char **ret_target)
+{
+        char *tmp = NULL, real[PATH_MAX];
+        size_t n;
         bool created = false;
+        struct stat st;
         mode_t mask;
         int fd = -1, r = 0;
 
+        *ret_tmp = *ret_target = NULL;
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+                return 0;               /* written at commit */
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, real)) {
+                *ret_target = strdup(real);
+                if (!*ret_target)
+                        return -ENOMEM;
+                path = *ret_target;
+        }
+        n = strlen(path);
         tmp = malloc(n + sizeof(".tmpXXXXXX"));
         if (!tmp) {
                 r = -ENOMEM;
@@ -40,16 +71,9 @@ int te_out_prepare(const char *path, const char *data, size_t len, char **ret_tm
         created = true;
         mask = umask(0);
         umask(mask);
-        while (done < len) {
-                w = write(fd, data + done, len - done);
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w < 0) {
-                        r = -errno;
-                        goto out;
-                }
-                done += (size_t)w;
-        }
+        r = te_out_all(fd, data, len);
+        if (r < 0)
+                goto out;
         if (fchmod(fd, 0666 & ~mask) < 0 || close(fd) < 0) {
                 r = -errno;
                 fd = -1;
@@ -64,13 +88,27 @@ out:
         if (tmp && created)
                 unlink(tmp);
         free(tmp);
+        if (r < 0) {
+                free(*ret_target);
+                *ret_target = NULL;
+        }
         return r;
 }
 
-/* Move TMP over PATH.  Returns 0 or -errno (TMP is then left for te_out_abort). */
-int te_out_commit(const char *tmp, const char *path)
+int te_out_commit(const char *tmp, const char *target, const char *path, const char *data,
+                  size_t len)
 {
-        return rename(tmp, path) < 0 ? -errno : 0;
+        int fd, r;
+
+        if (tmp)
+                return rename(tmp, target ? target : path) < 0 ? -errno : 0;
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd < 0)
+                return -errno;
+        r = te_out_all(fd, data, len);
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        return r;
 }
 
 /* Remove and free a prepared file that will not be committed; accepts NULL. */

@@ -34,7 +34,8 @@ struct tracegen_output {
         char *path;
         char *text;
         size_t len;
-        char *tmp;
+        char *tmp;                      /* te_out_prepare()'s */
+        char *target;
 };
 
 static void tracegen_nomem(void)
@@ -306,12 +307,14 @@ static int tracegen_write(struct tracegen_output *outs, size_t n)
         int r = 0;
 
         for (i = 0; i < n && r == 0; i++) {
-                r = te_out_prepare(outs[i].path, outs[i].text, outs[i].len, &outs[i].tmp);
+                r = te_out_prepare(outs[i].path, outs[i].text, outs[i].len, &outs[i].tmp,
+                                   &outs[i].target);
                 if (r < 0)
                         fprintf(stderr, "tracegen: %s: %s\n", outs[i].path, strerror(-r));
         }
         for (i = 0; i < n && r == 0; i++) {
-                r = te_out_commit(outs[i].tmp, outs[i].path);
+                r = te_out_commit(outs[i].tmp, outs[i].target, outs[i].path, outs[i].text,
+                                  outs[i].len);
                 if (r < 0)
                         fprintf(stderr, "tracegen: %s: %s\n", outs[i].path, strerror(-r));
                 else {
@@ -319,8 +322,10 @@ static int tracegen_write(struct tracegen_output *outs, size_t n)
                         outs[i].tmp = NULL;
                 }
         }
-        for (i = 0; i < n; i++)
+        for (i = 0; i < n; i++) {
                 te_out_abort(outs[i].tmp);
+                free(outs[i].target);
+        }
         return r < 0 ? TRACEGEN_EXIT_IO : TRACEGEN_EXIT_OK;
 }
 
