@@ -591,8 +591,10 @@ static int import_journal_reader(struct ring *ring, void *userdata, struct tq_er
 }
 /* ---- the writer (the calling thread) ---- */
 
-/* Commit what was written, with the cursor of the last entry. */
-static int import_journal_commit(struct import_journal *im, struct tq_error *err)
+/* Commit what was written, with the cursor of the last entry; IDLE: and
+ * leave the database to others (queries that sync, other imports) while
+ * --follow waits for the journal. */
+static int import_journal_commit(struct import_journal *im, bool idle, struct tq_error *err)
 {
         int r = 0;
 
@@ -600,7 +602,7 @@ static int import_journal_commit(struct import_journal *im, struct tq_error *err
                 r = ingest_set_position(im->ing, im->last_cursor, -1);
         if (r < 0)
                 return tq_error_set(err, r, "out of memory");
-        return ingest_commit(im->ing, err);
+        return idle ? ingest_idle(im->ing, err) : ingest_commit(im->ing, err);
 }
 
 static int import_journal_write(struct import_journal *im, struct ring_slot *slot,
@@ -638,7 +640,7 @@ static int import_journal_write(struct import_journal *im, struct ring_slot *slo
             e->cursor.len < sizeof(im->last_cursor))
                 memcpy(im->last_cursor, slot->e.buf + e->cursor.off, e->cursor.len + 1);
         if (++im->seen % IMPORT_JOURNAL_BATCH == 0) {
-                r = import_journal_commit(im, err);
+                r = import_journal_commit(im, false, err);
                 if (r < 0)
                         return r;
         }
@@ -658,7 +660,7 @@ static int import_journal_slot(struct ring_slot *slot, void *userdata, struct tq
         struct import_journal *im = userdata;
 
         if (slot->kind == RING_IDLE)
-                return import_journal_commit(im, err);
+                return import_journal_commit(im, true, err);
         return import_journal_write(im, slot, err);
 }
 

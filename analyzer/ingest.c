@@ -121,6 +121,7 @@ struct ingest {
         char *cursor;                   /* position to store at the next commit */
         int64_t offset;
         bool position_set;
+        bool idle;                      /* committed, no transaction open (ingest_idle()) */
         uint64_t added, uncommitted;
 };
 
@@ -1428,6 +1429,24 @@ static int ingest_flush(struct ingest *ing, struct tq_error *err)
         return 0;
 }
 
+/* Open a transaction again after ingest_idle().  Another import may have
+ * written meanwhile: the unpacked ids go on from what is there now. */
+static int ingest_resume(struct ingest *ing, struct tq_error *err)
+{
+        int r;
+
+        if (!ing->idle)
+                return 0;
+        r = store_exec(ing->db, "BEGIN IMMEDIATE", err);
+        if (r == 0)
+                r = ingest_last_id(ing, err);
+        if (r == 0)
+                ing->idle = false;
+        else
+                (void) store_exec(ing->db, "ROLLBACK", NULL);
+        return r;
+}
+
 int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_error *err)
 {
         struct ingest_sigarg sig[TQ_MAX_ARGS], args[TQ_MAX_ARGS];
@@ -1438,6 +1457,9 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
         unsigned n, all;
         int r;
 
+        r = ingest_resume(ing, err);
+        if (r < 0)
+                return r;
         if (!e->event.set) {
                 /* journald's own note, not a client's entry with its id */
                 if (!e->message_id.set || strcmp(e->buf + e->message_id.off, INGEST_SUPPRESSED_ID) ||
@@ -1720,10 +1742,15 @@ static void ingest_ckpt_ask(struct ingest *ing)
         pthread_mutex_unlock(&c->lock);
 }
 
-int ingest_commit(struct ingest *ing, struct tq_error *err)
+/* Commit the rows and the position; the next transaction is opened by the
+ * caller. */
+static int ingest_commit_only(struct ingest *ing, struct tq_error *err)
 {
         int r;
 
+        r = ingest_resume(ing, err);
+        if (r < 0)
+                return r;
         if (!ing->ckpt_tried)
                 ingest_ckpt_start(ing);
         r = ingest_flush(ing, err);
@@ -1733,8 +1760,28 @@ int ingest_commit(struct ingest *ing, struct tq_error *err)
                 r = store_exec(ing->db, "COMMIT", err);
         if (r == 0 && ing->ckpt)
                 ingest_ckpt_ask(ing);
+        return r;
+}
+
+int ingest_commit(struct ingest *ing, struct tq_error *err)
+{
+        int r;
+
+        r = ingest_commit_only(ing, err);
         if (r == 0)
                 r = store_exec(ing->db, "BEGIN IMMEDIATE", err);
+        return r;
+}
+
+int ingest_idle(struct ingest *ing, struct tq_error *err)
+{
+        int r;
+
+        if (ing->idle)
+                return 0;
+        r = ingest_commit_only(ing, err);
+        if (r == 0)
+                ing->idle = true;
         return r;
 }
 
@@ -1750,7 +1797,9 @@ int ingest_end(struct ingest *ing, bool commit, uint64_t *ret_added, struct tq_e
 
         if (!ing)
                 return 0;
-        if (commit) {
+        if (commit)
+                r = ingest_resume(ing, err);
+        if (commit && r == 0) {
                 r = ingest_flush(ing, err);
                 if (r == 0)
                         r = ingest_store_position(ing, err);

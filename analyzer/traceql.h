@@ -220,6 +220,13 @@ int ingest_set_position(struct ingest *ing, const char *cursor, int64_t offset);
 /* Commit the rows and the position, and open the next transaction. */
 int ingest_commit(struct ingest *ing, struct tq_error *err);
 
+/* Commit the rows and the position, and leave the database to other
+ * connections until the next ingest_entry(), ingest_commit() or ingest_end()
+ * opens a transaction again: an import that waits for more input (import
+ * --follow) must not hold the write lock meanwhile.  Nothing happens when
+ * there is no transaction open. */
+int ingest_idle(struct ingest *ing, struct tq_error *err);
+
 /* Rows added so far, for the progress bar: rows still queued in a batch are
  * not counted yet (ingest_end() gives the exact count). */
 uint64_t ingest_added(const struct ingest *ing);

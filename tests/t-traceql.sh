@@ -270,9 +270,23 @@ printf 'SYSLOG_IDENTIFIER=%s\tTRACE_EVENT=tq_follow\tTRACE_ARGS=n:i\tTRACE_SEQ=%
 i=0
 while [ "$(q "$T/f.db" 'select count(*) from events' 2>/dev/null || echo 0)" != 3 ] && [ $i -lt 300 ]; do
         sleep 0.1; i=$((i + 1)); done
+# While it waits for more, the follower holds no write lock: a query, which
+# syncs first, and another import of the database run (they waited for the
+# lock 10 s, then failed: 'database is locked', exit 4); then the follower
+# goes on importing.
+rc=0
+"$TQ" --db "$T/f.db" --format csv 'select count(*) from events' > "$T/f.q" 2> "$T/f.qerr" || rc=$?
+rc2=0
+"$TQ" --db "$T/f.db" import --identifier "$ID3" 2> "$T/f.ierr" || rc2=$?
+check_eq traceql-follow-query-sync "0|3||0|" "$rc|$(tail -n +2 "$T/f.q")|$(cat "$T/f.qerr")|$rc2|$(cat "$T/f.ierr")"
+printf 'SYSLOG_IDENTIFIER=%s\tTRACE_EVENT=tq_follow\tTRACE_ARGS=n:i\tTRACE_SEQ=%d\tTRACE_ARG_N=%d\n' \
+        "$ID3" 4 4 | "$T/send"
+i=0
+while [ "$(q "$T/f.db" 'select count(*) from events' 2>/dev/null || echo 0)" != 4 ] && [ $i -lt 300 ]; do
+        sleep 0.1; i=$((i + 1)); done
 kill -INT $fpid
 rc=0; wait $fpid || rc=$?
-check_eq traceql-follow "0|6|" "$rc|$(q "$T/f.db" 'select sum(n) from tq_follow')|$(cat "$T/f.err")"
+check_eq traceql-follow "0|10|4|" "$rc|$(q "$T/f.db" 'select sum(n) from tq_follow')|$(q "$T/f.db" 'select sum(rows) from sources')|$(cat "$T/f.err")"
 
 # ---- the example program ------------------------------------------------
 BD=$B/examples/blockdemo
