@@ -89,6 +89,7 @@ struct import_journal {
         uint64_t first_us, last_us;     /* time range, for the progress bar */
         uint64_t seen;                  /* entries written */
         uint64_t kill_after;            /* $TRACEQL_TEST_KILL_AFTER: SIGKILL after so many */
+        int kill_signal;                /* $TRACEQL_TEST_KILL_SIGNAL: another signal */
         int64_t drawn_ms;               /* when the progress bar was last drawn */
         char last_cursor[512];          /* of the last entry written, "" for none */
 };
@@ -523,6 +524,8 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
         for (i = 0; i < im->nstreams; i++)
                 im->streams[i].at_end = false;
         for (;;) {
+                if (im->o->stop && atomic_load(im->o->stop))
+                        return 1;       /* interrupted: what was read gets committed */
                 if (r >= 0)
                         r = import_journal_pick(im, &s);
                 if (r < 0)
@@ -635,7 +638,7 @@ static int import_journal_write(struct import_journal *im, struct ring_slot *slo
         if (!im->first_us)
                 im->first_us = slot->aux;
         if (im->kill_after && im->seen + 1 == im->kill_after)
-                raise(SIGKILL);         /* tests: die mid-transaction */
+                raise(im->kill_signal); /* tests: die mid-transaction */
         if (slot->kind != IMPORT_JOURNAL_HELD && e->cursor.set &&
             e->cursor.len < sizeof(im->last_cursor))
                 memcpy(im->last_cursor, slot->e.buf + e->cursor.off, e->cursor.len + 1);
@@ -674,6 +677,9 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
 
         if (getenv("TRACEQL_TEST_KILL_AFTER"))
                 im.kill_after = strtoull(getenv("TRACEQL_TEST_KILL_AFTER"), NULL, 10);
+        im.kill_signal = SIGKILL;
+        if (getenv("TRACEQL_TEST_KILL_SIGNAL"))
+                im.kill_signal = atoi(getenv("TRACEQL_TEST_KILL_SIGNAL"));
         r = import_journal_names(o, &location, &filter);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");

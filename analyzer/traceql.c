@@ -459,6 +459,7 @@ static int traceql_import(const char *path, struct traceql_opts *o)
 
                         sigaction(SIGINT, &sa, NULL);
                         sigaction(SIGTERM, &sa, NULL);
+                        sigaction(SIGHUP, &sa, NULL);   /* its terminal closed */
                 }
                 r = import_journal(db, &jo, &added, &err);
         }
