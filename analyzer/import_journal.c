@@ -137,9 +137,32 @@ static int import_journal_names(const struct import_journal_opts *o, char **ret_
         return 0;
 }
 
+/* Of FILES, which sd_journal_open_files() refused as a whole, the first
+ * that cannot be opened alone, and why (*RET_R); the first file when each
+ * can. */
+static const char *import_journal_bad_file(char **files, int *ret_r)
+{
+        const char *one[2] = { NULL, NULL };
+        sd_journal *j;
+        size_t i;
+        int r;
+
+        for (i = 0; files[i]; i++) {
+                one[0] = files[i];
+                r = sd_journal_open_files(&j, one, 0);
+                if (r < 0) {
+                        *ret_r = r;
+                        return files[i];
+                }
+                sd_journal_close(j);
+        }
+        return files[0];
+}
+
 static int import_journal_open(const struct import_journal_opts *o, sd_journal **ret_j,
                                struct tq_error *err)
 {
+        const char *what = o->directory ? o->directory : "journal";
         int r;
 
         if (o->directory)
@@ -148,10 +171,13 @@ static int import_journal_open(const struct import_journal_opts *o, sd_journal *
                 r = sd_journal_open_files(ret_j, (const char **) o->files, 0);
         else
                 r = sd_journal_open(ret_j, SD_JOURNAL_LOCAL_ONLY);
+        if (r < 0 && o->files)
+                what = import_journal_bad_file(o->files, &r);
+        if (r == -ENODATA)      /* sd-journal's word for a header it cannot read */
+                return tq_error_set(err, r, "%s: cannot open journal: not a journal file, "
+                                    "or a truncated one", what);
         if (r < 0)
-                return tq_error_set(err, r, "%s: cannot open journal: %s",
-                                    o->directory ? o->directory : o->files ? o->files[0] : "journal",
-                                    strerror(-r));
+                return tq_error_set(err, r, "%s: cannot open journal: %s", what, strerror(-r));
         return 0;
 }
 

@@ -169,6 +169,17 @@ if [ -x "$JR" ]; then
         $RUN "$TQ" --db "$T/hosts.db" import --file "$T/host-a.journal" --file "$T/host-b.journal"
         check_eq journal-hosts-clock-stepped-back "a1 a2 a3 a4 b1 b2 b3" "$($TQ --db "$T/hosts.db" --no-sync \
                 --format csv "select group_concat(message, ' ') as m from (select message from events order by message)" | tail -n 1)"
+        # Of several --file, the one that cannot be opened is named, not
+        # the first (which was named whatever failed), and a file that is
+        # not a journal says so rather than 'No data available'.
+        run journal-file-missing 4 "traceql: $T/missing.journal: cannot open journal: No such file or directory" \
+                --db "$T/mf.db" import --file "$T/host-a.journal" --file "$T/missing.journal"
+        echo garbage > "$T/garbage.journal"
+        head -c 4096 "$T/host-b.journal" > "$T/short.journal"
+        run journal-file-not-journal 4 "traceql: $T/garbage.journal: cannot open journal: not a journal file, or a truncated one" \
+                --db "$T/mf.db" import --file "$T/host-a.journal" --file "$T/garbage.journal"
+        run journal-file-truncated 4 "traceql: $T/short.journal: cannot open journal: not a journal file, or a truncated one" \
+                --db "$T/mf.db" import --file "$T/short.journal"
 else
         skip journal-future-entry "no $JR (Debian package systemd-journal-remote)"
 fi
