@@ -32,6 +32,7 @@
  * objects belong to the reader, the database to the writer (and WAL
  * checkpoints to a third thread, see ingest.c).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -179,6 +180,54 @@ static int import_journal_open(const struct import_journal_opts *o, sd_journal *
         if (r < 0)
                 return tq_error_set(err, r, "%s: cannot open journal: %s", what, strerror(-r));
         return 0;
+}
+
+/* Is there, in DIR or in a machine's directory in it (DEPTH 1), a journal
+ * file or a directory this user may not read? */
+static bool import_journal_denied(const char *dir, int depth)
+{
+        char path[PATH_MAX];
+        struct dirent *de;
+        bool denied = false;
+        size_t n;
+        DIR *d;
+
+        d = opendir(dir);
+        if (!d)
+                return errno == EACCES;
+        while (!denied && (de = readdir(d))) {
+                n = strlen(de->d_name);
+                if (de->d_name[0] == '.' ||
+                    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int) sizeof(path))
+                        continue;
+                if ((n > 8 && strcmp(de->d_name + n - 8, ".journal") == 0) ||
+                    (n > 9 && strcmp(de->d_name + n - 9, ".journal~") == 0))
+                        denied = access(path, R_OK) < 0 && errno == EACCES;
+                else if (depth > 0 && n == 32 && strspn(de->d_name, "0123456789abcdef") == 32)
+                        denied = import_journal_denied(path, depth - 1);
+        }
+        closedir(d);
+        return denied;
+}
+
+/* J opened no file at all: when that is for want of permission, fail as
+ * journalctl does, rather than import nothing in silence. */
+static int import_journal_readable(const struct import_journal_opts *o, sd_journal *j,
+                                   struct tq_error *err)
+{
+        const char *dir = o->directory;
+        uint64_t bytes = 0;
+
+        if (o->files || sd_journal_get_usage(j, &bytes) < 0 || bytes > 0)
+                return 0;
+        if (dir ? !import_journal_denied(dir, 1) : !import_journal_denied("/run/log/journal", 1) &&
+                  !import_journal_denied("/var/log/journal", 1))
+                return 0;
+        if (dir)
+                return tq_error_set(err, -EACCES, "%s: cannot read the journal files: "
+                                    "permission denied", dir);
+        return tq_error_set(err, -EACCES, "journal: cannot read the journal: permission denied "
+                            "(users in the groups 'adm' and 'systemd-journal' can)");
 }
 
 static int import_journal_add_boot(sd_journal *j, const char *boot)
@@ -713,6 +762,8 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
         }
         import_journal_nofile();
         r = import_journal_open(o, &im.tail, err);
+        if (r == 0)
+                r = import_journal_readable(o, im.tail, err);
         if (r < 0)
                 goto out;
         if (o->follow)

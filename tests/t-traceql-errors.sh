@@ -180,6 +180,34 @@ if [ -x "$JR" ]; then
                 --db "$T/mf.db" import --file "$T/host-a.journal" --file "$T/garbage.journal"
         run journal-file-truncated 4 "traceql: $T/short.journal: cannot open journal: not a journal file, or a truncated one" \
                 --db "$T/mf.db" import --file "$T/short.journal"
+        # Journal files the user may not read: an import that opened none
+        # fails as journalctl does (it imported nothing, status 0, silently).
+        if command -v setpriv > /dev/null 2>&1 && [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1; then
+                PUB=$(mktemp -d "${TMPDIR:-/tmp}/tj-perm.XXXXXX")
+                mkdir "$PUB/ro" "$PUB/db"
+                cp "$TQ" "$PUB/traceql"
+                cp "$T/host-a.journal" "$PUB/ro/"
+                chmod 755 "$PUB" "$PUB/ro" "$PUB/traceql"
+                chmod 600 "$PUB/ro/host-a.journal"
+                chmod 777 "$PUB/db"
+                nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
+                rc=0
+                nobody "$PUB/traceql" --db "$PUB/db/d.db" import --directory "$PUB/ro" 2> "$T/err" || rc=$?
+                check_eq journal-directory-denied "4|traceql: $PUB/ro: cannot read the journal files: permission denied" \
+                        "$rc|$(cat "$T/err")"
+                if ! nobody journalctl -q -n 1 > /dev/null 2>&1 &&
+                        nobody journalctl -n 1 2>&1 | grep -q 'insufficient permissions'; then
+                        rc=0
+                        nobody "$PUB/traceql" --db "$PUB/db/l.db" import 2> "$T/err" || rc=$?
+                        check_eq journal-local-denied "4|traceql: journal: cannot read the journal: permission denied (users in the groups 'adm' and 'systemd-journal' can)" \
+                                "$rc|$(cat "$T/err")"
+                else
+                        skip journal-local-denied "nobody can read the local journal here"
+                fi
+                rm -rf "$PUB"
+        else
+                skip journal-denied "needs root, setpriv and a 'nobody' user"
+        fi
 else
         skip journal-future-entry "no $JR (Debian package systemd-journal-remote)"
 fi
