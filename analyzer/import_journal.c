@@ -47,6 +47,7 @@
 #include "traceql.h"
 
 #define IMPORT_JOURNAL_BATCH 10000
+#define IMPORT_JOURNAL_SYNC_WAIT_MS 2000        /* import_journal_writable() */
 #define IMPORT_JOURNAL_MAX_STREAMS 8    /* more TRACE_EVENT values: read everything */
 #define IMPORT_JOURNAL_SUPPRESSED "MESSAGE_ID=fe6faa94e7774663a0da52717891d8ef"
 
@@ -867,6 +868,22 @@ out:
         return r;
 }
 
+/* May DB be written now?  Another process's import commits a batch and
+ * begins the next at once: waiting for a gap between them (the busy
+ * timeout) would fail the query after 10 s, so the sync gives up after
+ * IMPORT_JOURNAL_SYNC_WAIT_MS and the query reads what is committed. */
+static bool import_journal_writable(sqlite3 *db)
+{
+        int rc;
+
+        sqlite3_busy_timeout(db, IMPORT_JOURNAL_SYNC_WAIT_MS);
+        rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+                (void) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_busy_timeout(db, STORE_BUSY_MS);
+        return (rc & 0xff) != SQLITE_BUSY;
+}
+
 int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err)
 {
         sqlite3_stmt *st = NULL;
@@ -874,6 +891,13 @@ int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err)
         size_t n = 0, size = 0, i;
         int rc, r = 0;
         bool any = false;
+
+        if (!import_journal_writable(db)) {
+                fprintf(stderr, "traceql: %s: another import is writing it: not synced, "
+                        "the query reads what it committed\n", store_name(db));
+                *ret_any = true;
+                return 0;
+        }
 
         rc = sqlite3_prepare_v2(db, "SELECT kind, location, filter FROM sources ORDER BY id",
                                 -1, &st, NULL);

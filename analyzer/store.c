@@ -366,7 +366,7 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
                 goto out;
         }
         sqlite3_extended_result_codes(db, 1);
-        sqlite3_busy_timeout(db, 10000);
+        sqlite3_busy_timeout(db, STORE_BUSY_MS);
         sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
         sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
         sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);

@@ -288,9 +288,14 @@ struct import_journal_opts {
 int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *ret_added,
                    struct tq_error *err);
 
+/* How long a statement waits for another process's write lock (ms). */
+#define STORE_BUSY_MS 10000
+
 /* Bring DB up to date: replay every journal import recorded in its sources
  * table (same directory, files, identifiers), or, when it has no source at
- * all, import the local journal.  *ret_any tells whether it had sources. */
+ * all, import the local journal.  *ret_any tells whether it had sources.
+ * When another process's import keeps DB locked for 2 s, nothing is synced,
+ * said on stderr, and 0 is returned: the query reads what is committed. */
 int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err);
 
 /* ---- import_export.c ---- */

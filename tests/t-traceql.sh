@@ -302,6 +302,23 @@ kill -INT $fpid
 rc=0; wait $fpid || rc=$?
 check_eq traceql-follow "0|10|4|" "$rc|$(q "$T/f.db" 'select sum(n) from tq_follow')|$(q "$T/f.db" 'select sum(rows) from sources')|$(cat "$T/f.err")"
 
+# Another process holding the write lock (an import that commits a batch
+# and begins the next at once): a query's sync gives up after 2 s, says so,
+# and the query reads what is committed (it waited 10 s, then failed
+# 'database is locked').
+python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close()
+time.sleep(6)' "$T/f.db" "$T/locked" &
+lpid=$!
+i=0; while [ ! -e "$T/locked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+rc=0
+"$TQ" --db "$T/f.db" --format csv 'select count(*) from events' > "$T/l.q" 2> "$T/l.err" || rc=$?
+kill $lpid 2>/dev/null || true; wait $lpid 2>/dev/null || true
+check_eq traceql-sync-while-locked "0|4|traceql: $T/f.db: another import is writing it: not synced, the query reads what it committed" \
+        "$rc|$(tail -n +2 "$T/l.q")|$(cat "$T/l.err")"
+
 # ---- the example program ------------------------------------------------
 BD=$B/examples/blockdemo
 if [ -x "$BD" ]; then
