@@ -338,6 +338,24 @@ static int store_wal(sqlite3 *db, struct tq_error *err)
         return store_exec(db, "PRAGMA synchronous = NORMAL", err);
 }
 
+/* The busy handler of an import (STORE_IMPORT): another import commits a
+ * batch and begins the next at once, so waiting for a gap between them
+ * would fail after any timeout; imports take turns instead, the waiting one
+ * saying so once. */
+static int store_wait_turn(void *name, int count)
+{
+        static bool said;
+        struct timespec ts = { 0, 20 * 1000000 };
+
+        if (count == 100 && !said) {    /* about 2 s */
+                said = true;
+                fprintf(stderr, "traceql: %s: another import is writing it: waiting for its "
+                        "end\n", (const char *) name);
+        }
+        nanosleep(&ts, NULL);
+        return 1;
+}
+
 int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *err)
 {
         sqlite3 *db = NULL;
@@ -381,6 +399,8 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
                 if (r < 0)
                         goto out;
         }
+        if (flags & STORE_IMPORT)
+                sqlite3_busy_handler(db, store_wait_turn, (void *) store_name(db));
         r = store_register(db);
         if (r < 0) {
                 tq_error_set(err, r, "%s: cannot register SQL functions", path);

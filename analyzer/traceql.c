@@ -327,7 +327,7 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
                         is_syslog ? "syslog" : "log");
                 return TQ_EXIT_USAGE;
         }
-        r = store_open(path, STORE_WRITE, &db, &err);
+        r = store_open(path, STORE_WRITE | STORE_IMPORT, &db, &err);
         if (r < 0) {
                 ret = traceql_fail(TQ_EXIT_DB, r, &err);
                 goto out;
@@ -437,7 +437,7 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 fputs("traceql: --export takes no filter and no --follow\n", stderr);
                 return TQ_EXIT_USAGE;
         }
-        r = store_open(path, STORE_WRITE, &db, &err);
+        r = store_open(path, STORE_WRITE | STORE_IMPORT, &db, &err);
         if (r < 0) {
                 ret = traceql_fail(TQ_EXIT_DB, r, &err);
                 goto out;

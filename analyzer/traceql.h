@@ -85,6 +85,8 @@ const char *tq_sql_get(const char *name);       /* NULL when not embedded */
 enum {
         STORE_READONLY = 0,
         STORE_WRITE = 1 << 0,   /* open read-write, create the schema when new */
+        STORE_IMPORT = 1 << 1,  /* an import: wait for another import's end, however
+                                 * long (said after 2 s), not STORE_BUSY_MS */
 };
 
 /*

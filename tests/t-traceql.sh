@@ -319,6 +319,24 @@ kill $lpid 2>/dev/null || true; wait $lpid 2>/dev/null || true
 check_eq traceql-sync-while-locked "0|4|traceql: $T/f.db: another import is writing it: not synced, the query reads what it committed" \
         "$rc|$(tail -n +2 "$T/l.q")|$(cat "$T/l.err")"
 
+# ... and an import waits for its turn however long the other takes (it
+# failed after 10 s), saying so after 2 s.
+rm -f "$T/locked"
+python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close()
+time.sleep(3)
+c.execute("COMMIT")' "$T/f.db" "$T/locked" &
+lpid=$!
+i=0; while [ ! -e "$T/locked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+printf 'Nov 21 10:00:00 h app[1]: turn\n' > "$T/turn.log"
+rc=0
+"$TQ" --db "$T/f.db" import --syslog "$T/turn.log" 2> "$T/l.err" || rc=$?
+wait $lpid 2>/dev/null || true
+check_eq traceql-import-waits-turn "0|traceql: $T/f.db: another import is writing it: waiting for its end
+traceql: $T/turn.log: 1 lines, 1 new events, 1 of them without a known event" "$rc|$(cat "$T/l.err")"
+
 # ---- the example program ------------------------------------------------
 BD=$B/examples/blockdemo
 if [ -x "$BD" ]; then
