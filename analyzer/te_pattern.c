@@ -503,10 +503,10 @@ static const char *te_pattern_value(char conv, unsigned bits, char kind, const c
                 return buf;
         } else if (conv == 'c' || !te_pattern_number(s, n, base, &neg, &v))
                 return s;
-        if (kind == 'i' && (base != 10 || conv == 'u') && !neg && bits < 64 &&
-            (v >> (bits - 1)) & 1) {
-                /* %x or %u of a negative int: sign-extend from its width */
-                v = (0 - v) & ((UINT64_C(1) << bits) - 1);
+        if (kind == 'i' && (base != 10 || conv == 'u') && !neg && (v >> (bits - 1)) & 1) {
+                /* %x or %u of a negative int: sign-extend from its width
+                 * (64 bits too: PRIx64 of an int64_t -1 is 16 f's) */
+                v = (0 - v) & (bits < 64 ? (UINT64_C(1) << bits) - 1 : UINT64_MAX);
                 neg = true;
         } else if (kind != 'i' && neg && bits < 64) {
                 /* %d of an unsigned above INT_MAX: the unsigned value */
