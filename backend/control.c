@@ -193,11 +193,49 @@ static int control_outputs(const char *list, FILE *out, char *err, size_t errsiz
         return 0;
 }
 
+/*
+ * enable/disable PATTERN[,PATTERN...]: every pattern is applied, as
+ * tj_enable_list() does; the events matched are counted, and a pattern that
+ * matches none (or starts with '-', which is the other command's) is the
+ * error, naming the first such.
+ */
+static int control_enable(const struct control_request *req, FILE *out, char *err,
+                          size_t errsize)
+{
+        char pattern[CONTROL_ARG_MAX + 2];
+        const char *p = req->arg;
+        int n = 0, r, ret = 0;
+
+        while (*p) {
+                size_t len = strcspn(p, ",");
+
+                if (len > 0) {
+                        snprintf(pattern, sizeof(pattern), "%s%.*s",
+                                 req->cmd == CONTROL_DISABLE ? "-" : "", (int) len, p);
+                        r = *p == '-' ? -EINVAL : tj_enable(pattern);
+                        if (r >= 0)
+                                n += r;
+                        else if (ret == 0) {
+                                ret = r;
+                                snprintf(err, errsize, r == -EINVAL ? "a PATTERN cannot start "
+                                         "with '-': '%.*s'" : "no event matches '%.*s'",
+                                         (int) len, p);
+                        }
+                }
+                p += len;
+                if (*p == ',')
+                        p++;
+        }
+        if (ret < 0)
+                return ret;
+        fprintf(out, "%s %d\n", req->cmd == CONTROL_DISABLE ? "disabled" : "enabled", n);
+        return 0;
+}
+
 /* Carry out REQ, writing the data lines to OUT.  0, or -errno with ERR set. */
 static int control_execute(const struct control_request *req, FILE *out,
                            char *err, size_t errsize)
 {
-        char pattern[CONTROL_ARG_MAX + 2];
         int r;
 
         switch (req->cmd) {
@@ -210,15 +248,7 @@ static int control_execute(const struct control_request *req, FILE *out,
                 return r < 0 ? r : 0;
         case CONTROL_ENABLE:
         case CONTROL_DISABLE:
-                snprintf(pattern, sizeof(pattern), "%s%s",
-                         req->cmd == CONTROL_DISABLE ? "-" : "", req->arg);
-                r = tj_enable(pattern);
-                if (r < 0) {
-                        snprintf(err, errsize, "no event matches '%s'", req->arg);
-                        return r;
-                }
-                fprintf(out, "%s %d\n", req->cmd == CONTROL_DISABLE ? "disabled" : "enabled", r);
-                return 0;
+                return control_enable(req, out, err, errsize);
         case CONTROL_FLUSH:
                 r = tj_flush();
                 if (r < 0)

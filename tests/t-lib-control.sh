@@ -70,6 +70,15 @@ if [ "$c2" -gt 0 ] && [ "$(wc -l < "$T/log")" = "$c2" ]; then pass control-enabl
         fail control-enable-arrive "$c2 blk_req_submit lines of $(wc -l < "$T/log")"; fi
 ctl control-enable-nomatch 7 enable nosuch
 check_eq control-enable-nomatch-msg "traceql: ctl $P: no event matches 'nosuch'" "$(cat "$T/err")"
+# a list, as TJ_EVENTS takes: every pattern applied, the events counted, the
+# first pattern matching none named (it was taken as one pattern, 'a,b')
+ctl control-enable-list 0 enable 'blk_dev_open,blk_drain_all,'
+check_eq control-enable-list-out "enabled 2" "$(cat "$T/out")"
+ctl control-disable-list 7 disable 'blk_dev_open,nosuch,blk_drain_all'
+check_eq control-disable-list-msg "traceql: ctl $P: no event matches 'nosuch'" "$(cat "$T/err")"
+ctl control-disable-list-applied 0 list 'blk_d*'
+check_eq control-disable-list-applied-out "blk_dev_open blockdemo off
+blk_drain_all blockdemo off" "$(sort "$T/out")"
 
 ctl control-stats 0 stats
 sed -e 's/[0-9][0-9]*/N/g' "$T/out" > "$T/shape"
