@@ -399,9 +399,10 @@ static int query_error(sqlite3 *db, int rc, struct tq_error *err)
         return tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
 }
 
-/* Run ST to the end, printing its rows. */
+/* Run ST, printing its rows to OUT in FORMAT; *TABLES counts the tables
+ * printed, so that one is set apart from the one before by an empty line. */
 static int query_statement(sqlite3 *db, sqlite3_stmt *st, enum query_format format, FILE *out,
-                           struct tq_error *err)
+                           unsigned *tables, struct tq_error *err)
 {
         int ncols = sqlite3_column_count(st), rc, r = 0;
         struct query_cell *cells = NULL;
@@ -427,6 +428,8 @@ static int query_statement(sqlite3 *db, sqlite3_stmt *st, enum query_format form
                                 query_csv_row(out, st, true);
                         else if (format == QUERY_JSON)
                                 fputc('[', out);
+                        else if (format == QUERY_TABLE && (*tables)++ > 0)
+                                fputc('\n', out);
                 }
                 started = true;
                 if (rc != SQLITE_ROW)
@@ -527,6 +530,7 @@ int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
 {
         const char *tail = sql, *stmt;
         sqlite3_stmt *st = NULL;
+        unsigned tables = 0;
         int rc, r = 0;
 
         while (tail && *tail) {
@@ -545,7 +549,7 @@ int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
                                          store_name(db));
                         goto out;
                 }
-                r = query_statement(db, st, format, out, err);
+                r = query_statement(db, st, format, out, &tables, err);
                 sqlite3_finalize(st);
                 st = NULL;
                 if (r < 0)
