@@ -102,9 +102,12 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null && [ -x /lib/systemd/system
         unshare -m sh "$TOP/tests/c/journald-stopped.sh" "$E" "$T/js" || true
         check_eq lib-async-journald-stopped "0|flush=-110
 outputs log=-110" "$(cat "$T/js/emitter-status" 2>/dev/null)|$(cat "$T/js/emitter")"
-        check_eq lib-async-journald-stopped-reinit "0|flush=-110
-tasks=2
-tasks=2" "$(cat "$T/js/reinit-status" 2>/dev/null)|$(cat "$T/js/reinit")"
+        # (the same number of threads before and after the second tj_init():
+        # a sanitizer's runtime may add one of its own)
+        t1=$(sed -n 's/^tasks=//p' "$T/js/reinit" | head -1)
+        t2=$(sed -n 's/^tasks=//p' "$T/js/reinit" | tail -1)
+        check_eq lib-async-journald-stopped-reinit "0|flush=-110|$t1 threads" \
+                "$(cat "$T/js/reinit-status" 2>/dev/null)|$(head -1 "$T/js/reinit")|$t2 threads"
 else
         skip lib-async-journald-stopped "needs root, unshare -m and /lib/systemd/systemd-journald"
 fi

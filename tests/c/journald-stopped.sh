@@ -21,7 +21,7 @@ TJ_OUTPUT=journald TJ_EVENTS=tgb_req TJ_QUIET=1 TJ_FLUSH_TIMEOUT_MS=500 \
 echo $rc > "$out/emitter-status"
 # tj_shutdown() leaves the writer stuck in its send; tj_init() again takes
 # that thread back instead of starting a second writer (two would both free
-# dead rings): two threads, the main one and the writer
+# dead rings): as many threads after it as before
 rc=0
 TJ_OUTPUT=journald TJ_EVENTS=tgb_req TJ_QUIET=1 TJ_FLUSH_TIMEOUT_MS=300 \
         timeout 30 "$E" init req:20000 flush shutdown tasks init tasks > "$out/reinit" \
