@@ -748,6 +748,7 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
 {
         struct import_journal im = { .o = o };
         char *location = NULL, *filter = NULL, *cursor = NULL;
+        uint64_t added = 0;
         size_t i;
         int r;
 
@@ -793,9 +794,19 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
                 tq_error_set(err, r, "out of memory");
                 goto out;
         }
+        added = ingest_added(im.ing);
         r = ingest_end(im.ing, true, ret_added, err);
         im.ing = NULL;
 out:
+        if (r == -EBUSY && o->stop && atomic_load(o->stop)) {
+                /* stopped while it waited for another import's turn, which
+                 * it does only with what it read committed */
+                if (im.ing)
+                        added = ingest_added(im.ing);
+                if (ret_added)
+                        *ret_added = added;
+                r = 0;
+        }
         (void) ingest_end(im.ing, false, NULL, NULL);
         import_journal_streams_close(&im);
         sd_journal_close(im.tail);

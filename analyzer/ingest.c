@@ -589,6 +589,18 @@ out:
         return r;
 }
 
+/* Open the write transaction: 0, or -EBUSY when another import kept the
+ * database and the wait for its turn was given up (store_stop_waiting()),
+ * or -EIO, ERR filled either way. */
+static int ingest_lock(sqlite3 *db, struct tq_error *err)
+{
+        int r = store_exec(db, "BEGIN IMMEDIATE", err);
+
+        if (r == -EIO && (sqlite3_errcode(db) & 0xff) == SQLITE_BUSY)
+                r = -EBUSY;
+        return r;
+}
+
 /* The highest events.id below TQ_ID_PACKED, where unpacked ids go on from. */
 static int ingest_last_id(struct ingest *ing, struct tq_error *err)
 {
@@ -628,7 +640,7 @@ int ingest_begin(sqlite3 *db, const char *kind, const char *location, const char
                 free(ing);
                 return tq_error_set(err, r, "out of memory");
         }
-        r = store_exec(db, "BEGIN IMMEDIATE", err);
+        r = ingest_lock(db, err);
         if (r < 0)
                 goto out;
         r = ingest_source(ing, kind, location, filter, ret_cursor, ret_offset, err);
@@ -1437,7 +1449,7 @@ static int ingest_resume(struct ingest *ing, struct tq_error *err)
 
         if (!ing->idle)
                 return 0;
-        r = store_exec(ing->db, "BEGIN IMMEDIATE", err);
+        r = ingest_lock(ing->db, err);
         if (r == 0)
                 r = ingest_last_id(ing, err);
         if (r == 0)
@@ -1769,7 +1781,7 @@ int ingest_commit(struct ingest *ing, struct tq_error *err)
 
         r = ingest_commit_only(ing, err);
         if (r == 0)
-                r = store_exec(ing->db, "BEGIN IMMEDIATE", err);
+                r = ingest_lock(ing->db, err);
         return r;
 }
 

@@ -338,15 +338,25 @@ static int store_wal(sqlite3 *db, struct tq_error *err)
         return store_exec(db, "PRAGMA synchronous = NORMAL", err);
 }
 
+/* The flag that ends an import's wait for its turn (store_stop_waiting()). */
+static atomic_int *store_stop;
+
+void store_stop_waiting(atomic_int *stop)
+{
+        store_stop = stop;
+}
+
 /* The busy handler of an import (STORE_IMPORT): another import commits a
  * batch and begins the next at once, so waiting for a gap between them
  * would fail after any timeout; imports take turns instead, the waiting one
- * saying so once. */
+ * saying so once.  It gives up (SQLITE_BUSY) once asked to stop. */
 static int store_wait_turn(void *name, int count)
 {
         static bool said;
         struct timespec ts = { 0, 20 * 1000000 };
 
+        if (store_stop && atomic_load(store_stop))
+                return 0;
         if (count == 100 && !said) {    /* about 2 s */
                 said = true;
                 fprintf(stderr, "traceql: %s: another import is writing it: waiting for its "

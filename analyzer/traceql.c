@@ -460,6 +460,7 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                         sigaction(SIGINT, &sa, NULL);
                         sigaction(SIGTERM, &sa, NULL);
                         sigaction(SIGHUP, &sa, NULL);   /* its terminal closed */
+                        store_stop_waiting(&traceql_stop);
                 }
                 r = import_journal(db, &jo, &added, &err);
         }

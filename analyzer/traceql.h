@@ -102,6 +102,11 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
 /* Run SQL that returns no rows; -EIO with ERR = "PATH: sqlite message". */
 int store_exec(sqlite3 *db, const char *sql, struct tq_error *err);
 
+/* An import's wait for another import's turn (STORE_IMPORT) ends when
+ * *STOP (set by a signal handler: import --follow) is set: the statement
+ * then fails SQLITE_BUSY, 'database is locked'.  STOP is borrowed. */
+void store_stop_waiting(atomic_int *stop);
+
 /* The default database path: $TRACEQL_DB, else $XDG_CACHE_HOME/traceql/
  * traceql.db, else ~/.cache/traceql/traceql.db; creates the directory.
  * Returns 0 and a malloc'ed path in *ret_path. */

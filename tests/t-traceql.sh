@@ -337,6 +337,37 @@ wait $lpid 2>/dev/null || true
 check_eq traceql-import-waits-turn "0|traceql: $T/f.db: another import is writing it: waiting for its end
 traceql: $T/turn.log: 1 lines, 1 new events, 1 of them without a known event" "$rc|$(cat "$T/l.err")"
 
+# A follower waiting for another import's turn still stops at SIGINT, status
+# 0, nothing lost: idle (its end would open a transaction), or woken by an
+# entry (it kept waiting, deaf to the signal, until the other import ended).
+for how in idle entry; do
+        rm -f "$T/locked"
+        "$TQ" --db "$T/f.db" import --follow --identifier "$ID3" 2> "$T/fw.err" &
+        fpid=$!
+        sleep 1
+        python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close()
+time.sleep(30)' "$T/f.db" "$T/locked" &
+        lpid=$!
+        i=0; while [ ! -e "$T/locked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        if [ $how = entry ]; then
+                printf 'SYSLOG_IDENTIFIER=%s\tTRACE_EVENT=tq_follow\tTRACE_ARGS=n:i\tTRACE_SEQ=%d\tTRACE_ARG_N=%d\n' \
+                        "$ID3" 5 5 | "$T/send"
+                wait_entries "$ID3" 5
+                sleep 1
+        fi
+        kill -INT $fpid
+        i=0; while kill -0 $fpid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+        alive=$(kill -0 $fpid 2>/dev/null && echo "alive 5 s after SIGINT" || true)
+        kill $lpid 2>/dev/null || true; wait $lpid 2>/dev/null || true
+        rc=0; wait $fpid || rc=$?
+        check_eq traceql-follow-interrupted-waiting-$how "|0" "$alive|$rc"
+done
+$RUN "$TQ" --db "$T/f.db" import --identifier "$ID3"
+check_eq traceql-follow-interrupted-waiting-rows "15" "$(q "$T/f.db" 'select sum(n) from tq_follow')"
+
 # ---- the example program ------------------------------------------------
 BD=$B/examples/blockdemo
 if [ -x "$BD" ]; then
