@@ -5,8 +5,8 @@
  * target, then renamed over it, so a build never sees half a header and a
  * failed run leaves the old outputs as they were.  Preparing every output
  * before committing any lets tracegen keep a header and its source in step.
- * A symbolic link is followed: the file it names is replaced, the link
- * stays.  A target that is no regular file (/dev/stdout, a pipe, a terminal)
+ * A symbolic link is followed: the file it names is replaced (or created:
+ * a dangling link), the link stays.  A target that is no regular file (/dev/stdout, a pipe, a terminal)
  * cannot be replaced: it is written directly, at commit.
  */
 #include <errno.h>
@@ -36,6 +36,41 @@ static int te_out_all(int fd, const char *data, size_t len)
         return 0;
 }
 
+/*
+ * The file that PATH, a symbolic link, names in the end (links to links
+ * followed), into REAL (PATH_MAX bytes): it may not exist yet, as when the
+ * link was made before the first build.  0 or -errno (-ELOOP for a loop).
+ */
+static int te_out_follow(const char *path, char real[PATH_MAX])
+{
+        char link[PATH_MAX], next[PATH_MAX];
+        const char *slash;
+        struct stat st;
+        ssize_t n;
+        int hops = 0, w;
+
+        if ((size_t)snprintf(real, PATH_MAX, "%s", path) >= PATH_MAX)
+                return -ENAMETOOLONG;
+        while (lstat(real, &st) == 0 && S_ISLNK(st.st_mode)) {
+                if (++hops > 40)
+                        return -ELOOP;
+                n = readlink(real, link, sizeof(link) - 1);
+                if (n < 0)
+                        return -errno;
+                link[n] = '\0';
+                slash = strrchr(real, '/');
+                if (link[0] == '/' || !slash)
+                        w = snprintf(next, sizeof(next), "%s", link);
+                else            /* relative to the link's folder */
+                        w = snprintf(next, sizeof(next), "%.*s/%s", (int)(slash - real), real,
+                                     link);
+                if (w < 0 || (size_t)w >= sizeof(next))
+                        return -ENAMETOOLONG;
+                memcpy(real, next, (size_t)w + 1);
+        }
+        return 0;
+}
+
 int te_out_prepare(const char *path, const char *data, size_t len, char **ret_tmp,
                    char **ret_target)
 {
@@ -49,7 +84,10 @@ int te_out_prepare(const char *path, const char *data, size_t len, char **ret_tm
         *ret_tmp = *ret_target = NULL;
         if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
                 return 0;               /* written at commit */
-        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, real)) {
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+                r = te_out_follow(path, real);
+                if (r < 0)
+                        return r;
                 *ret_target = strdup(real);
                 if (!*ret_target)
                         return -ENOMEM;
