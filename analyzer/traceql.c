@@ -455,11 +455,13 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 jo.progress = isatty(STDERR_FILENO) && !o->follow;
                 jo.stop = &traceql_stop;
                 if (o->follow) {
-                        struct sigaction sa = { .sa_handler = traceql_on_signal };
+                        struct sigaction sa = { .sa_handler = traceql_on_signal }, old;
 
                         sigaction(SIGINT, &sa, NULL);
                         sigaction(SIGTERM, &sa, NULL);
-                        sigaction(SIGHUP, &sa, NULL);   /* its terminal closed */
+                        /* its terminal closed; unless nohup said to go on */
+                        if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+                                sigaction(SIGHUP, &sa, NULL);
                         store_stop_waiting(&traceql_stop);
                 }
                 r = import_journal(db, &jo, &added, &err);

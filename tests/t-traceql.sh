@@ -276,6 +276,18 @@ for sig in 2 1; do
         q "$T/fi$sig.db" "$BULK" > "$T/fi.rows"
         check_eq traceql-follow-interrupted-$sig "0|yes||same" "$rc|$([ "$n" -ge 5000 ] && [ "$n" -lt $N ] && echo yes || echo "no ($n)")|$(cat "$T/fi.err")|$(cmp -s "$T/clean.rows" "$T/fi.rows" && echo same)"
 done
+# ... but under nohup (SIGHUP ignored) it goes on when the terminal closes
+# (catching SIGHUP undid nohup); SIGTERM still ends it.
+nohup "$TQ" --db "$T/nh.db" import --follow --identifier "$ID2-none" > /dev/null 2> "$T/nh.err" &
+fpid=$!
+i=0; while [ ! -s "$T/nh.db" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+kill -HUP $fpid
+sleep 0.5
+alive=$(kill -0 $fpid 2>/dev/null && echo alive || echo "ended by SIGHUP")
+kill -TERM $fpid 2>/dev/null || true
+rc=0; wait $fpid || rc=$?
+check_eq traceql-follow-nohup "alive|0" "$alive|$rc"
 ID3="$ID-follow"
 "$TQ" --db "$T/f.db" import --follow --identifier "$ID3" 2> "$T/f.err" &
 fpid=$!
