@@ -211,8 +211,8 @@ int import_resume(struct ingest *ing, int fd, int64_t size, int64_t offset, cons
         if (r < 0)
                 return r;
         if (from) {
-                fprintf(stderr, "traceql: %s: the file imported before as %s (renamed or "
-                        "copied): resuming at byte %" PRId64 "\n", name, from, at);
+                fprintf(stderr, "traceql: %s: the file imported before as %s (renamed): "
+                        "resuming at byte %" PRId64 "\n", name, from, at);
                 free(from);
                 *ret_offset = at;
         } else if (offset > 0) {

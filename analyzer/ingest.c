@@ -27,11 +27,14 @@
  * to date; see sql/schema.sql.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "traceql.h"
 
@@ -1549,6 +1552,27 @@ int ingest_retire_source(struct ingest *ing, struct tq_error *err)
         return ingest_source(ing, ing->kind, ing->location, ing->filter, NULL, NULL, err);
 }
 
+/* Is the file a source imported from still at LOCATION, with the bytes it
+ * imported (OFFSET of them, fingerprint CURSOR), and another file than FD?
+ * Then a file with those bytes is a copy, or another program's log that
+ * begins alike (QEMU's log lines carry no time by default), not that file
+ * renamed: its lines were never imported. */
+static bool ingest_still_there(const char *location, int64_t offset, const char *cursor, int fd)
+{
+        char print[IMPORT_PRINT_SIZE];
+        struct stat a, b;
+        bool there;
+        int lfd = open(location, O_RDONLY | O_CLOEXEC);
+
+        if (lfd < 0)
+                return false;
+        there = fstat(lfd, &a) == 0 && fstat(fd, &b) == 0 &&
+                !(a.st_dev == b.st_dev && a.st_ino == b.st_ino) && a.st_size >= offset &&
+                import_print_fd(lfd, offset, print) == 0 && strcmp(print, cursor) == 0;
+        close(lfd);
+        return there;
+}
+
 int ingest_find_renamed(struct ingest *ing, int fd, int64_t size, int64_t *ret_offset,
                         char **ret_location, struct tq_error *err)
 {
@@ -1569,7 +1593,9 @@ int ingest_find_renamed(struct ingest *ing, int fd, int64_t size, int64_t *ret_o
         sqlite3_bind_int64(st, 3, size);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
                 if (import_print_fd(fd, sqlite3_column_int64(st, 1), print) < 0 ||
-                    strcmp(print, (const char *) sqlite3_column_text(st, 2)) != 0)
+                    strcmp(print, (const char *) sqlite3_column_text(st, 2)) != 0 ||
+                    ingest_still_there((const char *) sqlite3_column_text(st, 0),
+                                       sqlite3_column_int64(st, 1), print, fd))
                         continue;
                 *ret_location = strdup((const char *) sqlite3_column_text(st, 0));
                 if (!*ret_location) {

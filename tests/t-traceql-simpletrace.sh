@@ -89,7 +89,7 @@ python3 -c 'import struct, sys
 open(sys.argv[1], "ab").write(struct.pack("<QQQIIQ", 1, 0, 7000, 32, 42, 17))' "$T/r.st"
 mv "$T/r.st" "$T/r.st.1"
 $RUN "$TQ" --db "$T/r.db" import --simpletrace "$T/r.st.1" --events "$EV" 2> "$T/err"
-check_eq simpletrace-renamed-file "traceql: $T/r.st.1: the file imported before as $T/r.st (renamed or copied): resuming at byte 292|1 2 3 11 12 13 14 15 16 17" \
+check_eq simpletrace-renamed-file "traceql: $T/r.st.1: the file imported before as $T/r.st (renamed): resuming at byte 292|1 2 3 11 12 13 14 15 16 17" \
         "$(cat "$T/err")|$($TQ --db "$T/r.db" --no-sync --format csv \
         "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
 

@@ -119,28 +119,37 @@ for order in old-first new-first; do
                 tail -n 1)" >> "$T/err"
         cp "$T/err" "$T/err.$order"
 done
-check_eq syslog-rotated-old-first "traceql: $T/y.log.1: the file imported before as $T/y.log (renamed or copied): resuming at byte 122
+check_eq syslog-rotated-old-first "traceql: $T/y.log.1: the file imported before as $T/y.log (renamed): resuming at byte 122
 traceql: $T/y.log.1: 1 lines, 1 new events, 0 of them without a known event
 traceql: $T/y.log: not the file imported before (replaced or rotated): importing it from the start
 traceql: $T/y.log: 2 lines, 2 new events, 0 of them without a known event
-traceql: $T/y.log.2: the file imported before as $T/y.log.1 (renamed or copied): resuming at byte 183
+traceql: $T/y.log.2: the file imported before as $T/y.log.1 (renamed): resuming at byte 183
 traceql: $T/y.log.2: 0 lines, 0 new events, 0 of them without a known event
-traceql: $T/y.log.1: the file imported before as $T/y.log (renamed or copied): resuming at byte 122
+traceql: $T/y.log.1: the file imported before as $T/y.log (renamed): resuming at byte 122
 traceql: $T/y.log.1: 1 lines, 1 new events, 0 of them without a known event
 traceql: $T/y.log: not the file imported before (truncated or replaced): importing it from the start
 traceql: $T/y.log: 1 lines, 1 new events, 0 of them without a known event
 1 2 3 4 5 6 7" "$(cat "$T/err.old-first")"
 check_eq syslog-rotated-new-first "traceql: $T/y.log: not the file imported before (replaced or rotated): importing it from the start
 traceql: $T/y.log: 2 lines, 2 new events, 0 of them without a known event
-traceql: $T/y.log.1: the file imported before as $T/y.log (renamed or copied): resuming at byte 122
+traceql: $T/y.log.1: the file imported before as $T/y.log (renamed): resuming at byte 122
 traceql: $T/y.log.1: 1 lines, 1 new events, 0 of them without a known event
-traceql: $T/y.log.2: the file imported before as $T/y.log.1 (renamed or copied): resuming at byte 183
+traceql: $T/y.log.2: the file imported before as $T/y.log.1 (renamed): resuming at byte 183
 traceql: $T/y.log.2: 0 lines, 0 new events, 0 of them without a known event
-traceql: $T/y.log.1: the file imported before as $T/y.log (renamed or copied): resuming at byte 122
+traceql: $T/y.log.1: the file imported before as $T/y.log (renamed): resuming at byte 122
 traceql: $T/y.log.1: 1 lines, 1 new events, 0 of them without a known event
 traceql: $T/y.log: not the file imported before (truncated or replaced): importing it from the start
 traceql: $T/y.log: 1 lines, 1 new events, 0 of them without a known event
 1 2 4 5 3 6 7" "$(cat "$T/err.new-first")"
+# A file that begins as one imported before which is still there (a copy,
+# or another run's log that begins alike) is imported whole: its lines were
+# never imported, whatever they look like.
+{ line 1; line 2; } > "$T/run1.log"
+{ line 1; line 2; line 3; } > "$T/run2.log"
+"$TQ" --db "$T/runs.db" import --syslog "$T/run1.log" --events "$EV" 2>/dev/null
+"$TQ" --db "$T/runs.db" import --syslog "$T/run2.log" --events "$EV" 2> "$T/err"
+check_eq syslog-alike-not-renamed "traceql: $T/run2.log: 3 lines, 3 new events, 0 of them without a known event|5" \
+        "$(cat "$T/err")|$("$TQ" --db "$T/runs.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
 # The replaced file's source keeps its rows under filter 'replaced ID'.
 check_eq syslog-rotated-sources "replaced 1|replaced 2|replaced 3|\"\"|\"\"|\"\"|" \
         "$("$TQ" --db "$T/y.db" --no-sync --format csv "select filter from sources order by id" |
