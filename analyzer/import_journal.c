@@ -895,6 +895,12 @@ static bool import_journal_writable(sqlite3 *db)
         return (rc & 0xff) != SQLITE_BUSY;
 }
 
+static void import_journal_not_synced(sqlite3 *db)
+{
+        fprintf(stderr, "traceql: %s: another import is writing it: not synced, the query "
+                "reads what it committed\n", store_name(db));
+}
+
 int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err)
 {
         sqlite3_stmt *st = NULL;
@@ -904,12 +910,10 @@ int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err)
         bool any = false;
 
         if (!import_journal_writable(db)) {
-                fprintf(stderr, "traceql: %s: another import is writing it: not synced, "
-                        "the query reads what it committed\n", store_name(db));
+                import_journal_not_synced(db);
                 *ret_any = true;
                 return 0;
         }
-
         rc = sqlite3_prepare_v2(db, "SELECT kind, location, filter FROM sources ORDER BY id",
                                 -1, &st, NULL);
         while (rc == SQLITE_OK || rc == SQLITE_ROW) {
@@ -945,8 +949,14 @@ int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err)
         st = NULL;
         if (!any)
                 r = import_journal_replay(db, "", "", err);     /* a new database: the local journal */
-        for (i = 0; r == 0 && i < n; i += 2)
+        for (i = 0; r == 0 && i < n; i += 2) {
+                /* another import may have taken the lock since */
+                if (i > 0 && !import_journal_writable(db)) {
+                        import_journal_not_synced(db);
+                        break;
+                }
                 r = import_journal_replay(db, locs[i], locs[i + 1], err);
+        }
         *ret_any = any;
 out:
         sqlite3_finalize(st);

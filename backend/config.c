@@ -174,11 +174,18 @@ int tj_init(const char *identifier)
         v = getenv("TJ_OUTPUT");
         if (!v || !*v)
                 v = config_outputs[0] ? config_outputs : "journald";
-        if (writer_set_outputs(v, true) == -ENOENT) {
+        r = writer_set_outputs(v, true);
+        if (r == -ENOENT) {
                 /* a typo must not send the events nowhere, counted written */
                 v = config_outputs[0] ? config_outputs : "journald";
                 config_warn("TJ_OUTPUT: no known output, using '%s'", v);
-                writer_set_outputs(v, false);
+                r = writer_set_outputs(v, false);
+        }
+        if (r == -ETIMEDOUT) {
+                /* a writer tj_shutdown() left stuck in a send keeps them */
+                config_warn("outputs unchanged: the writer is blocked in a send");
+                if (ret == 0)
+                        ret = r;
         }
         atomic_store(&config_initialized, true);
         r = writer_start();

@@ -204,12 +204,13 @@ static int control_enable(const struct control_request *req, FILE *out, char *er
 {
         char pattern[CONTROL_ARG_MAX + 2];
         const char *p = req->arg;
-        int n = 0, r, ret = 0;
+        int n = 0, nitems = 0, r, ret = 0;
 
         while (*p) {
-                size_t len = strcspn(p, ",");
+                size_t len = strcspn(p, ",");  /* no blanks: the request has none */
 
                 if (len > 0) {
+                        nitems++;
                         snprintf(pattern, sizeof(pattern), "%s%.*s",
                                  req->cmd == CONTROL_DISABLE ? "-" : "", (int) len, p);
                         r = *p == '-' ? -EINVAL : tj_enable(pattern);
@@ -225,6 +226,10 @@ static int control_enable(const struct control_request *req, FILE *out, char *er
                 p += len;
                 if (*p == ',')
                         p++;
+        }
+        if (ret == 0 && nitems == 0) {
+                snprintf(err, errsize, "missing PATTERN");
+                ret = -EINVAL;
         }
         if (ret < 0)
                 return ret;

@@ -74,6 +74,8 @@ check_eq control-enable-nomatch-msg "traceql: ctl $P: no event matches 'nosuch'"
 # first pattern matching none named (it was taken as one pattern, 'a,b')
 ctl control-enable-list 0 enable 'blk_dev_open,blk_drain_all,'
 check_eq control-enable-list-out "enabled 2" "$(cat "$T/out")"
+ctl control-enable-list-empty 7 enable ',,'
+check_eq control-enable-list-empty-msg "traceql: ctl $P: missing PATTERN" "$(cat "$T/err")"
 ctl control-disable-list 7 disable 'blk_dev_open,nosuch,blk_drain_all'
 check_eq control-disable-list-msg "traceql: ctl $P: no event matches 'nosuch'" "$(cat "$T/err")"
 ctl control-disable-list-applied 0 list 'blk_d*'
