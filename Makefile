@@ -4,7 +4,7 @@
 #   make check          run the whole test suite (tests/run); needs a journald (started if root)
 #   make demo           set up, build and run the example end to end (examples/demo.sh)
 #   make bench          performance figures (bench/), no thresholds
-#   make install        PREFIX, DESTDIR, LIBDIR, MANDIR, BINDIR, INCLUDEDIR, BASHCOMPDIR
+#   make install        PREFIX, DESTDIR, LIBDIR, MANDIR, BINDIR, INCLUDEDIR, BASHCOMPDIR, LDCONFIG
 #   make uninstall      mirrors install
 #   make SANITIZE=address,undefined check
 #   make fuzz FUZZ_SECONDS=N   run every libFuzzer target (tests/fuzz/) N seconds (clang)
@@ -23,6 +23,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 CC          ?= cc
 PKG_CONFIG  ?= pkg-config
 INSTALL     ?= install
+LDCONFIG    ?= ldconfig
 OBJCOPY     ?= objcopy
 B           := build
 
@@ -238,6 +239,14 @@ bench: all tests $(B)/bench/tjbench
 bench-callgrind: $(B)/bench/tjbench
 	sh bench/run callgrind
 
+# Installed into the running system (no DESTDIR) by root: refresh the dynamic
+# linker's cache, or a program linked with -ltracejournal does not find
+# libtracejournal.so.0 in /usr/local/lib until somebody runs ldconfig.
+# Packages (DESTDIR set) leave that to their triggers.
+LDCONFIG_RUN = @if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+		echo "$(LDCONFIG)"; PATH="$$PATH:/sbin:/usr/sbin" $(LDCONFIG) || \
+		echo "make: $(LDCONFIG) failed: run it before using $(LIBDIR)/libtracejournal.so.$(SOVERSION)" >&2; fi
+
 install: all
 	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(INCLUDEDIR)" \
 		"$(DESTDIR)$(PKGCONFIGDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man3" \
@@ -252,6 +261,7 @@ install: all
 		s=$${m##*.}; $(INSTALL) -m 644 "$$m" "$(DESTDIR)$(MANDIR)/man$$s"; done
 	for p in $(notdir $(PROGS)); do \
 		$(INSTALL) -m 644 "packaging/completion/$$p" "$(DESTDIR)$(BASHCOMPDIR)/$$p"; done
+	$(LDCONFIG_RUN)
 
 uninstall:
 	for p in $(notdir $(PROGS)); do rm -f "$(DESTDIR)$(BINDIR)/$$p"; done
@@ -261,6 +271,7 @@ uninstall:
 	for m in man/*.[1-9]; do \
 		s=$${m##*.}; rm -f "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; done
 	for p in $(notdir $(PROGS)); do rm -f "$(DESTDIR)$(BASHCOMPDIR)/$$p"; done
+	$(LDCONFIG_RUN)
 
 clean:
 	rm -rf $(B)

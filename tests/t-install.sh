@@ -156,3 +156,28 @@ check_eq install-libdir-pc "libdir=\${prefix}/lib64" "$(grep '^libdir=' "$R2/usr
 rc=0
 $MK2 uninstall > "$T/uninstall2.log" 2>&1 || rc=$?
 check_eq uninstall-libdir-leaves-nothing "0|" "$rc|$(cd "$R2" && find . ! -type d | sort)"
+
+# Into the running system (no DESTDIR) as root, install and uninstall refresh
+# the dynamic linker's cache (LDCONFIG, here a stand-in that records its
+# runs): without it a program linked with -ltracejournal does not start
+# ("libtracejournal.so.0: cannot open shared object file") until somebody
+# runs ldconfig.  A DESTDIR install (packages) leaves the cache alone.
+cat > "$T/ldconfig" <<SH
+#!/bin/sh
+echo ldconfig "\$@" >> "$T/ldconfig.log"
+SH
+chmod +x "$T/ldconfig"
+: > "$T/ldconfig.log"
+$MK LDCONFIG="$T/ldconfig" install > "$T/install3.log" 2>&1
+$MK LDCONFIG="$T/ldconfig" uninstall >> "$T/install3.log" 2>&1
+check_eq install-destdir-no-ldconfig "" "$(cat "$T/ldconfig.log")"
+if [ "$(id -u)" = 0 ]; then
+        L=$T/live
+        MK3="make -s -C $TOP B=$T/build PREFIX=$L SANITIZE= LDCONFIG=$T/ldconfig"
+        rc=0
+        { $MK3 install && $MK3 uninstall; } > "$T/install3.log" 2>&1 || rc=$?
+        check_eq install-live-ldconfig "0|ldconfig
+ldconfig" "$rc|$(cat "$T/ldconfig.log")"
+else
+        skip install-live-ldconfig "needs root"
+fi
