@@ -55,6 +55,7 @@ for f in "lib /usr/lib/$MA/libtracejournal.so.0" "dev /usr/lib/$MA/libtracejourn
         "dev /usr/lib/$MA/libtracejournal.a" "dev /usr/include/tracejournal.h" \
         "dev /usr/lib/$MA/pkgconfig/tracejournal.pc" "dev /usr/share/man/man3/tracejournal.3" \
         "tools /usr/bin/traceql" "tools /usr/bin/tracegen" "tools /usr/share/man/man1/traceql.1" \
+        "tools /usr/share/man/man7/tracejournal.7" \
         "tools /usr/share/bash-completion/completions/traceql"; do
         grep -qxF "$f" "$T/contents" || missing="$missing [$f]"
 done
