@@ -4,7 +4,9 @@
 # function tracer, lost events, record-tgid, our marker lines) gives
 # mixed.out, typed by --events or from the values alone; qemu.trace and
 # qemu-formats.trace, QEMU's ftrace backend lines matched against the
-# declared formats (qemu.trace-events for the latter); tracefs.trace, a
+# declared formats (QEMU's hw/scsi and hw/block trace-events from the shared
+# corpus for the latter: a trailing space, two numbers with nothing between
+# them, '*' widths); tracefs.trace, a
 # real capture of lib-emit's ftrace output among kernel events, gives
 # tracefs.out; each bad-NAME.trace fails with the message in bad.err and adds
 # nothing; leaks and pairs work on the rows; the library's ftrace output
@@ -15,6 +17,7 @@
 TQ=$B/traceql
 D=$TOP/tests/ftrace
 EV=$TOP/tests/simpletrace/tgroup.trace-events
+CORPUS=${CORPUS:-$TOP/../shared/corpus/qemu}   # QEMU's own files, never copied here
 cd "$D"
 update=${TRACEQL_UPDATE_GOLDEN:-}
 Q="select id, time, mono, pid, tid, seq, identifier, event, message, a0, a1, a2, a3, a4, a5, a6
@@ -34,7 +37,8 @@ golden() {      # NAME FILE [--events FILE]
 golden mixed mixed.trace --events "$EV"
 golden mixed-untyped mixed.trace
 golden qemu qemu.trace --events "$EV"
-golden qemu-formats qemu-formats.trace --events qemu.trace-events
+golden qemu-formats qemu-formats.trace --events "$CORPUS/hw/scsi/trace-events" \
+        --events "$CORPUS/hw/block/trace-events"
 golden tracefs tracefs.trace --events "$EV"
 
 $RUN "$TQ" --db "$T/db" import --ftrace tracefs.trace --events "$EV"
