@@ -62,6 +62,10 @@ want=$("$B/traceql" leaks --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u | t
 check_eq comp-traceql-leaks-options "$want|0" "$got"
 case " ${got%|*} " in *" --alloc "*" --begin "*|*" --begin "*) fail comp-traceql-leaks-only "$got" ;;
         *" --alloc "*) pass comp-traceql-leaks-only ;; *) fail comp-traceql-leaks-only "$got" ;; esac
+# import --help shows every subcommand's usage: only import's options are
+# offered (--alloc, --format and the like were too)
+check_eq comp-traceql-import-options "--boot --db --directory --events --export --file --follow --formats --ftrace --identifier --log --simpletrace --since --syslog --until --xentrace|0" \
+        "$(comp "$C/traceql" _traceql traceql import --)"
 check_eq comp-traceql-format "json jsonl|0" "$(comp "$C/traceql" _traceql traceql --format j)"
 check_eq comp-traceql-format-eq "csv|0" "$(comp "$C/traceql" _traceql traceql --format=c)"
 
