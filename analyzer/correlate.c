@@ -1,8 +1,9 @@
 /*
  * correlate.c - traceql leaks and traceql pairs: match events by a correlator.
  *
- * Both commands stream the events of interest once, per process (boot + pid)
- * in event order (TRACE_SEQ, then monotonic time, then row id), keeping only
+ * Both commands stream the events of interest once, per process (boot + pid;
+ * host + pid for rows without a boot id, such as a central syslog file's) in
+ * event order (TRACE_SEQ, then monotonic time, then row id), keeping only
  * the live set in a hash table keyed by the correlator value (an address, a
  * request pointer).  What they find goes into TEMP tables (tq_leaks,
  * tq_bad_frees, tq_pairs, tq_pairs_open) that the report is printed from with
@@ -422,10 +423,17 @@ static void corr_in(sqlite3_str *s, const struct corr_list *list, bool comma)
 }
 
 /*
+ * Where a process runs: its boot id, or for a row without one (syslog, log,
+ * simpletrace files) its host, so that the same pid on two hosts of one
+ * central syslog file is two processes.  E qualifies the columns.
+ */
+#define CORR_PLACE(e) "coalesce(" e "boot, '@' || " e "host)"
+
+/*
  * The scan: the events of both lists in per-process event order, each with
  * whether it is in list A (alloc / begin) and in list B (free / end), its
- * correlator as either (NULL when not in that list), its --size / --by, and
- * the run of its pid (tq_runs, when RUNS).
+ * correlator as either (NULL when not in that list), its --size / --by, the
+ * run of its pid (tq_runs, when RUNS) and its place (CORR_PLACE).
  */
 static char *corr_scan_sql(const struct corr_opts *o, bool runs)
 {
@@ -442,12 +450,12 @@ static char *corr_scan_sql(const struct corr_opts *o, bool runs)
         sqlite3_str_appendall(s, ", ");
         corr_case(s, &o->a, o->pairs ? 2 : 1, "");
         sqlite3_str_appendall(s, runs ? ", coalesce((SELECT run FROM temp.tq_runs r"
-                                     " WHERE r.id = events.id), 0) FROM events WHERE event IN ("
-                              : ", 0 FROM events WHERE event IN (");
+                                     " WHERE r.id = events.id), 0)" : ", 0");
+        sqlite3_str_appendall(s, ", " CORR_PLACE("") " FROM events WHERE event IN (");
         corr_in(s, &o->a, false);
         corr_in(s, &o->b, true);
-        /* pid before boot: an integer compare settles most comparisons of the sort */
-        sqlite3_str_appendf(s, ") ORDER BY pid, boot, %sseq, mono, id", runs ? "11, " : "");
+        /* pid before place: an integer compare settles most comparisons of the sort */
+        sqlite3_str_appendf(s, ") ORDER BY pid, 12, %sseq, mono, id", runs ? "11, " : "");
         return sqlite3_str_finish(s);
 }
 
@@ -471,8 +479,8 @@ static const char corr_temp_sql[] =
  * read the whole table each time: 2000 processes of 1M events took 144 s).
  * TEMP tables, so that a read-only connection can build them:
  *
- * tq_seq1: the events of seq 1 and without seq per pid.  Two of seq 1 mean a pid reused within a
- * boot, whose runs tq_runs tells apart as traceql losses does
+ * tq_seq1: the events of seq 1 and without seq per pid and place (CORR_PLACE).  Two of seq 1
+ * mean a pid reused within a boot, whose runs tq_runs tells apart as traceql losses does
  * (sql/losses.sql): in time order, a number seen before means a later run
  * has begun, an event's run being the most times any number up to it was
  * seen before.  Other pids are all run 0, and absent from tq_runs.
@@ -483,27 +491,27 @@ static const char corr_temp_sql[] =
  */
 static const char corr_seq1_sql[] =
         "DROP TABLE IF EXISTS temp.tq_seq1; DROP TABLE IF EXISTS temp.tq_runs;"
-        "CREATE TEMP TABLE tq_seq1 AS SELECT pid, boot, sum(seq IS 1) AS n, sum(seq IS NULL) AS noseq"
-        " FROM events WHERE seq = 1 OR seq IS NULL GROUP BY pid, boot;"
+        "CREATE TEMP TABLE tq_seq1 AS SELECT pid, " CORR_PLACE("") " AS place, sum(seq IS 1) AS n,"
+        " sum(seq IS NULL) AS noseq FROM events WHERE seq = 1 OR seq IS NULL GROUP BY pid, place;"
         "CREATE TEMP TABLE tq_runs (id INTEGER PRIMARY KEY, run);";
 static const char corr_runs_sql[] =
         "INSERT INTO temp.tq_runs"
-        " WITH seen AS (SELECT e.id, e.pid, e.boot, e.time,"
-        "  row_number() OVER (PARTITION BY e.pid, e.boot, e.seq ORDER BY e.time, e.id) - 1 AS again"
-        "  FROM temp.tq_seq1 r JOIN events e ON e.pid IS r.pid AND e.boot IS r.boot"
+        " WITH seen AS (SELECT e.id, e.pid, r.place, e.time,"
+        "  row_number() OVER (PARTITION BY e.pid, r.place, e.seq ORDER BY e.time, e.id) - 1 AS again"
+        "  FROM temp.tq_seq1 r JOIN events e ON e.pid IS r.pid AND " CORR_PLACE("e.") " IS r.place"
         "  WHERE r.n > 1 AND e.seq IS NOT NULL)"
-        " SELECT id, max(again) OVER (PARTITION BY pid, boot ORDER BY time, id"
+        " SELECT id, max(again) OVER (PARTITION BY pid, place ORDER BY time, id"
         "  ROWS UNBOUNDED PRECEDING) FROM seen;";
 static const char corr_first_sql[] =
         "DROP TABLE IF EXISTS temp.tq_first;"
-        "CREATE TEMP TABLE tq_first (pid, boot, run, seq1, t0);"
-        "INSERT INTO temp.tq_first SELECT pid, boot, 0, 1, NULL FROM temp.tq_seq1 WHERE n = 1;"
-        "INSERT INTO temp.tq_first SELECT e.pid, e.boot, r.run, 1, NULL"
+        "CREATE TEMP TABLE tq_first (pid, place, run, seq1, t0);"
+        "INSERT INTO temp.tq_first SELECT pid, place, 0, 1, NULL FROM temp.tq_seq1 WHERE n = 1;"
+        "INSERT INTO temp.tq_first SELECT e.pid, " CORR_PLACE("e.") ", r.run, 1, NULL"
         " FROM temp.tq_runs r JOIN events e ON e.id = r.id WHERE e.seq = 1;"
-        "INSERT INTO temp.tq_first SELECT pid, boot, 0, 0, min(time) FROM events"
+        "INSERT INTO temp.tq_first SELECT pid, " CORR_PLACE("") " AS place, 0, 0, min(time) FROM events"
         " WHERE EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE noseq)"
-        " GROUP BY pid, boot HAVING count(seq) < count(*);"
-        "CREATE INDEX temp.tq_first_process ON tq_first (pid, boot, run);";
+        " GROUP BY pid, place HAVING count(seq) < count(*);"
+        "CREATE INDEX temp.tq_first_process ON tq_first (pid, place, run);";
 
 /* Fill tq_seq1, tq_runs and tq_first; *RET_RUNS: some pid was reused. */
 static int corr_first_build(sqlite3 *db, bool *ret_runs, struct tq_error *err)
@@ -593,7 +601,7 @@ static int corr_process_begin(struct corr_scan *sc, sqlite3_stmt *row)
 {
         sqlite3_stmt *st = sc->first;
 
-        sqlite3_bind_value(st, 1, sqlite3_column_value(row, 1));
+        sqlite3_bind_value(st, 1, sqlite3_column_value(row, 11));
         sqlite3_bind_value(st, 2, sqlite3_column_value(row, 2));
         sqlite3_bind_int64(st, 3, sqlite3_column_int64(row, 10));
         if (sqlite3_step(st) != SQLITE_ROW)
@@ -735,7 +743,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         char *sql = NULL;
         bool runs = false;
         int64_t boot_pid_seen = 0, prun = 0;
-        sqlite3_value *pboot = NULL, *ppid = NULL;
+        sqlite3_value *pplace = NULL, *ppid = NULL;
         int r, rc;
 
         r = store_exec(db, corr_temp_sql, err);
@@ -771,7 +779,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
             (r = corr_prepare(db, "INSERT INTO temp.tq_pairs VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7)",
                               &sc.pair, err)) < 0 ||
             (r = corr_prepare(db, "SELECT max(seq1), max(t0) FROM temp.tq_first"
-                              " WHERE pid IS ?2 AND boot IS ?1 AND run = ?3",
+                              " WHERE pid IS ?2 AND place IS ?1 AND run = ?3",
                               &sc.first, err)) < 0 ||
             (r = corr_prepare(db, "SELECT min(time) FROM events", &start, err)) < 0)
                 goto out;
@@ -780,13 +788,13 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         while ((rc = sqlite3_step(row)) == SQLITE_ROW) {
                 if (!boot_pid_seen || sqlite3_value_int64(ppid) != sqlite3_column_int64(row, 2) ||
                     prun != sqlite3_column_int64(row, 10) ||
-                    sqlite3_stricmp((const char *) sqlite3_value_text(pboot) ?: "",
-                                    (const char *) sqlite3_column_text(row, 1) ?: "") != 0) {
+                    sqlite3_stricmp((const char *) sqlite3_value_text(pplace) ?: "",
+                                    (const char *) sqlite3_column_text(row, 11) ?: "") != 0) {
                         if (boot_pid_seen && (r = corr_process_end(&sc)) < 0)
                                 goto sqlerr;
-                        sqlite3_value_free(pboot);
+                        sqlite3_value_free(pplace);
                         sqlite3_value_free(ppid);
-                        pboot = sqlite3_value_dup(sqlite3_column_value(row, 1));
+                        pplace = sqlite3_value_dup(sqlite3_column_value(row, 11));
                         ppid = sqlite3_value_dup(sqlite3_column_value(row, 2));
                         prun = sqlite3_column_int64(row, 10);
                         boot_pid_seen = 1;
@@ -826,7 +834,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
 sqlerr:
         r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
 out:
-        sqlite3_value_free(pboot);
+        sqlite3_value_free(pplace);
         sqlite3_value_free(ppid);
         sqlite3_finalize(row);
         sqlite3_finalize(start);

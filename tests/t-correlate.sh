@@ -68,6 +68,18 @@ for db in dir text; do
         done
 done
 
+# A central syslog file has no boot ids: the same pid on two hosts is two
+# processes (host B's free of 0x10 did not free host A's allocation).
+printf 'm(void *p, size_t size) "p %%p size %%zu"\nf(void *p) "p %%p"\n' > "$T/mf.events"
+printf '%s app[100]: %s\n' '2024-01-01T00:00:01.000000+00:00 hostA' 'm p 0x10 size 5' \
+        '2024-01-01T00:00:02.000000+00:00 hostB' 'f p 0x10' > "$T/hosts.log"
+$TQ --db "$T/hosts.db" import --syslog "$T/hosts.log" --events "$T/mf.events" 2> /dev/null
+check_eq correlate-syslog-hosts "1|unknown-free|2" "$($TQ --db "$T/hosts.db" --no-sync --format csv \
+        leaks --alloc m --free f --sql "select (select count(*) from tq_leaks) || '|' ||
+                (select group_concat(kind) from tq_bad_frees) || '|' ||
+                (select count(DISTINCT e.host) from tq_bad_frees b, tq_leaks l, events e
+                 where e.id in (b.id, l.id))" | tail -n 1)"
+
 # The example through the real journald: its 3 deliberate leaks with their
 # call sites, and every request paired.
 if ! have_journald; then skip correlate-example "no journald"; exit 0; fi
