@@ -3,7 +3,7 @@
  *
  * Both commands stream the events of interest once, per process (boot + pid;
  * host + pid for rows without a boot id, such as a central syslog file's) in
- * event order (TRACE_SEQ, then monotonic time, then row id), keeping only
+ * event order (TRACE_SEQ, then monotonic time, then time, then row id), keeping only
  * the live set in a hash table keyed by the correlator value (an address, a
  * request pointer).  What they find goes into TEMP tables (tq_leaks,
  * tq_bad_frees, tq_pairs, tq_pairs_open) that the report is printed from with
@@ -454,8 +454,9 @@ static char *corr_scan_sql(const struct corr_opts *o, bool runs)
         sqlite3_str_appendall(s, ", " CORR_PLACE("") " FROM events WHERE event IN (");
         corr_in(s, &o->a, false);
         corr_in(s, &o->b, true);
-        /* pid before place: an integer compare settles most comparisons of the sort */
-        sqlite3_str_appendf(s, ") ORDER BY pid, 12, %sseq, mono, id", runs ? "11, " : "");
+        /* pid before place: an integer compare settles most comparisons of the sort;
+         * time orders what has neither seq nor mono (syslog files imported out of order) */
+        sqlite3_str_appendf(s, ") ORDER BY pid, 12, %sseq, mono, time, id", runs ? "11, " : "");
         return sqlite3_str_finish(s);
 }
 

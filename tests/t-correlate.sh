@@ -80,6 +80,21 @@ check_eq correlate-syslog-hosts "1|unknown-free|2" "$($TQ --db "$T/hosts.db" --n
                 (select count(DISTINCT e.host) from tq_bad_frees b, tq_leaks l, events e
                  where e.id in (b.id, l.id))" | tail -n 1)"
 
+# Rows with neither seq nor monotonic time are in time order, not import
+# order: the newer file imported first frees what the older one allocated.
+printf '%s app[100]: %s\n' '2024-01-01T00:00:05.000000+00:00 hostA' 'f p 0x10' > "$T/new.log"
+printf '%s app[100]: %s\n' '2024-01-01T00:00:01.000000+00:00 hostA' 'm p 0x10 size 5' > "$T/old.log"
+for f in new old; do
+        $TQ --db "$T/order.db" import --syslog "$T/$f.log" --events "$T/mf.events" 2> /dev/null
+done
+rc=0
+$TQ --db "$T/order.db" --no-sync --format csv leaks --alloc m --free f > "$T/order.out" || rc=$?
+check_eq correlate-syslog-time-order "0|allocs,frees,leaks,leaked_bytes,bad_frees,processes,no_correlator|1,1,0,,0,1,0" \
+        "$rc|$(tail -n 2 "$T/order.out" | paste -sd '|')"
+check_eq correlate-syslog-time-order-pairs "1|4000000000" "$($TQ --db "$T/order.db" --no-sync \
+        --format csv pairs --begin m --end f --sql "select count(*) || '|' || max(latency) from tq_pairs" |
+        tail -n 1)"
+
 # The example through the real journald: its 3 deliberate leaks with their
 # call sites, and every request paired.
 if ! have_journald; then skip correlate-example "no journald"; exit 0; fi
