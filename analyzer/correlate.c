@@ -303,6 +303,22 @@ static int corr_arg_pos(sqlite3 *db, const char *event, const char *name, char *
         return pos;
 }
 
+/* Whether the database has events named NAME; -EIO when it cannot tell. */
+static int corr_event_known(sqlite3 *db, const char *name)
+{
+        sqlite3_stmt *st = NULL;
+        int r = -EIO;
+
+        if (sqlite3_prepare_v2(db, "SELECT 1 FROM event_types WHERE name = ?1", -1, &st,
+                               NULL) == SQLITE_OK) {
+                sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+                r = sqlite3_step(st);
+                r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : -EIO;
+        }
+        sqlite3_finalize(st);
+        return r;
+}
+
 /*
  * The correlator field every event without an explicit FIELD uses: the one
  * pointer argument name shared by all of them.  Returns a sqlite3_malloc'ed
@@ -320,9 +336,11 @@ static char *corr_common_pointer(sqlite3 *db, struct corr_opts *o, struct tq_err
                 for (i = 0; i < lists[l]->n; i++)
                         if (!lists[l]->v[i].field)
                                 sqlite3_str_appendf(in, "%s%Q", n++ ? "," : "", lists[l]->v[i].event);
+        /* the events are known (corr_resolve): one named twice counts once */
         sql = sqlite3_mprintf("SELECT name FROM event_args WHERE kind = 'p' AND event IN (%s) "
-                              "GROUP BY name HAVING count(DISTINCT event) = %d",
-                              sqlite3_str_value(in), (int) n);
+                              "GROUP BY name HAVING count(DISTINCT event) = "
+                              "(SELECT count(*) FROM event_types WHERE name IN (%s))",
+                              sqlite3_str_value(in), sqlite3_str_value(in));
         sqlite3_free(sqlite3_str_finish(in));
         if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
                 goto out;
@@ -352,6 +370,21 @@ static int corr_resolve(sqlite3 *db, struct corr_opts *o, struct tq_error *err)
         bool any_extra = false;
         int r = 0;
 
+        /* an unknown event first: a misspelt name is not a missing argument */
+        for (int l = 0; l < 2; l++)
+                for (size_t i = 0; i < lists[l]->n; i++) {
+                        r = corr_event_known(db, lists[l]->v[i].event);
+                        if (r < 0) {
+                                r = tq_error_set(err, r, "%s: %s", store_name(db), sqlite3_errmsg(db));
+                                goto out;
+                        }
+                        if (r == 0) {
+                                r = tq_error_set(err, -ENOENT, "%s: no event '%s' in the database",
+                                                 store_name(db), lists[l]->v[i].event);
+                                goto out;
+                        }
+                }
+        r = 0;
         for (int l = 0; l < 2; l++)
                 for (size_t i = 0; i < lists[l]->n; i++) {
                         struct corr_spec *s = &lists[l]->v[i];
