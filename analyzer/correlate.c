@@ -1034,6 +1034,18 @@ static void corr_histogram_print(const struct corr_totals *t)
         }
 }
 
+/* The buckets as a CSV section after the totals, the rows of the JSON array. */
+static void corr_histogram_csv(const struct corr_totals *t)
+{
+        printf("\nlo_ns,hi_ns,count\n");
+        if (t->hist[64])
+                printf(",1,%llu\n", (unsigned long long) t->hist[64]);
+        for (int b = 0; b < 63; b++)
+                if (t->hist[b])
+                        printf("%llu,%llu,%llu\n", 1ULL << b, 1ULL << (b + 1),
+                               (unsigned long long) t->hist[b]);
+}
+
 static char *corr_histogram_json(const struct corr_totals *t)
 {
         sqlite3_str *s = sqlite3_str_new(NULL);
@@ -1151,6 +1163,8 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
         r = corr_print(db, o, sections, titles, keys, 2, totals, hist, err);
         if (r == 0 && o->histogram && o->format == QUERY_TABLE)
                 corr_histogram_print(t);
+        else if (r == 0 && o->histogram && o->format == QUERY_CSV)
+                corr_histogram_csv(t);
 out:
         sqlite3_free(stats);
         sqlite3_free(totals);
