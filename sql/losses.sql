@@ -3,27 +3,28 @@
 --                        (first..last missing), counted per gap
 --   tj_dropped           the library's own reports (TRACE_DROPPED), summed per process
 --   journald_suppressed  journald's rate limiting, "Suppressed N messages from UNIT"
--- A process is (boot, pid, identifier) and one run of it: a pid reused
--- within a boot restarts TRACE_SEQ, and its two runs must not be merged
--- (their numbers would fill each other's gaps).  A run never repeats a
+-- A process is (boot, host, pid, identifier) and one run of it (the host
+-- tells apart the processes of a central syslog file, whose rows have no
+-- boot): a pid reused within a boot restarts TRACE_SEQ, and its two runs
+-- must not be merged (their numbers would fill each other's gaps).  A run never repeats a
 -- number, so in time order a number seen before means a later run has
 -- begun: an event's run is the most times any number up to it was seen
 -- before.  (Not "the number fell": a thread that takes a number and is
 -- preempted before it reads the clock comes later in time order.)  Events
 -- lost after a process's last stored event show only through tj_dropped.
 WITH seen AS (
-        SELECT id, boot, pid, identifier, seq, time,
-               row_number() OVER (PARTITION BY boot, pid, identifier, seq
+        SELECT id, boot, host, pid, identifier, seq, time,
+               row_number() OVER (PARTITION BY boot, host, pid, identifier, seq
                                   ORDER BY time, id) - 1 AS again
         FROM events WHERE seq IS NOT NULL AND pid IS NOT NULL
 ), runs AS (
-        SELECT boot, pid, identifier, seq, time,
-               max(again) OVER (PARTITION BY boot, pid, identifier ORDER BY time, id
+        SELECT boot, host, pid, identifier, seq, time,
+               max(again) OVER (PARTITION BY boot, host, pid, identifier ORDER BY time, id
                                 ROWS UNBOUNDED PRECEDING) AS run
         FROM seen
 ), ordered AS (
-        SELECT boot, pid, identifier, seq, time,
-               lag(seq) OVER (PARTITION BY boot, pid, identifier, run ORDER BY seq) AS prev
+        SELECT boot, host, pid, identifier, seq, time,
+               lag(seq) OVER (PARTITION BY boot, host, pid, identifier, run ORDER BY seq) AS prev
         FROM runs
 )
 SELECT 'seq_gap' AS kind, boot, pid, identifier, seq - prev - 1 AS lost,
@@ -33,7 +34,7 @@ UNION ALL
 SELECT 'tj_dropped', boot, pid, identifier, sum(a0),
        count(*) || ' report' || CASE count(*) WHEN 1 THEN '' ELSE 's' END, ns_time(max(time))
 FROM events WHERE event = 'tj_dropped'
-GROUP BY boot, pid, identifier
+GROUP BY boot, host, pid, identifier
 UNION ALL
 SELECT 'journald_suppressed', boot, NULL, NULL, count, message, ns_time(time)
 FROM journal_suppressed

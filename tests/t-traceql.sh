@@ -116,6 +116,14 @@ BEGIN { split("1 2 3 5 6", a, " "); for (i = 1; i <= 5; i++) e("a", a[i], 1000 +
 $RUN "$TQ" --db "$T/reuse.db" import --export "$T/reuse.export"
 check_eq traceql-losses-pid-reused "seq_gap,bb,100,a,1,seq 4..4|seq_gap,bb,100,b,1,seq 3..3" \
         "$($TQ --db "$T/reuse.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-6 | paste -sd '|')"
+# Rows without a boot (a central syslog file's) are told apart by host: the
+# same pid and identifier on two hosts are two processes (a's 1 2 3 and b's
+# 1 3 merged into one run, and b's gap was hidden).
+awk 'function e(h, seq, t) { printf "__CURSOR=s=66665555444433332222111100007777;i=%x;b=x\n_HOSTNAME=%s\n_PID=100\nSYSLOG_IDENTIFIER=p\nTRACE_EVENT=ev\nTRACE_SEQ=%d\nTRACE_TIME_NS=%d\nMESSAGE=ev\n\n", ++n, h, seq, t }
+BEGIN { e("ha", 1, 1001); e("hb", 1, 1002); e("ha", 2, 1003); e("ha", 3, 1004); e("hb", 3, 1005) }' > "$T/hosts.export"
+$RUN "$TQ" --db "$T/hosts.db" import --export "$T/hosts.export"
+check_eq traceql-losses-hosts "seq_gap,,100,p,1,seq 2..2" \
+        "$($TQ --db "$T/hosts.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-6 | paste -sd '|')"
 # An event's arguments are stored in its first signature's order: a later
 # entry whose TRACE_ARGS orders (or cases) them otherwise, or that has no
 # TRACE_ARGS (journald lists fields in its own order), is matched by name,
