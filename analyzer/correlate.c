@@ -1131,9 +1131,18 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
         const char *sections[2];
         int r;
 
-        if (o->by)
-                sqlite3_str_appendf(s, "SELECT grp AS %w, ", o->by);
-        else
+        if (o->by) {
+                /* the group column is named after the field, unless that is
+                 * a statistic's name (JSON would have two keys alike): then
+                 * "by_" and the field */
+                static const char *const stat[] = { "count", "min_ns", "p50_ns", "p90_ns",
+                                                    "p99_ns", "max_ns", "mean_ns" };
+                bool clash = false;
+
+                for (size_t i = 0; i < sizeof(stat) / sizeof(stat[0]); i++)
+                        clash |= sqlite3_stricmp(stat[i], o->by) == 0;
+                sqlite3_str_appendf(s, "SELECT grp AS \"%s%w\", ", clash ? "by_" : "", o->by);
+        } else
                 sqlite3_str_appendall(s, "SELECT ");
         sqlite3_str_appendall(s, "count, min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns"
                               " FROM temp.tq_pairs_stats ORDER BY grp");
