@@ -342,8 +342,14 @@ static char *corr_common_pointer(sqlite3 *db, struct corr_opts *o, struct tq_err
                               "(SELECT count(*) FROM event_types WHERE name IN (%s))",
                               sqlite3_str_value(in), sqlite3_str_value(in));
         sqlite3_free(sqlite3_str_finish(in));
-        if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        if (!sql) {
+                tq_error_set(err, -ENOMEM, "out of memory");
                 goto out;
+        }
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+                tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+                goto out;
+        }
         if (sqlite3_step(st) == SQLITE_ROW) {
                 name = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
                 if (sqlite3_step(st) == SQLITE_ROW) {
