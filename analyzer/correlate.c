@@ -3,9 +3,10 @@
  *
  * Both commands stream the events of interest once, per process (boot + pid;
  * host + pid for rows without a boot id, such as a central syslog file's) in
- * event order (TRACE_SEQ, then monotonic time, then time, then row id), keeping only
- * the live set in a hash table keyed by the correlator value (an address, a
- * request pointer).  What they find goes into TEMP tables (tq_leaks,
+ * event order (TRACE_SEQ, then monotonic time, then time, then row id; for a
+ * process whose events do not all have a TRACE_SEQ, see tq_order), keeping
+ * only the live set in a hash table keyed by the correlator value (an address,
+ * a request pointer).  What they find goes into TEMP tables (tq_leaks,
  * tq_bad_frees, tq_pairs, tq_pairs_open) that the report is printed from with
  * the same printer as any query, that --sql can join with events, and that
  * --write copies into the database.
@@ -470,15 +471,21 @@ static void corr_in(sqlite3_str *s, const struct corr_list *list, bool comma)
 
 /*
  * The scan: the events of both lists in per-process event order, each with
+ * its seq (NULL in a process ordered otherwise), its time for pairs' latency,
  * whether it is in list A (alloc / begin) and in list B (free / end), its
  * correlator as either (NULL when not in that list), its --size / --by, the
- * run of its pid (tq_runs, when RUNS) and its place (CORR_PLACE).
+ * run of its pid (tq_runs, when RUNS) and its place (CORR_PLACE).  With
+ * ORDER, the processes of tq_order are ordered as its HOW says (a join,
+ * left out when no process needs it).
  */
-static char *corr_scan_sql(const struct corr_opts *o, bool runs)
+static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order)
 {
         sqlite3_str *s = sqlite3_str_new(NULL);
 
-        sqlite3_str_appendall(s, "SELECT id, boot, pid, seq, coalesce(mono, time), event IN (");
+        sqlite3_str_appendall(s, order ? "SELECT id, boot, pid, CASE WHEN how THEN NULL ELSE seq END,"
+                                         " CASE WHEN how = 2 THEN time ELSE coalesce(mono, time) END,"
+                                         " event IN ("
+                                       : "SELECT id, boot, pid, seq, coalesce(mono, time), event IN (");
         corr_in(s, &o->a, false);
         sqlite3_str_appendall(s, "), event IN (");
         corr_in(s, &o->b, false);
@@ -490,12 +497,17 @@ static char *corr_scan_sql(const struct corr_opts *o, bool runs)
         corr_case(s, &o->a, o->pairs ? 2 : 1, "");
         sqlite3_str_appendall(s, runs ? ", coalesce((SELECT run FROM temp.tq_runs r"
                                      " WHERE r.id = events.id), 0)" : ", 0");
-        sqlite3_str_appendall(s, ", " CORR_PLACE("") " FROM events WHERE event IN (");
+        sqlite3_str_appendall(s, ", " CORR_PLACE("") " FROM events");
+        if (order)
+                sqlite3_str_appendall(s, " LEFT JOIN temp.tq_order ON o_pid IS pid"
+                                      " AND o_place IS " CORR_PLACE("events."));
+        sqlite3_str_appendall(s, " WHERE event IN (");
         corr_in(s, &o->a, false);
         corr_in(s, &o->b, true);
         /* pid before place: an integer compare settles most comparisons of the sort;
          * time orders what has neither seq nor mono (syslog files imported out of order) */
-        sqlite3_str_appendf(s, ") ORDER BY pid, 12, %sseq, mono, time, id", runs ? "11, " : "");
+        sqlite3_str_appendf(s, ") ORDER BY pid, 12, %s%s, time, id", runs ? "11, " : "",
+                            order ? "4, CASE WHEN how = 2 THEN NULL ELSE mono END" : "seq, mono");
         return sqlite3_str_finish(s);
 }
 
@@ -525,9 +537,18 @@ static const char corr_temp_sql[] =
  * has begun, an event's run being the most times any number up to it was
  * seen before.  Other pids are all run 0, and absent from tq_runs.
  *
- * tq_first: per run, has it an event of seq 1; for a process with events
- * without seq, its first time (grouped only when some event has no seq: the
- * constant EXISTS is tried before the scan of events).
+ * tq_order: each process with events without seq, its first time and how
+ * its events are ordered (grouped only when some event has no seq: the
+ * constant EXISTS is tried before the scan of events).  TRACE_SEQ orders only
+ * a process whose events all have one: a NULL sorts first, so the kernel
+ * events of an ftrace import would all come before the program's own marker
+ * events.  HOW is 1 (monotonic time) when some event has a seq and all a
+ * monotonic time, 2 (time) when some have a monotonic time and some not, or
+ * some a seq and none a monotonic time; 0 when the scan's usual order gives
+ * the same (no seq, and a monotonic time in all events or in none).
+ *
+ * tq_first: per run, has it an event of seq 1; for a process in tq_order,
+ * its first time.
  */
 static const char corr_seq1_sql[] =
         "DROP TABLE IF EXISTS temp.tq_seq1; DROP TABLE IF EXISTS temp.tq_runs;"
@@ -544,37 +565,58 @@ static const char corr_runs_sql[] =
         "  ROWS UNBOUNDED PRECEDING) FROM seen;";
 static const char corr_first_sql[] =
         "DROP TABLE IF EXISTS temp.tq_first;"
+        "DROP TABLE IF EXISTS temp.tq_order;"
         "CREATE TEMP TABLE tq_first (pid, place, run, seq1, t0);"
+        "CREATE TEMP TABLE tq_order (o_pid, o_place, how, t0);"
         "INSERT INTO temp.tq_first SELECT pid, place, 0, 1, NULL FROM temp.tq_seq1 WHERE n = 1;"
         "INSERT INTO temp.tq_first SELECT e.pid, " CORR_PLACE("e.") ", r.run, 1, NULL"
         " FROM temp.tq_runs r JOIN events e ON e.id = r.id WHERE e.seq = 1;"
-        "INSERT INTO temp.tq_first SELECT pid, " CORR_PLACE("") " AS place, 0, 0, min(time) FROM events"
+        "INSERT INTO temp.tq_order SELECT pid, " CORR_PLACE("") " AS place,"
+        " CASE WHEN count(mono) > 0 AND count(mono) < count(*) THEN 2"
+        " WHEN count(seq) > 0 THEN 1 + (count(mono) = 0) ELSE 0 END, min(time) FROM events"
         " WHERE EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE noseq)"
         " GROUP BY pid, place HAVING count(seq) < count(*);"
-        "CREATE INDEX temp.tq_first_process ON tq_first (pid, place, run);";
+        "INSERT INTO temp.tq_first SELECT o_pid, o_place, 0, 0, t0 FROM temp.tq_order;"
+        "CREATE INDEX temp.tq_first_process ON tq_first (pid, place, run);"
+        "CREATE INDEX temp.tq_order_process ON tq_order (o_pid, o_place);";
 
-/* Fill tq_seq1, tq_runs and tq_first; *RET_RUNS: some pid was reused. */
-static int corr_first_build(sqlite3 *db, bool *ret_runs, struct tq_error *err)
+/* Whether SQL, a SELECT EXISTS, is true: 1, 0, or -EIO with ERR filled. */
+static int corr_exists(sqlite3 *db, const char *sql, struct tq_error *err)
 {
         sqlite3_stmt *st = NULL;
+        int r;
+
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
+                r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+        else
+                r = sqlite3_column_int(st, 0) != 0;
+        sqlite3_finalize(st);
+        return r;
+}
+
+/* Fill tq_seq1, tq_runs, tq_order and tq_first; *RET_RUNS: some pid was
+ * reused; *RET_ORDER: some process is not in the scan's usual order. */
+static int corr_first_build(sqlite3 *db, bool *ret_runs, bool *ret_order, struct tq_error *err)
+{
         int r;
 
         r = store_exec(db, corr_seq1_sql, err);
         if (r < 0)
                 return r;
-        if (sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE n > 1)", -1, &st,
-                               NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
-                r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
-                goto out;
-        }
-        *ret_runs = sqlite3_column_int(st, 0) != 0;
-        if (*ret_runs)
-                r = store_exec(db, corr_runs_sql, err);
-        if (r == 0)
-                r = store_exec(db, corr_first_sql, err);
-out:
-        sqlite3_finalize(st);
-        return r;
+        r = corr_exists(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE n > 1)", err);
+        if (r < 0)
+                return r;
+        *ret_runs = r;
+        if (*ret_runs && (r = store_exec(db, corr_runs_sql, err)) < 0)
+                return r;
+        r = store_exec(db, corr_first_sql, err);
+        if (r < 0)
+                return r;
+        r = corr_exists(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_order WHERE how)", err);
+        if (r < 0)
+                return r;
+        *ret_order = r;
+        return 0;
 }
 
 /* One scan's state: the statements that record findings, the live table. */
@@ -781,7 +823,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         struct corr_scan sc = { .db = db, .o = o };
         sqlite3_stmt *row = NULL, *start = NULL;
         char *sql = NULL;
-        bool runs = false;
+        bool runs = false, order = false;
         int64_t boot_pid_seen = 0, prun = 0;
         sqlite3_value *pplace = NULL, *ppid = NULL;
         int r, rc;
@@ -799,9 +841,9 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         r = store_exec(db, "BEGIN", err);
         if (r < 0)
                 goto out;
-        if ((r = corr_first_build(db, &runs, err)) < 0)
+        if ((r = corr_first_build(db, &runs, &order, err)) < 0)
                 goto out;
-        sql = corr_scan_sql(o, runs);
+        sql = corr_scan_sql(o, runs, order);
         if (!sql) {
                 r = -ENOMEM;
                 goto out;
@@ -862,8 +904,8 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         sqlite3_finalize(sc.first);
         sqlite3_finalize(start);
         row = sc.first = start = NULL;
-        r = store_exec(db, "DROP TABLE temp.tq_first; DROP TABLE temp.tq_runs;"
-                       " DROP TABLE temp.tq_seq1", err);
+        r = store_exec(db, "DROP TABLE temp.tq_first; DROP TABLE temp.tq_order;"
+                       " DROP TABLE temp.tq_runs; DROP TABLE temp.tq_seq1", err);
         if (r < 0)
                 goto out;
         r = store_exec(db, "COMMIT", err);

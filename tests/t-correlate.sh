@@ -95,6 +95,20 @@ check_eq correlate-syslog-time-order-pairs "1|4000000000" "$($TQ --db "$T/order.
         --format csv pairs --begin m --end f --sql "select count(*) || '|' || max(latency) from tq_pairs" |
         tail -n 1)"
 
+# A syslog file mixing our RFC 5424 output (seq and monotonic time) with a
+# plain line of the same process (neither): time order, the plain line no
+# longer first; the latency in time, not monotonic time minus time.
+printf '%s %s\n' '<14>1 2024-01-01T00:00:01.000000+00:00 hostA app 100 -' \
+        '[tj@32473 event="m" seq="1" time_ns="1704067201000000000" mono_ns="5000000000" arg_p="0x10" arg_size="5"] m p 0x10 size 5' \
+        '2024-01-01T00:00:02.000000+00:00 hostA' 'app[100]: f p 0x10' > "$T/mixed.log"
+$TQ --db "$T/mixed.db" import --syslog "$T/mixed.log" --events "$T/mf.events" 2> /dev/null
+rc=0
+$TQ --db "$T/mixed.db" --no-sync --format csv leaks --alloc m --free f > "$T/mixed.out" || rc=$?
+check_eq correlate-syslog-mixed-seq "0|1,1,0,,0,1,0" "$rc|$(tail -n 1 "$T/mixed.out")"
+check_eq correlate-syslog-mixed-seq-pairs "1|1000000000" "$($TQ --db "$T/mixed.db" --no-sync \
+        --format csv pairs --begin m --end f --sql "select count(*) || '|' || max(latency) from tq_pairs" |
+        tail -n 1)"
+
 # The example through the real journald: its 3 deliberate leaks with their
 # call sites, and every request paired.
 if ! have_journald; then skip correlate-example "no journald"; exit 0; fi
