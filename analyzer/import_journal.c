@@ -5,8 +5,20 @@
  * systemd-journal-remote writes) from where the last import of the same
  * source stopped, and feeds every entry that carries TRACE_EVENT, plus
  * journald's own "Suppressed N messages" entries, to ingest.c.  Commits every
- * IMPORT_JOURNAL_BATCH entries with the cursor of the last one, so a killed
- * import resumes there.
+ * IMPORT_JOURNAL_BATCH entries with its position, so a killed import resumes
+ * there.
+ *
+ * Position.  sd-journal orders the entries of one seqnum id (one host's
+ * journal) by seqnum, and those of several (the files of several hosts, as
+ * systemd-journal-remote writes them) by time; so a host whose entries come
+ * late (an upload that lags) adds entries before the last one read.  The
+ * position is therefore the cursor of the last entry imported of each seqnum
+ * id (sources.cursor, one a line; a database of before holds one): every
+ * stream starts after the earliest of them whose seqnum id has entries after
+ * it (import_journal_positions()), and the reader skips, before copying
+ * anything, the entries at or before their seqnum id's cursor.  With one
+ * seqnum id (the local journal) that is the position of old, and nothing is
+ * skipped.
  *
  * Matching.  sd-journal evaluates an OR of matches by searching every term
  * again for every entry and every file (measured here over the same 100k
@@ -47,6 +59,7 @@
 #include "traceql.h"
 
 #define IMPORT_JOURNAL_BATCH 10000
+#define IMPORT_JOURNAL_CURSOR_SIZE 512  /* longer cursors (none are) are not kept */
 #define IMPORT_JOURNAL_SYNC_WAIT_MS 2000        /* import_journal_writable() */
 #define IMPORT_JOURNAL_MAX_STREAMS 8    /* more TRACE_EVENT values: read everything */
 #define IMPORT_JOURNAL_SUPPRESSED "MESSAGE_ID=fe6faa94e7774663a0da52717891d8ef"
@@ -84,6 +97,9 @@ struct import_journal {
         struct import_journal_key end;  /* this round stops here */
         bool empty;                     /* the journal had no entry at all this round */
         bool holding;                   /* the reader's: an entry past --until was left out */
+        struct import_journal_key *done;        /* the reader's: cursors[] when it began */
+        size_t ndone;
+        bool *frozen;                   /* done[]'s that stay (import_journal_positions()) */
         struct ingest *ing;             /* the writer's */
         struct ingest_entry went;       /* the writer's: a slot's entry, parsed */
         const struct import_journal_opts *o;
@@ -93,7 +109,12 @@ struct import_journal {
         uint64_t kill_after;            /* $TRACEQL_TEST_KILL_AFTER: SIGKILL after so many */
         int kill_signal;                /* $TRACEQL_TEST_KILL_SIGNAL: another signal */
         int64_t drawn_ms;               /* when the progress bar was last drawn */
-        char last_cursor[512];          /* of the last entry written, "" for none */
+        /* the writer's: of each seqnum id, the cursor of the last entry
+         * imported, by this run or before (the source's position) */
+        char (*cursors)[IMPORT_JOURNAL_CURSOR_SIZE];
+        size_t ncursors;
+        size_t cur;                     /* the seqnum id written last, likely the next */
+        bool moved;                     /* cursors[] changed: store them */
 };
 
 static int64_t import_journal_now_ms(void)
@@ -301,6 +322,151 @@ static int import_journal_key_cmp(const struct import_journal_key *a,
         if (a->realtime != b->realtime)
                 return IMPORT_JOURNAL_CMP(a->realtime, b->realtime);
         return IMPORT_JOURNAL_CMP(a->xor_hash, b->xor_hash);
+}
+
+/* ---- the source's position ---- */
+
+/* Is CURSOR one of seqnum id ID (LEN characters)? */
+static bool import_journal_cursor_of(const char *cursor, const char *id, size_t len)
+{
+        return strncmp(cursor, "s=", 2) == 0 && strncmp(cursor + 2, id, len) == 0 &&
+               (cursor[2 + len] == ';' || cursor[2 + len] == '\0');
+}
+
+/* Make CURSOR (LEN bytes) the writer's position for its seqnum id. */
+static int import_journal_keep(struct import_journal *im, const char *cursor, size_t len)
+{
+        const char *id = strncmp(cursor, "s=", 2) == 0 ? cursor + 2 : cursor;
+        size_t n = strcspn(id, ";\n"), i = im->cur;
+        void *v;
+
+        if (len >= IMPORT_JOURNAL_CURSOR_SIZE)
+                return 0;
+        if (i >= im->ncursors || !import_journal_cursor_of(im->cursors[i], id, n))
+                for (i = 0; i < im->ncursors; i++)
+                        if (import_journal_cursor_of(im->cursors[i], id, n))
+                                break;
+        if (i < im->ndone && im->frozen[i])
+                return 0;
+        if (i == im->ncursors) {
+                v = realloc(im->cursors, (i + 1) * sizeof(*im->cursors));
+                if (!v)
+                        return -ENOMEM;
+                im->cursors = v;
+                im->ncursors++;
+        }
+        memcpy(im->cursors[i], cursor, len);
+        im->cursors[i][len] = '\0';
+        im->cur = i;
+        im->moved = true;
+        return 0;
+}
+
+/* Has a stream an entry of KEY's seqnum id after KEY?  The cursor put
+ * together here sets the files of that seqnum id after KEY's seqnum and the
+ * others after the end of time, so only one of its entries can come next.  An
+ * error says yes: the cost is reading again. */
+static bool import_journal_more(struct import_journal *im, const struct import_journal_key *key)
+{
+        char c[128];
+        size_t i;
+        int r;
+
+        snprintf(c, sizeof(c), "s=%s;i=%" PRIx64 ";t=%" PRIx64, key->seqnum_id, key->seqnum + 1,
+                 UINT64_MAX);
+        for (i = 0; i < im->nstreams; i++) {
+                r = sd_journal_seek_cursor(im->streams[i].j, c);
+                if (r >= 0)
+                        r = sd_journal_next(im->streams[i].j);
+                if (r != 0)
+                        return true;
+        }
+        return false;
+}
+
+/* Take the position the source has stored, STORED (NULL for none), as the
+ * writer's and the reader's; *RET_FROM is where the streams start (NULL for
+ * none): after the earliest cursor whose seqnum id has entries after it, or
+ * else the latest (a host that stopped sending must not have every import
+ * read again what the others sent since).  The cursors before it stay this
+ * run: an entry of theirs arriving now, dated before it, is not read, and the
+ * next import must start there.  -ENOMEM, or 0. */
+static int import_journal_positions(struct import_journal *im, const char *stored,
+                                    const char **ret_from)
+{
+        const char *p = stored, *nl;
+        size_t *order = NULL, n, i, k;
+        int r;
+
+        *ret_from = NULL;
+        for (; p && *p; p = nl ? nl + 1 : NULL) {
+                nl = strchr(p, '\n');
+                if (nl != p) {
+                        r = import_journal_keep(im, p, nl ? (size_t) (nl - p) : strlen(p));
+                        if (r < 0)
+                                return r;
+                }
+        }
+        im->moved = false;
+        n = im->ncursors;
+        if (n == 0)
+                return 0;
+        im->done = calloc(n, sizeof(*im->done));
+        im->frozen = calloc(n, sizeof(*im->frozen));
+        order = calloc(n, sizeof(*order));
+        if (!im->done || !im->frozen || !order) {
+                free(order);
+                return -ENOMEM;
+        }
+        im->ndone = n;
+        /* in sd-journal's order (not a total one across seqnum ids: no qsort) */
+        for (i = 0; i < n; i++) {
+                import_journal_key_parse(im->cursors[i], &im->done[i]);
+                for (k = i; k > 0 && import_journal_key_cmp(&im->done[i],
+                                                             &im->done[order[k - 1]]) < 0; k--)
+                        order[k] = order[k - 1];
+                order[k] = i;
+        }
+        for (k = 0; k + 1 < n && !import_journal_more(im, &im->done[order[k]]); k++)
+                im->frozen[order[k]] = true;
+        *ret_from = im->cursors[order[k]];
+        free(order);
+        return 0;
+}
+
+/* Was the entry of KEY imported before: is it at or before the cursor of its
+ * seqnum id? */
+static bool import_journal_done(const struct import_journal *im,
+                                const struct import_journal_key *key)
+{
+        size_t i;
+
+        for (i = 0; i < im->ndone; i++)
+                if (strcmp(im->done[i].seqnum_id, key->seqnum_id) == 0)
+                        return key->seqnum <= im->done[i].seqnum;
+        return false;
+}
+
+/* Give the writer's position to the source, to be stored at the next commit:
+ * its cursors, one a line.  -ENOMEM, or 0. */
+static int import_journal_store(struct import_journal *im)
+{
+        size_t size = 1, i;
+        char *s, *p;
+        int r;
+
+        if (!im->moved)
+                return 0;
+        for (i = 0; i < im->ncursors; i++)
+                size += strlen(im->cursors[i]) + 1;
+        s = p = malloc(size);
+        if (!s)
+                return -ENOMEM;
+        for (i = 0; i < im->ncursors; i++)
+                p += sprintf(p, "%s%s", i ? "\n" : "", im->cursors[i]);
+        r = ingest_set_position(im->ing, s, -1);
+        free(s);
+        return r;
 }
 
 /* Add a stream of the entries having one of MATCHES (N of them, all of the
@@ -609,6 +775,8 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
                 if (!s)
                         return 1;
                 s->ready = false;
+                if (import_journal_done(im, &s->key))
+                        continue;       /* imported before: read again after another seqnum id's */
                 if (im->o->has_until && s->key.realtime > im->o->until_us) {
                         im->holding = true;     /* left for a later import */
                         continue;
@@ -675,10 +843,9 @@ static int import_journal_reader(struct ring *ring, void *userdata, struct tq_er
  * --follow waits for the journal. */
 static int import_journal_commit(struct import_journal *im, bool idle, struct tq_error *err)
 {
-        int r = 0;
+        int r;
 
-        if (im->last_cursor[0])
-                r = ingest_set_position(im->ing, im->last_cursor, -1);
+        r = import_journal_store(im);
         if (r < 0)
                 return tq_error_set(err, r, "out of memory");
         return idle ? ingest_idle(im->ing, err) : ingest_commit(im->ing, err);
@@ -715,9 +882,11 @@ static int import_journal_write(struct import_journal *im, struct ring_slot *slo
                 im->first_us = slot->aux;
         if (im->kill_after && im->seen + 1 == im->kill_after)
                 raise(im->kill_signal); /* tests: die mid-transaction */
-        if (slot->kind != IMPORT_JOURNAL_HELD && e->cursor.set &&
-            e->cursor.len < sizeof(im->last_cursor))
-                memcpy(im->last_cursor, slot->e.buf + e->cursor.off, e->cursor.len + 1);
+        if (slot->kind != IMPORT_JOURNAL_HELD && e->cursor.set) {
+                r = import_journal_keep(im, slot->e.buf + e->cursor.off, e->cursor.len);
+                if (r < 0)
+                        return tq_error_set(err, r, "out of memory");
+        }
         if (++im->seen % IMPORT_JOURNAL_BATCH == 0) {
                 r = import_journal_commit(im, false, err);
                 if (r < 0)
@@ -748,6 +917,7 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
 {
         struct import_journal im = { .o = o };
         char *location = NULL, *filter = NULL, *cursor = NULL;
+        const char *from = NULL;
         uint64_t added = 0;
         size_t i;
         int r;
@@ -778,8 +948,13 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
                 goto out;
         if (o->progress)
                 import_journal_range(&im);
+        r = import_journal_positions(&im, cursor, &from);
+        if (r < 0) {
+                tq_error_set(err, r, "out of memory");
+                goto out;
+        }
         for (i = 0; r == 0 && i < im.nstreams; i++)
-                r = import_journal_seek(&im, &im.streams[i], cursor);
+                r = import_journal_seek(&im, &im.streams[i], from);
         if (r < 0) {
                 tq_error_set(err, r, "journal: cannot seek: %s", strerror(-r));
                 goto out;
@@ -788,8 +963,7 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
         import_journal_progress(&im, 0, true);
         if (r < 0)
                 goto out;
-        if (im.last_cursor[0])
-                r = ingest_set_position(im.ing, im.last_cursor, -1);
+        r = import_journal_store(&im);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
                 goto out;
@@ -810,6 +984,9 @@ out:
         (void) ingest_end(im.ing, false, NULL, NULL);
         import_journal_streams_close(&im);
         sd_journal_close(im.tail);
+        free(im.cursors);
+        free(im.done);
+        free(im.frozen);
         free(cursor);
         sqlite3_free(location);
         sqlite3_free(filter);

@@ -34,7 +34,8 @@ CREATE TABLE sources (
         location TEXT NOT NULL,         -- '' local journal, 'dir:PATH', 'files:PATH...', export PATH or '-'
         filter   TEXT NOT NULL,         -- identifiers the import was narrowed to, comma-separated, '' all;
                                         -- a file's source once its file was replaced: 'replaced ID'
-        cursor   TEXT,                  -- journal cursor of the last entry read; files (syslog,
+        cursor   TEXT,                  -- journal: of each seqnum id, the cursor of its last entry
+                                        -- imported, one a line (older traceql: one); files (syslog,
                                         -- log, simpletrace, ftrace, xentrace): 'fnv1a64:' and the hex
                                         -- FNV-1a of the first and last 4 KiB before offset, to
                                         -- tell the file imported from a replaced or rotated one

@@ -169,6 +169,68 @@ if [ -x "$JR" ]; then
         $RUN "$TQ" --db "$T/hosts.db" import --file "$T/host-a.journal" --file "$T/host-b.journal"
         check_eq journal-hosts-clock-stepped-back "a1 a2 a3 a4 b1 b2 b3" "$($TQ --db "$T/hosts.db" --no-sync \
                 --format csv "select group_concat(message, ' ') as m from (select message from events order by message)" | tail -n 1)"
+        # A host that lags: the journal files of hosts a and b (one seqnum id
+        # each), a's entries at @1700000001..100, b's at ..200; a's next 50
+        # (..150) come after an import.  sd-journal orders the hosts' entries
+        # by time, and one cursor (b's 200th entry, the last read) made the
+        # next import start after a's new entries: they were never read.  The
+        # source keeps a cursor per seqnum id (sources.cursor, one a line).
+        hostjr() {
+                awk -v h="$1" -v a="$2" -v b="$3" 'BEGIN { id = h; while (length(id) < 32) id = id h
+                        for (i = a; i <= b; i++)
+                                printf "__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%.0f\n_BOOT_ID=%s\n_HOSTNAME=%s\nSYSLOG_IDENTIFIER=lag\nTRACE_EVENT=ev\nMESSAGE=%s%d\n\n",
+                                        id, i, id, i, (1700000000 + i) * 1000000, i * 1000000, id, h, h, i }' |
+                        "$JR" -o "$4" - 2> /dev/null
+        }
+        per_host() { $TQ --db "$1" --no-sync --format csv "select group_concat(h, ' ') as h from
+                (select host || ':' || count(*) as h from events group by host order by host)" | tail -n 1; }
+        mkdir "$T/lag"
+        hostjr a 1 100 "$T/lag/a.journal"
+        hostjr b 1 200 "$T/lag/b.journal"
+        $RUN "$TQ" --db "$T/lag-f.db" import --file "$T/lag/a.journal" --file "$T/lag/b.journal"
+        $RUN "$TQ" --db "$T/lag-d.db" import --directory "$T/lag"
+        $RUN "$TQ" --db "$T/lag-u.db" import --directory "$T/lag" --until @1700000150
+        check_eq journal-hosts-cursor-each "a:100 b:200|2" "$(per_host "$T/lag-f.db")|$($TQ --db "$T/lag-f.db" \
+                --no-sync --format csv "select length(cursor) - length(replace(cursor, char(10), '')) + 1 as n
+                from sources" | tail -n 1)"
+        check_eq journal-hosts-until "a:100 b:150" "$(per_host "$T/lag-u.db")"
+        hostjr a 101 150 "$T/lag/a.journal"
+        $RUN "$TQ" --db "$T/lag-f.db" import --file "$T/lag/a.journal" --file "$T/lag/b.journal"
+        check_eq journal-hosts-lagging-files "a:150 b:200|350" "$(per_host "$T/lag-f.db")|$(count "$T/lag-f.db")"
+        $RUN "$TQ" --db "$T/lag-d.db" import --directory "$T/lag"
+        check_eq journal-hosts-lagging-directory "a:150 b:200|350" "$(per_host "$T/lag-d.db")|$(count "$T/lag-d.db")"
+        # --until left b's entries after @1700000150 out and kept b's cursor
+        # before them; a's lagging entries, dated before, came later
+        $RUN "$TQ" --db "$T/lag-u.db" import --directory "$T/lag"
+        check_eq journal-hosts-until-lagging "a:150 b:200|350" "$(per_host "$T/lag-u.db")|$(count "$T/lag-u.db")"
+        # the one cursor a database of before holds is still read
+        $TQ --db "$T/lag-f.db" --write "update sources set cursor = substr(cursor, instr(cursor, char(10)) + 1)"
+        $RUN "$TQ" --db "$T/lag-f.db" import --file "$T/lag/a.journal" --file "$T/lag/b.journal"
+        check_eq journal-cursor-one-line "350" "$(count "$T/lag-f.db")"
+        # A host that sends nothing new does not hold the next import back
+        # (each would read again all the others sent since its last entry);
+        # when it sends again, late, what it sends is read.
+        mkdir "$T/quiet"
+        hostjr a 1 1 "$T/quiet/a.journal"
+        hostjr b 1 200 "$T/quiet/b.journal"
+        $RUN "$TQ" --db "$T/quiet.db" import --directory "$T/quiet"
+        hostjr b 201 300 "$T/quiet/b.journal"
+        $RUN "$TQ" --db "$T/quiet.db" import --directory "$T/quiet"
+        hostjr a 2 50 "$T/quiet/a.journal"
+        $RUN "$TQ" --db "$T/quiet.db" import --directory "$T/quiet"
+        check_eq journal-hosts-quiet-then-lagging "a:50 b:300|350" "$(per_host "$T/quiet.db")|$(count "$T/quiet.db")"
+        # Killed after 15000 entries, with the cursors of a's 3000th and b's
+        # 7000th entry committed (10000 rows); a's next 2000, dated before
+        # b's 7000th, come before the import resumes.
+        mkdir "$T/kill"
+        hostjr a 1 3000 "$T/kill/a.journal"
+        hostjr b 1 20000 "$T/kill/b.journal"
+        rc=0
+        TRACEQL_TEST_KILL_AFTER=15000 "$TQ" --db "$T/kill.db" import --directory "$T/kill" 2> /dev/null || rc=$?
+        check_eq journal-hosts-killed "137|10000" "$rc|$(count "$T/kill.db")"
+        hostjr a 3001 5000 "$T/kill/a.journal"
+        $RUN "$TQ" --db "$T/kill.db" import --directory "$T/kill"
+        check_eq journal-hosts-kill-resume "a:5000 b:20000|25000" "$(per_host "$T/kill.db")|$(count "$T/kill.db")"
         # Of several --file, the one that cannot be opened is named, not
         # the first (which was named whatever failed), and a file that is
         # not a journal says so rather than 'No data available'.
