@@ -11,14 +11,16 @@
  * Position.  sd-journal orders the entries of one seqnum id (one host's
  * journal) by seqnum, and those of several (the files of several hosts, as
  * systemd-journal-remote writes them) by time; so a host whose entries come
- * late (an upload that lags) adds entries before the last one read.  The
- * position is therefore the cursor of the last entry imported of each seqnum
- * id (sources.cursor, one a line; a database of before holds one): every
- * stream starts after the earliest of them whose seqnum id has entries after
- * it (import_journal_positions()), and the reader skips, before copying
- * anything, the entries at or before their seqnum id's cursor.  With one
- * seqnum id (the local journal) that is the position of old, and nothing is
- * skipped.
+ * late (an upload that lags) adds entries before the last one read, which a
+ * walk, that never steps back, passes over.  The position is therefore the
+ * cursor of the last entry imported of each seqnum id (sources.cursor, one a
+ * line; a database of before holds one).  Each round, with several seqnum
+ * ids, starts after the earliest of them whose seqnum id has entries after it
+ * (import_journal_start()), reads each known seqnum id only up to its last
+ * entry when the round began (import_journal_bounds()), and skips, before
+ * copying anything, the entries at or before their seqnum id's position.
+ * With one seqnum id (the local journal) the streams start at its cursor and
+ * go on from round to round, as they did with one cursor.
  *
  * Matching.  sd-journal evaluates an OR of matches by searching every term
  * again for every entry and every file (measured here over the same 100k
@@ -79,11 +81,21 @@ struct import_journal_key {
         uint64_t seqnum, monotonic, realtime, xor_hash;
 };
 
+/* The reader's position in one seqnum id. */
+struct import_journal_pos {
+        struct import_journal_key key;  /* the last entry handed out, or the stored cursor's */
+        uint64_t upto;                  /* this round reads its entries up to this seqnum */
+        bool bounded;                   /* upto holds */
+};
+
+#define IMPORT_JOURNAL_NO_POS SIZE_MAX
+
 /* One sd_journal with one match (or a few, or none), read in order. */
 struct import_journal_stream {
         sd_journal *j;
         char *cursor;                   /* of the entry it is on, when ready */
         struct import_journal_key key;  /* of that entry */
+        size_t pos;                     /* its seqnum id's in pos[], or IMPORT_JOURNAL_NO_POS */
         bool ready;                     /* on an entry not handed out yet */
         bool at_end;                    /* found no more this round */
         bool landed;                    /* the seek put it on an entry to read */
@@ -97,9 +109,10 @@ struct import_journal {
         struct import_journal_key end;  /* this round stops here */
         bool empty;                     /* the journal had no entry at all this round */
         bool holding;                   /* the reader's: an entry past --until was left out */
-        struct import_journal_key *done;        /* the reader's: cursors[] when it began */
-        size_t ndone;
-        bool *frozen;                   /* done[]'s that stay (import_journal_positions()) */
+        struct import_journal_pos *pos; /* the reader's: per seqnum id it knows */
+        size_t npos, pos_size, pos_last;
+        bool bounded;                   /* some pos[] is, this round */
+        bool started;                   /* the streams were positioned */
         struct ingest *ing;             /* the writer's */
         struct ingest_entry went;       /* the writer's: a slot's entry, parsed */
         const struct import_journal_opts *o;
@@ -346,8 +359,6 @@ static int import_journal_keep(struct import_journal *im, const char *cursor, si
                 for (i = 0; i < im->ncursors; i++)
                         if (import_journal_cursor_of(im->cursors[i], id, n))
                                 break;
-        if (i < im->ndone && im->frozen[i])
-                return 0;
         if (i == im->ncursors) {
                 v = realloc(im->cursors, (i + 1) * sizeof(*im->cursors));
                 if (!v)
@@ -362,43 +373,14 @@ static int import_journal_keep(struct import_journal *im, const char *cursor, si
         return 0;
 }
 
-/* Has a stream an entry of KEY's seqnum id after KEY?  The cursor put
- * together here sets the files of that seqnum id after KEY's seqnum and the
- * others after the end of time, so only one of its entries can come next.  An
- * error says yes: the cost is reading again. */
-static bool import_journal_more(struct import_journal *im, const struct import_journal_key *key)
+/* Take the position the source has stored, STORED (NULL for none), as the
+ * writer's and the reader's.  -ENOMEM, or 0. */
+static int import_journal_positions(struct import_journal *im, const char *stored)
 {
-        char c[128];
+        const char *p = stored, *nl;
         size_t i;
         int r;
 
-        snprintf(c, sizeof(c), "s=%s;i=%" PRIx64 ";t=%" PRIx64, key->seqnum_id, key->seqnum + 1,
-                 UINT64_MAX);
-        for (i = 0; i < im->nstreams; i++) {
-                r = sd_journal_seek_cursor(im->streams[i].j, c);
-                if (r >= 0)
-                        r = sd_journal_next(im->streams[i].j);
-                if (r != 0)
-                        return true;
-        }
-        return false;
-}
-
-/* Take the position the source has stored, STORED (NULL for none), as the
- * writer's and the reader's; *RET_FROM is where the streams start (NULL for
- * none): after the earliest cursor whose seqnum id has entries after it, or
- * else the latest (a host that stopped sending must not have every import
- * read again what the others sent since).  The cursors before it stay this
- * run: an entry of theirs arriving now, dated before it, is not read, and the
- * next import must start there.  -ENOMEM, or 0. */
-static int import_journal_positions(struct import_journal *im, const char *stored,
-                                    const char **ret_from)
-{
-        const char *p = stored, *nl;
-        size_t *order = NULL, n, i, k;
-        int r;
-
-        *ret_from = NULL;
         for (; p && *p; p = nl ? nl + 1 : NULL) {
                 nl = strchr(p, '\n');
                 if (nl != p) {
@@ -408,43 +390,15 @@ static int import_journal_positions(struct import_journal *im, const char *store
                 }
         }
         im->moved = false;
-        n = im->ncursors;
-        if (n == 0)
+        if (im->ncursors == 0)
                 return 0;
-        im->done = calloc(n, sizeof(*im->done));
-        im->frozen = calloc(n, sizeof(*im->frozen));
-        order = calloc(n, sizeof(*order));
-        if (!im->done || !im->frozen || !order) {
-                free(order);
+        im->pos = calloc(im->ncursors, sizeof(*im->pos));
+        if (!im->pos)
                 return -ENOMEM;
-        }
-        im->ndone = n;
-        /* in sd-journal's order (not a total one across seqnum ids: no qsort) */
-        for (i = 0; i < n; i++) {
-                import_journal_key_parse(im->cursors[i], &im->done[i]);
-                for (k = i; k > 0 && import_journal_key_cmp(&im->done[i],
-                                                             &im->done[order[k - 1]]) < 0; k--)
-                        order[k] = order[k - 1];
-                order[k] = i;
-        }
-        for (k = 0; k + 1 < n && !import_journal_more(im, &im->done[order[k]]); k++)
-                im->frozen[order[k]] = true;
-        *ret_from = im->cursors[order[k]];
-        free(order);
+        im->npos = im->pos_size = im->ncursors;
+        for (i = 0; i < im->npos; i++)
+                import_journal_key_parse(im->cursors[i], &im->pos[i].key);
         return 0;
-}
-
-/* Was the entry of KEY imported before: is it at or before the cursor of its
- * seqnum id? */
-static bool import_journal_done(const struct import_journal *im,
-                                const struct import_journal_key *key)
-{
-        size_t i;
-
-        for (i = 0; i < im->ndone; i++)
-                if (strcmp(im->done[i].seqnum_id, key->seqnum_id) == 0)
-                        return key->seqnum <= im->done[i].seqnum;
-        return false;
 }
 
 /* Give the writer's position to the source, to be stored at the next commit:
@@ -520,15 +474,20 @@ static int import_journal_values(struct import_journal *im, char **values, size_
         return 0;
 }
 
-/* Is KEY past END, the journal's last entry when the round began?  Only
- * an entry of END's seqnum id can tell: across journal files of several
+/* Is the entry S is on past END, the journal's last entry when the round
+ * began, or past its seqnum id's bound (import_journal_bounds())?  Only an
+ * entry of the same seqnum id can tell: across journal files of several
  * hosts the order is by time, which a host's clock stepped back makes
  * circular, and an entry held back by it would wait for a round that never
  * comes.  A live journal grows under one seqnum id, so the round ends. */
-static bool import_journal_past_end(const struct import_journal_key *key,
-                                    const struct import_journal_key *end)
+static bool import_journal_past_end(const struct import_journal *im,
+                                    const struct import_journal_stream *s)
 {
-        return strcmp(key->seqnum_id, end->seqnum_id) == 0 && key->seqnum > end->seqnum;
+        const struct import_journal_pos *p = s->pos < im->npos ? &im->pos[s->pos] : NULL;
+
+        if (strcmp(s->key.seqnum_id, im->end.seqnum_id) == 0 && s->key.seqnum > im->end.seqnum)
+                return true;
+        return im->bounded && p && p->bounded && s->key.seqnum > p->upto;
 }
 
 /* Set up the streams (see the top of the file). */
@@ -651,8 +610,162 @@ static int import_journal_bound(struct import_journal *im)
         return r < 0 ? r : 0;
 }
 
+/* The index in pos[] of KEY's seqnum id, IMPORT_JOURNAL_NO_POS for none. */
+static size_t import_journal_pos_find(struct import_journal *im,
+                                      const struct import_journal_key *key)
+{
+        size_t i = im->pos_last;
+
+        if (i < im->npos && strcmp(im->pos[i].key.seqnum_id, key->seqnum_id) == 0)
+                return i;
+        for (i = 0; i < im->npos; i++)
+                if (strcmp(im->pos[i].key.seqnum_id, key->seqnum_id) == 0)
+                        return im->pos_last = i;
+        return IMPORT_JOURNAL_NO_POS;
+}
+
+/* The entry S is on was handed out: it is its seqnum id's position now. */
+static int import_journal_pos_note(struct import_journal *im, struct import_journal_stream *s)
+{
+        size_t i = s->pos < im->npos ? s->pos : import_journal_pos_find(im, &s->key);
+        void *v;
+
+        if (i == IMPORT_JOURNAL_NO_POS) {
+                if (im->npos == im->pos_size) {
+                        v = realloc(im->pos, (im->pos_size ? im->pos_size * 2 : 4) * sizeof(*im->pos));
+                        if (!v)
+                                return -ENOMEM;
+                        im->pos = v;
+                        im->pos_size = im->pos_size ? im->pos_size * 2 : 4;
+                }
+                i = im->npos++;
+                im->pos[i] = (struct import_journal_pos) { .bounded = false };
+        }
+        im->pos[i].key = s->key;
+        im->pos_last = i;
+        return 0;
+}
+
+/* Was the entry S is on handed out before, by this import or one before: is
+ * it at or before its seqnum id's position? */
+static bool import_journal_done(const struct import_journal *im,
+                                const struct import_journal_stream *s)
+{
+        return s->pos < im->npos && s->key.seqnum <= im->pos[s->pos].key.seqnum;
+}
+
+/* Bound this round, of each seqnum id known but END's, to its last entry
+ * now: one added while the round runs, dated before what was read, would be
+ * passed over by sd-journal (which does not step back), and a later one read
+ * would take the position past it for good.  The cursor put together here
+ * sets the files of the seqnum id at their last entry, the others before
+ * the start of time. */
+static void import_journal_bounds(struct import_journal *im)
+{
+        struct import_journal_pos *p;
+        struct import_journal_key last;
+        char c[128], *cursor;
+        size_t i;
+        int r;
+
+        im->bounded = false;
+        for (i = 0; i < im->npos && !im->empty; i++) {
+                p = &im->pos[i];
+                p->bounded = false;
+                if (strcmp(p->key.seqnum_id, im->end.seqnum_id) == 0)
+                        continue;
+                snprintf(c, sizeof(c), "s=%s;i=%" PRIx64 ";t=0", p->key.seqnum_id, UINT64_MAX);
+                cursor = NULL;
+                r = sd_journal_seek_cursor(im->tail, c);
+                if (r >= 0)
+                        r = sd_journal_previous(im->tail);
+                if (r > 0)
+                        r = sd_journal_get_cursor(im->tail, &cursor);
+                if (r < 0)
+                        continue;       /* unbounded, as before there were bounds */
+                memset(&last, 0, sizeof(last));
+                if (cursor)
+                        import_journal_key_parse(cursor, &last);
+                free(cursor);
+                /* none of its entries is left: any is for a later round */
+                p->upto = strcmp(last.seqnum_id, p->key.seqnum_id) == 0 ? last.seqnum :
+                          p->key.seqnum;
+                p->bounded = im->bounded = true;
+        }
+}
+
+/* Has a stream an entry of P's seqnum id after P, up to its bound?  As in
+ * import_journal_bounds(), only that seqnum id's files can answer.  An error
+ * says yes: the cost is reading again. */
+static bool import_journal_more(struct import_journal *im, const struct import_journal_pos *p)
+{
+        struct import_journal_key key;
+        char c[128], *cursor = NULL;
+        size_t i;
+        int r;
+
+        snprintf(c, sizeof(c), "s=%s;i=%" PRIx64 ";t=%" PRIx64, p->key.seqnum_id,
+                 p->key.seqnum + 1, UINT64_MAX);
+        for (i = 0; i < im->nstreams; i++) {
+                r = sd_journal_seek_cursor(im->streams[i].j, c);
+                if (r >= 0)
+                        r = sd_journal_next(im->streams[i].j);
+                if (r == 0)
+                        continue;
+                if (r < 0 || !p->bounded || sd_journal_get_cursor(im->streams[i].j, &cursor) < 0)
+                        return true;
+                import_journal_key_parse(cursor, &key);
+                free(cursor);
+                cursor = NULL;
+                if (key.seqnum <= p->upto)
+                        return true;
+        }
+        return false;
+}
+
+/* Position the streams for a round: after the earliest position whose
+ * seqnum id has entries after it (a host that stopped sending must not have
+ * every import read again what the others sent since), else after the
+ * latest; at --since or the head without any.  What was handed out already
+ * is passed over (import_journal_done()). */
+static int import_journal_start(struct import_journal *im)
+{
+        const struct import_journal_key *key;
+        size_t *order = NULL, i, k = 0;
+        char c[256];
+        int r = 0;
+
+        if (im->npos > 0) {
+                order = calloc(im->npos, sizeof(*order));
+                if (!order)
+                        return -ENOMEM;
+        }
+        /* in sd-journal's order (not a total one across seqnum ids: no qsort) */
+        for (i = 0; i < im->npos; i++) {
+                for (k = i; k > 0 && import_journal_key_cmp(&im->pos[i].key,
+                                                             &im->pos[order[k - 1]].key) < 0; k--)
+                        order[k] = order[k - 1];
+                order[k] = i;
+        }
+        for (k = 0; k + 1 < im->npos && !import_journal_more(im, &im->pos[order[k]]); k++)
+                ;
+        if (im->npos > 0) {
+                key = &im->pos[order[k]].key;
+                snprintf(c, sizeof(c), "s=%s;i=%" PRIx64 ";b=%s;m=%" PRIx64 ";t=%" PRIx64 ";x=%" PRIx64,
+                         key->seqnum_id, key->seqnum, key->boot_id, key->monotonic, key->realtime,
+                         key->xor_hash);
+        }
+        for (i = 0; r >= 0 && i < im->nstreams; i++) {
+                im->streams[i].ready = im->streams[i].landed = false;
+                r = import_journal_seek(im, &im->streams[i], im->npos > 0 ? c : NULL);
+        }
+        free(order);
+        im->started = true;
+        return r;
+}
+
 /* Put S on its next entry unless it is on one: 1 when it is, 0 at its end. */
-static int import_journal_stream_peek(struct import_journal_stream *s)
+static int import_journal_stream_peek(struct import_journal *im, struct import_journal_stream *s)
 {
         int r;
 
@@ -673,6 +786,7 @@ static int import_journal_stream_peek(struct import_journal_stream *s)
                 if (r < 0)
                         continue;       /* a corrupt entry: skip it, as journalctl does */
                 import_journal_key_parse(s->cursor, &s->key);
+                s->pos = import_journal_pos_find(im, &s->key);
                 s->ready = true;
         }
         return s->ready;
@@ -691,10 +805,10 @@ static int import_journal_pick(struct import_journal *im, struct import_journal_
                 return 0;
         for (i = 0; i < im->nstreams; i++) {
                 s = &im->streams[i];
-                r = import_journal_stream_peek(s);
+                r = import_journal_stream_peek(im, s);
                 if (r < 0)
                         return r;
-                if (r == 0 || import_journal_past_end(&s->key, &im->end))
+                if (r == 0 || import_journal_past_end(im, s))
                         continue;       /* for a later round */
                 if (!best || import_journal_key_cmp(&s->key, &best->key) < 0)
                         best = s;
@@ -763,6 +877,17 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
         int r;
 
         r = import_journal_bound(im);
+        if (r >= 0)
+                import_journal_bounds(im);
+        /* one seqnum id: the streams go on from where they are; several: a
+         * host's entries may come, late, before where they are */
+        if (r >= 0 && (!im->started || im->npos > 1)) {
+                r = import_journal_start(im);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        return tq_error_set(err, r, "journal: cannot seek: %s", strerror(-r));
+        }
         for (i = 0; i < im->nstreams; i++)
                 im->streams[i].at_end = false;
         for (;;) {
@@ -775,8 +900,8 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
                 if (!s)
                         return 1;
                 s->ready = false;
-                if (import_journal_done(im, &s->key))
-                        continue;       /* imported before: read again after another seqnum id's */
+                if (import_journal_done(im, s))
+                        continue;       /* handed out before: read again after another seqnum id's */
                 if (im->o->has_until && s->key.realtime > im->o->until_us) {
                         im->holding = true;     /* left for a later import */
                         continue;
@@ -793,6 +918,9 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
                         r = 0;
                         continue;       /* a corrupt entry: skip it, as journalctl does */
                 }
+                r = import_journal_pos_note(im, s);
+                if (r < 0)
+                        return r;
                 slot->kind = im->holding ? IMPORT_JOURNAL_HELD : RING_ENTRY;
                 slot->aux = s->key.realtime;
                 ring_put(im->ring);
@@ -917,9 +1045,7 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
 {
         struct import_journal im = { .o = o };
         char *location = NULL, *filter = NULL, *cursor = NULL;
-        const char *from = NULL;
         uint64_t added = 0;
-        size_t i;
         int r;
 
         if (getenv("TRACEQL_TEST_KILL_AFTER"))
@@ -948,15 +1074,9 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
                 goto out;
         if (o->progress)
                 import_journal_range(&im);
-        r = import_journal_positions(&im, cursor, &from);
+        r = import_journal_positions(&im, cursor);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
-                goto out;
-        }
-        for (i = 0; r == 0 && i < im.nstreams; i++)
-                r = import_journal_seek(&im, &im.streams[i], from);
-        if (r < 0) {
-                tq_error_set(err, r, "journal: cannot seek: %s", strerror(-r));
                 goto out;
         }
         r = ring_run(import_journal_reader, &im, import_journal_slot, &im, err);
@@ -985,8 +1105,7 @@ out:
         import_journal_streams_close(&im);
         sd_journal_close(im.tail);
         free(im.cursors);
-        free(im.done);
-        free(im.frozen);
+        free(im.pos);
         free(cursor);
         sqlite3_free(location);
         sqlite3_free(filter);

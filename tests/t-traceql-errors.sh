@@ -231,6 +231,30 @@ if [ -x "$JR" ]; then
         hostjr a 3001 5000 "$T/kill/a.journal"
         $RUN "$TQ" --db "$T/kill.db" import --directory "$T/kill"
         check_eq journal-hosts-kill-resume "a:5000 b:20000|25000" "$(per_host "$T/kill.db")|$(count "$T/kill.db")"
+        # --follow: a's next 50 entries come late, dated before b's last one
+        # read, then a's entries of now (@1700000201..210).  sd-journal, which
+        # does not step back, passed over the first, and the second took a's
+        # cursor past them: no import ever read them.  Each round now reads a
+        # host's entries up to its last one when the round began, and starts
+        # before those of a host that has more.
+        mkdir "$T/fol"
+        hostjr a 1 100 "$T/fol/a.journal"
+        hostjr b 1 200 "$T/fol/b.journal"
+        "$TQ" --db "$T/fol.db" import --follow --directory "$T/fol" 2> "$T/fol.err" &
+        fpid=$!
+        i=0
+        while [ "$(count "$T/fol.db" 2> /dev/null || echo 0)" != 300 ] && [ $i -lt 300 ]; do
+                sleep 0.1; i=$((i + 1)); done
+        hostjr a 101 150 "$T/fol/a.journal"
+        hostjr a 201 210 "$T/fol/a.journal"
+        i=0
+        while [ "$(count "$T/fol.db" 2> /dev/null || echo 0)" != 360 ] && [ $i -lt 100 ]; do
+                sleep 0.1; i=$((i + 1)); done
+        kill -INT $fpid
+        rc=0; wait $fpid || rc=$?
+        $RUN "$TQ" --db "$T/fol.db" import --directory "$T/fol"
+        check_eq journal-hosts-follow-lagging "0|a:160 b:200|360|" \
+                "$rc|$(per_host "$T/fol.db")|$(count "$T/fol.db")|$(cat "$T/fol.err")"
         # Of several --file, the one that cannot be opened is named, not
         # the first (which was named whatever failed), and a file that is
         # not a journal says so rather than 'No data available'.
