@@ -322,17 +322,25 @@ kill -INT $fpid
 rc=0; wait $fpid || rc=$?
 check_eq traceql-follow "0|10|4|" "$rc|$(q "$T/f.db" 'select sum(n) from tq_follow')|$(q "$T/f.db" 'select sum(rows) from sources')|$(cat "$T/f.err")"
 
+# hold_lock DB SECONDS: another process holds DB's write lock that long (in
+# the background, $lpid), from when this returns.
+hold_lock() {
+        rm -f "$T/locked"
+        python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close()
+time.sleep(float(sys.argv[3]))
+c.execute("COMMIT")' "$1" "$T/locked" "$2" &
+        lpid=$!
+        i=0; while [ ! -e "$T/locked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
 # Another process holding the write lock (an import that commits a batch
 # and begins the next at once): a query's sync gives up after 2 s, says so,
 # and the query reads what is committed (it waited 10 s, then failed
 # 'database is locked').
-python3 -c 'import sqlite3, sys, time
-c = sqlite3.connect(sys.argv[1], isolation_level=None)
-c.execute("BEGIN IMMEDIATE")
-open(sys.argv[2], "w").close()
-time.sleep(6)' "$T/f.db" "$T/locked" &
-lpid=$!
-i=0; while [ ! -e "$T/locked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+hold_lock "$T/f.db" 6
 rc=0
 "$TQ" --db "$T/f.db" --format csv 'select count(*) from events' > "$T/l.q" 2> "$T/l.err" || rc=$?
 kill $lpid 2>/dev/null || true; wait $lpid 2>/dev/null || true
@@ -341,15 +349,7 @@ check_eq traceql-sync-while-locked "0|4|traceql: $T/f.db: another import is writ
 
 # ... and an import waits for its turn however long the other takes (it
 # failed after 10 s), saying so after 2 s.
-rm -f "$T/locked"
-python3 -c 'import sqlite3, sys, time
-c = sqlite3.connect(sys.argv[1], isolation_level=None)
-c.execute("BEGIN IMMEDIATE")
-open(sys.argv[2], "w").close()
-time.sleep(3)
-c.execute("COMMIT")' "$T/f.db" "$T/locked" &
-lpid=$!
-i=0; while [ ! -e "$T/locked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+hold_lock "$T/f.db" 3
 printf 'Nov 21 10:00:00 h app[1]: turn\n' > "$T/turn.log"
 rc=0
 "$TQ" --db "$T/f.db" import --syslog "$T/turn.log" 2> "$T/l.err" || rc=$?
@@ -361,17 +361,10 @@ traceql: $T/turn.log: 1 lines, 1 new events, 1 of them without a known event" "$
 # 0, nothing lost: idle (its end would open a transaction), or woken by an
 # entry (it kept waiting, deaf to the signal, until the other import ended).
 for how in idle entry; do
-        rm -f "$T/locked"
         "$TQ" --db "$T/f.db" import --follow --identifier "$ID3" 2> "$T/fw.err" &
         fpid=$!
         sleep 1
-        python3 -c 'import sqlite3, sys, time
-c = sqlite3.connect(sys.argv[1], isolation_level=None)
-c.execute("BEGIN IMMEDIATE")
-open(sys.argv[2], "w").close()
-time.sleep(30)' "$T/f.db" "$T/locked" &
-        lpid=$!
-        i=0; while [ ! -e "$T/locked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        hold_lock "$T/f.db" 30
         if [ $how = entry ]; then
                 printf 'SYSLOG_IDENTIFIER=%s\tTRACE_EVENT=tq_follow\tTRACE_ARGS=n:i\tTRACE_SEQ=%d\tTRACE_ARG_N=%d\n' \
                         "$ID3" 5 5 | "$T/send"
