@@ -580,42 +580,29 @@ static const char corr_first_sql[] =
         "CREATE INDEX temp.tq_first_process ON tq_first (pid, place, run);"
         "CREATE INDEX temp.tq_order_process ON tq_order (o_pid, o_place);";
 
-/* Whether SQL, a SELECT EXISTS, is true: 1, 0, or -EIO with ERR filled. */
-static int corr_exists(sqlite3 *db, const char *sql, struct tq_error *err)
-{
-        sqlite3_stmt *st = NULL;
-        int r;
-
-        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
-                r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
-        else
-                r = sqlite3_column_int(st, 0) != 0;
-        sqlite3_finalize(st);
-        return r;
-}
-
 /* Fill tq_seq1, tq_runs, tq_order and tq_first; *RET_RUNS: some pid was
  * reused; *RET_ORDER: some process is not in the scan's usual order. */
 static int corr_first_build(sqlite3 *db, bool *ret_runs, bool *ret_order, struct tq_error *err)
 {
+        int64_t any;
         int r;
 
         r = store_exec(db, corr_seq1_sql, err);
+        if (r == 0)
+                r = store_int(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE n > 1)", &any,
+                              err);
         if (r < 0)
                 return r;
-        r = corr_exists(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE n > 1)", err);
-        if (r < 0)
-                return r;
-        *ret_runs = r;
+        *ret_runs = any;
         if (*ret_runs && (r = store_exec(db, corr_runs_sql, err)) < 0)
                 return r;
         r = store_exec(db, corr_first_sql, err);
+        if (r == 0)
+                r = store_int(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_order WHERE how)", &any,
+                              err);
         if (r < 0)
                 return r;
-        r = corr_exists(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_order WHERE how)", err);
-        if (r < 0)
-                return r;
-        *ret_order = r;
+        *ret_order = any;
         return 0;
 }
 

@@ -173,9 +173,10 @@ static bool import_export_seekable(FILE *f)
  * Resume a regular file at its stored offset when it is the file imported
  * before: it still reaches the offset, an entry ended there, and the bytes
  * before have the fingerprint CURSOR (traceql.h; when an older traceql
- * stored the offset without one, an empty line must end there).  Else the file was replaced or rotated
- * (or written again) and is read from the start, saying so: the entries
- * already there are known by their journal identity and not stored twice.
+ * stored the offset without one, an empty line must end there).  Else the
+ * file was replaced or rotated (or written again) and is read from the
+ * start, saying so: the entries already there are known by their journal
+ * identity and not stored twice.
  */
 static void import_export_resume(struct import_export *x, int64_t offset, const char *cursor)
 {

@@ -171,9 +171,7 @@ void import_not_same(const char *name, bool shorter)
                 "the start\n", name, shorter ? "truncated or replaced" : "replaced or rotated");
 }
 
-/* Are the first OFFSET bytes of the file FD (SIZE bytes) those with the
- * fingerprint CURSOR (NULL: stored by an older traceql, taken on trust)? */
-static bool import_file_has(int fd, int64_t size, int64_t offset, const char *cursor)
+bool import_file_has(int fd, int64_t size, int64_t offset, const char *cursor)
 {
         char print[IMPORT_PRINT_SIZE];
 

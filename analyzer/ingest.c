@@ -1559,7 +1559,6 @@ int ingest_retire_source(struct ingest *ing, struct tq_error *err)
  * renamed: its lines were never imported. */
 static bool ingest_still_there(const char *location, int64_t offset, const char *cursor, int fd)
 {
-        char print[IMPORT_PRINT_SIZE];
         struct stat a, b;
         bool there;
         int lfd = open(location, O_RDONLY | O_CLOEXEC);
@@ -1567,8 +1566,8 @@ static bool ingest_still_there(const char *location, int64_t offset, const char 
         if (lfd < 0)
                 return false;
         there = fstat(lfd, &a) == 0 && fstat(fd, &b) == 0 &&
-                !(a.st_dev == b.st_dev && a.st_ino == b.st_ino) && a.st_size >= offset &&
-                import_print_fd(lfd, offset, print) == 0 && strcmp(print, cursor) == 0;
+                !(a.st_dev == b.st_dev && a.st_ino == b.st_ino) &&
+                import_file_has(lfd, a.st_size, offset, cursor);
         close(lfd);
         return there;
 }
@@ -1576,7 +1575,6 @@ static bool ingest_still_there(const char *location, int64_t offset, const char 
 int ingest_find_renamed(struct ingest *ing, int fd, int64_t size, int64_t *ret_offset,
                         char **ret_location, struct tq_error *err)
 {
-        char print[IMPORT_PRINT_SIZE];
         sqlite3_stmt *st = NULL;
         int rc, r;
 
@@ -1592,17 +1590,19 @@ int ingest_find_renamed(struct ingest *ing, int fd, int64_t size, int64_t *ret_o
         sqlite3_bind_int64(st, 2, ing->source);
         sqlite3_bind_int64(st, 3, size);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-                if (import_print_fd(fd, sqlite3_column_int64(st, 1), print) < 0 ||
-                    strcmp(print, (const char *) sqlite3_column_text(st, 2)) != 0 ||
-                    ingest_still_there((const char *) sqlite3_column_text(st, 0),
-                                       sqlite3_column_int64(st, 1), print, fd))
+                const char *location = (const char *) sqlite3_column_text(st, 0);
+                const char *cursor = (const char *) sqlite3_column_text(st, 2);
+                int64_t offset = sqlite3_column_int64(st, 1);
+
+                if (!import_file_has(fd, size, offset, cursor) ||
+                    ingest_still_there(location, offset, cursor, fd))
                         continue;
-                *ret_location = strdup((const char *) sqlite3_column_text(st, 0));
+                *ret_location = strdup(location);
                 if (!*ret_location) {
                         sqlite3_finalize(st);
                         return tq_error_set(err, -ENOMEM, "out of memory");
                 }
-                *ret_offset = sqlite3_column_int64(st, 1);
+                *ret_offset = offset;
                 break;
         }
         sqlite3_finalize(st);

@@ -178,9 +178,7 @@ static int store_register(sqlite3 *db)
         return regexp_register(db);
 }
 
-/* Read one integer PRAGMA. */
-static int store_pragma_int(sqlite3 *db, const char *sql, int64_t *ret_value,
-                            struct tq_error *err)
+int store_int(sqlite3 *db, const char *sql, int64_t *ret_value, struct tq_error *err)
 {
         sqlite3_stmt *st = NULL;
         int rc, r = 0;
@@ -220,7 +218,7 @@ static int store_create(sqlite3 *db, struct tq_error *err)
         r = store_exec(db, "BEGIN IMMEDIATE", err);
         if (r < 0)
                 return r;
-        r = store_pragma_int(db, "SELECT count(*) FROM sqlite_schema", &nobjects, err);
+        r = store_int(db, "SELECT count(*) FROM sqlite_schema", &nobjects, err);
         if (r == 0 && nobjects > 0)
                 return store_exec(db, "COMMIT", err);   /* it was made meanwhile */
         if (r == 0)
@@ -249,7 +247,7 @@ static int store_migrate(sqlite3 *db, struct tq_error *err)
         r = store_exec(db, "BEGIN IMMEDIATE", err);
         if (r < 0)
                 return r;
-        r = store_pragma_int(db, "PRAGMA user_version", &version, err);
+        r = store_int(db, "PRAGMA user_version", &version, err);
         if (r == 0 && version != 1)
                 return store_exec(db, "COMMIT", err);
         if (r == 0)
@@ -271,9 +269,9 @@ static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error
         /* one snapshot: another process may be creating the schema */
         r = store_exec(db, "BEGIN", err);
         if (r == 0)
-                r = store_pragma_int(db, "PRAGMA application_id", &appid, err);
+                r = store_int(db, "PRAGMA application_id", &appid, err);
         if (r == 0)
-                r = store_pragma_int(db, "SELECT count(*) FROM sqlite_schema", &nobjects, err);
+                r = store_int(db, "SELECT count(*) FROM sqlite_schema", &nobjects, err);
         (void) store_exec(db, r == 0 ? "COMMIT" : "ROLLBACK", NULL);
         if (r < 0)
                 goto out;
@@ -286,7 +284,7 @@ static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error
                 r = store_create(db, err);
                 if (r < 0)
                         goto out;
-                r = store_pragma_int(db, "PRAGMA application_id", &appid, err);
+                r = store_int(db, "PRAGMA application_id", &appid, err);
                 if (r < 0)
                         goto out;
         }
@@ -294,7 +292,7 @@ static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error
                 r = tq_error_set(err, -EMEDIUMTYPE, "%s: not a traceql database", path);
                 goto out;
         }
-        r = store_pragma_int(db, "PRAGMA user_version", &version, err);
+        r = store_int(db, "PRAGMA user_version", &version, err);
         if (r < 0)
                 goto out;
         if (version == 1 && TQ_SCHEMA_VERSION == 2) {
@@ -304,7 +302,7 @@ static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error
                                             "version 2 (any import upgrades it)", path);
                 r = store_migrate(db, err);
                 if (r == 0)
-                        r = store_pragma_int(db, "PRAGMA user_version", &version, err);
+                        r = store_int(db, "PRAGMA user_version", &version, err);
                 if (r < 0)
                         goto out;
         }

@@ -99,6 +99,10 @@ enum {
  */
 int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *err);
 
+/* The integer SQL (a PRAGMA, a SELECT) gives first, in *RET_VALUE; 0, or
+ * -EIO with ERR = "PATH: sqlite message". */
+int store_int(sqlite3 *db, const char *sql, int64_t *ret_value, struct tq_error *err);
+
 /* Run SQL that returns no rows; -EIO with ERR = "PATH: sqlite message". */
 int store_exec(sqlite3 *db, const char *sql, struct tq_error *err);
 
@@ -463,6 +467,9 @@ int te_catalog_entry(struct ingest_entry *e, const struct te_event *ev, const st
 /* The fingerprint of the first SIZE bytes of the file FD, read with
  * pread(), in RET; -EIO when the file no longer has them. */
 int import_print_fd(int fd, int64_t size, char ret[IMPORT_PRINT_SIZE]);
+/* Are the first OFFSET bytes of the file FD (SIZE bytes) those with the
+ * fingerprint CURSOR (NULL: stored by an older traceql, taken on trust)? */
+bool import_file_has(int fd, int64_t size, int64_t offset, const char *cursor);
 /* Is the file FD (SIZE bytes), whose source stopped at OFFSET with the
  * fingerprint CURSOR (NULL: an older traceql's, taken on trust), the file
  * imported before?  Else import_not_same() said so. */

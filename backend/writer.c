@@ -209,6 +209,21 @@ static void writer_close_outputs(void)
         atomic_store(&w.has_ftrace, false);
 }
 
+/* CLOCK_REALTIME MS milliseconds from now, for the timed waits. */
+static struct timespec writer_deadline(unsigned ms)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += ms / 1000;
+        ts.tv_nsec += (long)(ms % 1000) * 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000;
+        }
+        return ts;
+}
+
 /* Is O among the N outputs of OUTS? */
 static bool writer_has(const struct tj_output *const *outs, size_t n,
                        const struct tj_output *o)
@@ -241,13 +256,7 @@ int writer_set_outputs(const char *list, bool from_env)
                 return n;
         if (writer_running())
                 writer_flush(config.flush_timeout_ms);
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += config.flush_timeout_ms / 1000;
-        until.tv_nsec += (long)(config.flush_timeout_ms % 1000) * 1000000;
-        if (until.tv_nsec >= 1000000000) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000;
-        }
+        until = writer_deadline(config.flush_timeout_ms);
         if (pthread_mutex_timedlock(&w.lock, &until) != 0)
                 return -ETIMEDOUT;
         packed = (uint_fast32_t)n;
@@ -737,12 +746,7 @@ void writer_shutdown(void)
                 atomic_store(&w.sleeping, true);
                 writer_wake();
                 /* The flush had its bound; a writer stuck in a send is left. */
-                clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_nsec += 100 * 1000000;
-                if (ts.tv_nsec >= 1000000000) {
-                        ts.tv_sec++;
-                        ts.tv_nsec -= 1000000000;
-                }
+                ts = writer_deadline(100);
                 pthread_mutex_lock(&w.start_lock);
                 if (w.joinable) {
                         pthread_mutex_unlock(&w.start_lock);

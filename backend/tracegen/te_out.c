@@ -6,8 +6,9 @@
  * failed run leaves the old outputs as they were.  Preparing every output
  * before committing any lets tracegen keep a header and its source in step.
  * A symbolic link is followed: the file it names is replaced (or created:
- * a dangling link), the link stays.  A target that is no regular file (/dev/stdout, a pipe, a terminal)
- * cannot be replaced: it is written directly, at commit.
+ * a dangling link), the link stays.  A target that is no regular file
+ * (/dev/stdout, a pipe, a terminal) cannot be replaced: it is written
+ * directly, at commit.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -81,8 +81,9 @@ static void tracegen_help(void)
  * getopt_long() returned C, ':' or '?'; ARG is argv[optind - 1].  optopt is
  * a short option's letter, the value of a known long option, or 0 for an
  * unknown long one.  ARG is the long option only when it names (or
- * abbreviates) one whose value is optopt: in a group of short options ("-cZ", "-Zc") ARG is the
- * whole group, or even the word before it ("--check -Zc").
+ * abbreviates) one whose value is optopt: in a group of short options
+ * ("-cZ", "-Zc") ARG is the whole group, or even the word before it
+ * ("--check -Zc").
  */
 static void tracegen_option_error(int c, const char *arg, const struct option *longopts)
 {
