@@ -27,15 +27,15 @@ WITH seen AS (
                lag(seq) OVER (PARTITION BY boot, host, pid, identifier, run ORDER BY seq) AS prev
         FROM runs
 )
-SELECT 'seq_gap' AS kind, boot, pid, identifier, seq - prev - 1 AS lost,
+SELECT 'seq_gap' AS kind, boot, host, pid, identifier, seq - prev - 1 AS lost,
        'seq ' || (prev + 1) || '..' || (seq - 1) AS detail, ns_time(time) AS time
 FROM ordered WHERE prev IS NOT NULL AND seq > prev + 1
 UNION ALL
-SELECT 'tj_dropped', boot, pid, identifier, sum(a0),
+SELECT 'tj_dropped', boot, host, pid, identifier, sum(a0),
        count(*) || ' report' || CASE count(*) WHEN 1 THEN '' ELSE 's' END, ns_time(max(time))
 FROM events WHERE event = 'tj_dropped'
 GROUP BY boot, host, pid, identifier
 UNION ALL
-SELECT 'journald_suppressed', boot, NULL, NULL, count, message, ns_time(time)
+SELECT 'journald_suppressed', boot, host, NULL, NULL, count, message, ns_time(time)
 FROM journal_suppressed
-ORDER BY kind, boot, pid, time;
+ORDER BY kind, boot, host, pid, time;

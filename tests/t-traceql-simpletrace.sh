@@ -26,7 +26,7 @@ $RUN "$TQ" --db "$T/b.db" import --simpletrace basic.st --events "$EV"
 check_eq simpletrace-reimport-adds-nothing 7 \
         "$($TQ --db "$T/b.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
 
-check_eq simpletrace-losses "seq_gap,,42,,3,seq 4..6,|tj_dropped,,42,,3,1 report," \
+check_eq simpletrace-losses "seq_gap,,,42,,3,seq 4..6,|tj_dropped,,,42,,3,1 report," \
         "$($TQ --db "$T/b.db" --no-sync --format csv losses | tail -n +2 | paste -sd '|')"
 
 rc=0

@@ -94,13 +94,13 @@ check_eq traceql-view-tq-leaks-write "2|1" "$rc|$(q "$T/names.db" 'select count(
 check_eq traceql-tj-dropped "dropped:u|7" "$(q "$DB" "select signature || '|' ||
         (select dropped from tj_dropped) as v from event_types where name = 'tj_dropped'")"
 cat > "$T/exp" <<X
-kind,boot,pid,identifier,lost,detail
-seq_gap,1,1,$ID,1,seq 4..4
-tj_dropped,1,1,$ID,7,1 report
+kind,boot,host,pid,identifier,lost,detail
+seq_gap,1,1,1,$ID,1,seq 4..4
+tj_dropped,1,1,1,$ID,7,1 report
 X
 $RUN "$TQ" --db "$DB" --no-sync --format csv losses > "$T/got.full"
-awk -F, -v OFS=, 'NR == 1 { print $1, $2, $3, $4, $5, $6; next }
-        $1 != "journald_suppressed" { print $1, ($2 != ""), ($3 > 0), $4, $5, $6 }' \
+awk -F, -v OFS=, -v h="$(hostname)" 'NR == 1 { print $1, $2, $3, $4, $5, $6, $7; next }
+        $1 != "journald_suppressed" { print $1, ($2 != ""), ($3 == h), ($4 > 0), $5, $6, $7 }' \
         "$T/got.full" > "$T/got"
 check_file traceql-losses "$T/exp" "$T/got"
 # A pid reused within a boot: run one of prog a has 1 2 3 5 6, then run two
@@ -114,16 +114,16 @@ BEGIN { split("1 2 3 5 6", a, " "); for (i = 1; i <= 5; i++) e("a", a[i], 1000 +
         split("1 3 2 4 5 6 7 8", b, " "); for (i = 1; i <= 8; i++) e("a", b[i], 2000 + i)
         split("1 2 4", c, " "); for (i = 1; i <= 3; i++) e("b", c[i], 1500 + i) }' > "$T/reuse.export"
 $RUN "$TQ" --db "$T/reuse.db" import --export "$T/reuse.export"
-check_eq traceql-losses-pid-reused "seq_gap,bb,100,a,1,seq 4..4|seq_gap,bb,100,b,1,seq 3..3" \
-        "$($TQ --db "$T/reuse.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-6 | paste -sd '|')"
+check_eq traceql-losses-pid-reused "seq_gap,bb,,100,a,1,seq 4..4|seq_gap,bb,,100,b,1,seq 3..3" \
+        "$($TQ --db "$T/reuse.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-7 | paste -sd '|')"
 # Rows without a boot (a central syslog file's) are told apart by host: the
 # same pid and identifier on two hosts are two processes (a's 1 2 3 and b's
 # 1 3 merged into one run, and b's gap was hidden).
 awk 'function e(h, seq, t) { printf "__CURSOR=s=66665555444433332222111100007777;i=%x;b=x\n_HOSTNAME=%s\n_PID=100\nSYSLOG_IDENTIFIER=p\nTRACE_EVENT=ev\nTRACE_SEQ=%d\nTRACE_TIME_NS=%d\nMESSAGE=ev\n\n", ++n, h, seq, t }
 BEGIN { e("ha", 1, 1001); e("hb", 1, 1002); e("ha", 2, 1003); e("ha", 3, 1004); e("hb", 3, 1005) }' > "$T/hosts.export"
 $RUN "$TQ" --db "$T/hosts.db" import --export "$T/hosts.export"
-check_eq traceql-losses-hosts "seq_gap,,100,p,1,seq 2..2" \
-        "$($TQ --db "$T/hosts.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-6 | paste -sd '|')"
+check_eq traceql-losses-hosts "seq_gap,,hb,100,p,1,seq 2..2" \
+        "$($TQ --db "$T/hosts.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-7 | paste -sd '|')"
 # An event's arguments are stored in its first signature's order: a later
 # entry whose TRACE_ARGS orders (or cases) them otherwise, or that has no
 # TRACE_ARGS (journald lists fields in its own order), is matched by name,
@@ -164,8 +164,8 @@ check_eq traceql-more-args-counted "traceql: event wider has 20 arguments: the f
 # client can log an entry with its MESSAGE_ID, which must not count.
 printf '__CURSOR=s=77776666555544443333222211110000;i=90;b=x\n_TRANSPORT=journal\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 999 messages from me\n\n__CURSOR=s=77776666555544443333222211110000;i=91;b=x\n_TRANSPORT=driver\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 5 messages from qemu.service\n\n' > "$T/supp.export"
 $RUN "$TQ" --db "$T/supp.db" import --export "$T/supp.export"
-check_eq traceql-losses-suppressed-driver-only "journald_suppressed,,,,5,Suppressed 5 messages from qemu.service" \
-        "$($TQ --db "$T/supp.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-6)"
+check_eq traceql-losses-suppressed-driver-only "journald_suppressed,,,,,5,Suppressed 5 messages from qemu.service" \
+        "$($TQ --db "$T/supp.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-7)"
 
 # ---- import again: nothing new ------------------------------------------
 $RUN "$TQ" --db "$DB" import --identifier "$ID"
@@ -418,8 +418,8 @@ if [ -x "$BD" ]; then
         wait_entries "$ID-drop" "$written"
         $RUN "$TQ" --db "$T/drop.db" import --identifier "$ID-drop"
         $RUN "$TQ" --db "$T/drop.db" --no-sync --format csv losses > "$T/losses"
-        gaps=$(awk -F, '$1 == "seq_gap" { n += $5 } END { print n + 0 }' "$T/losses")
-        reported=$(awk -F, '$1 == "tj_dropped" { n += $5 } END { print n + 0 }' "$T/losses")
+        gaps=$(awk -F, '$1 == "seq_gap" { n += $6 } END { print n + 0 }' "$T/losses")
+        reported=$(awk -F, '$1 == "tj_dropped" { n += $6 } END { print n + 0 }' "$T/losses")
         edges=$(q "$T/drop.db" "select min(seq) - 1 + $emitted - max(seq) from events where event != 'tj_dropped'")
         check_eq traceql-example-drops "$written|$dropped|$dropped" \
                 "$(q "$T/drop.db" "select count(*) from events where event != 'tj_dropped'")|$reported|$((gaps + edges))"
