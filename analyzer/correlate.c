@@ -514,15 +514,15 @@ static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order)
 static const char corr_temp_sql[] =
         "DROP TABLE IF EXISTS temp.tq_leaks; DROP TABLE IF EXISTS temp.tq_bad_frees;"
         "DROP TABLE IF EXISTS temp.tq_pairs; DROP TABLE IF EXISTS temp.tq_pairs_open;"
-        "CREATE TEMP TABLE tq_leaks (id INTEGER PRIMARY KEY, time, boot, pid, tid, address, size,"
+        "CREATE TEMP TABLE tq_leaks (id INTEGER PRIMARY KEY, time, boot, host, pid, tid, address, size,"
         " event, code_file, code_line, code_func);"
-        "CREATE TEMP TABLE tq_bad_frees (id INTEGER, time, boot, pid, tid, kind, address,"
+        "CREATE TEMP TABLE tq_bad_frees (id INTEGER, time, boot, host, pid, tid, kind, address,"
         " event, code_file, code_line, code_func, earlier_id);"
         "CREATE TEMP TABLE tq_pairs (begin_id INTEGER, end_id, boot, pid, key, grp,"
         " latency, bucket);"
         "DROP TABLE IF EXISTS temp.tq_pairs_stats;"
         "CREATE TEMP TABLE tq_pairs_stats (grp, count, min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns);"
-        "CREATE TEMP TABLE tq_pairs_open (id INTEGER, time, boot, pid, tid, kind, key,"
+        "CREATE TEMP TABLE tq_pairs_open (id INTEGER, time, boot, host, pid, tid, kind, key,"
         " event, code_file, code_line, code_func, earlier_id);";
 
 /*
@@ -836,13 +836,13 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                 goto out;
         }
         if ((r = corr_prepare(db, sql, &row, err)) < 0 ||
-            (r = corr_prepare(db, "INSERT INTO temp.tq_leaks SELECT id, time, boot, pid, tid, ?2, ?3,"
+            (r = corr_prepare(db, "INSERT INTO temp.tq_leaks SELECT id, time, boot, host, pid, tid, ?2, ?3,"
                               " event, code_file, code_line, code_func FROM events WHERE id = ?1",
                               &sc.leak, err)) < 0 ||
             (r = corr_prepare(db, o->pairs
-                              ? "INSERT INTO temp.tq_pairs_open SELECT id, time, boot, pid, tid, ?2, ?3,"
+                              ? "INSERT INTO temp.tq_pairs_open SELECT id, time, boot, host, pid, tid, ?2, ?3,"
                                 " event, code_file, code_line, code_func, ?4 FROM events WHERE id = ?1"
-                              : "INSERT INTO temp.tq_bad_frees SELECT id, time, boot, pid, tid, ?2, ?3,"
+                              : "INSERT INTO temp.tq_bad_frees SELECT id, time, boot, host, pid, tid, ?2, ?3,"
                                 " event, code_file, code_line, code_func, ?4 FROM events WHERE id = ?1",
                               &sc.problem, err)) < 0 ||
             (r = corr_prepare(db, "INSERT INTO temp.tq_pairs VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7)",
@@ -918,16 +918,16 @@ out:
 }
 
 static const char corr_leaks_sections[][400] = {
-        "SELECT ns_time(time) AS time, pid, tid, ptr(address) AS address,"
+        "SELECT ns_time(time) AS time, host, pid, tid, ptr(address) AS address,"
         " CASE WHEN size < 0 THEN u64(size) ELSE size END AS size, event,"
         " code_file || ':' || code_line AS site, code_func AS func"
-        " FROM temp.tq_leaks ORDER BY boot, pid, id",
+        " FROM temp.tq_leaks ORDER BY boot, host, pid, id",
         "SELECT code_file || ':' || code_line AS site, code_func AS func, count(*) AS count,"
         " tq_bytes_sum(size) AS bytes FROM temp.tq_leaks GROUP BY code_file, code_line, code_func"
         " ORDER BY bytes DESC, count DESC, site",
-        "SELECT ns_time(time) AS time, pid, tid, kind, ptr(address) AS address, event,"
+        "SELECT ns_time(time) AS time, host, pid, tid, kind, ptr(address) AS address, event,"
         " code_file || ':' || code_line AS site, code_func AS func, earlier_id"
-        " FROM temp.tq_bad_frees ORDER BY boot, pid, id, rowid",
+        " FROM temp.tq_bad_frees ORDER BY boot, host, pid, id, rowid",
 };
 static const char *const corr_leaks_titles[] = { "Unfreed allocations", "Leaks by call site",
                                                  "Bad frees and duplicate allocations" };
@@ -1201,9 +1201,9 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
         if (r < 0)
                 goto out;
         sections[0] = stats;
-        sections[1] = "SELECT ns_time(time) AS time, pid, tid, kind, ptr(key) AS key, event,"
+        sections[1] = "SELECT ns_time(time) AS time, host, pid, tid, kind, ptr(key) AS key, event,"
                       " code_file || ':' || code_line AS site, code_func AS func"
-                      " FROM temp.tq_pairs_open ORDER BY boot, pid, id, rowid";
+                      " FROM temp.tq_pairs_open ORDER BY boot, host, pid, id, rowid";
         r = corr_print(db, o, sections, titles, keys, 2, totals, hist, err);
         if (r == 0 && o->histogram && o->format == QUERY_TABLE)
                 corr_histogram_print(t);
@@ -1278,8 +1278,8 @@ int correlate_main(int argc, char **argv, bool pairs)
         if (r == 0 && o.write)
                 r = store_exec(db, pairs ? corr_pairs_save_sql : corr_leaks_save_sql, &err);
         if (r == 0 && o.sql) {
-                if (o.format == QUERY_TABLE)
-                        putchar('\n');
+                if (o.format == QUERY_TABLE || o.format == QUERY_CSV)
+                        putchar('\n');     /* a section of its own */
                 r = query_run(db, o.sql, o.format, stdout, &err);
         }
         if (r < 0) {

@@ -79,6 +79,13 @@ check_eq correlate-syslog-hosts "1|unknown-free|2" "$($TQ --db "$T/hosts.db" --n
                 (select group_concat(kind) from tq_bad_frees) || '|' ||
                 (select count(DISTINCT e.host) from tq_bad_frees b, tq_leaks l, events e
                  where e.id in (b.id, l.id))" | tail -n 1)"
+# The report and its tables say which host each row is of.
+check_eq correlate-syslog-hosts-shown "hostA,100,m|hostB,100,f|hostA hostB" \
+        "$($TQ --db "$T/hosts.db" --no-sync --format csv leaks --alloc m --free f \
+                --sql "select (select host from tq_leaks) || ' ' || (select host from tq_bad_frees) as h" |
+                awk -F, '!NF { s++; next } /^time,/ { next }
+                        s == 0 { print $2 "," $3 "," $7 } s == 2 { print $2 "," $3 "," $7 }
+                        s == 4 && NR > 1 && $0 != "h" { print }' | paste -sd '|')"
 
 # Rows with neither seq nor monotonic time are in time order, not import
 # order: the newer file imported first frees what the older one allocated.
