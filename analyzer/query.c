@@ -399,8 +399,9 @@ static int query_error(sqlite3 *db, int rc, struct tq_error *err)
         return tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
 }
 
-/* Run ST, printing its rows to OUT in FORMAT; *TABLES counts the tables
- * printed, so that one is set apart from the one before by an empty line. */
+/* Run ST, printing its rows to OUT in FORMAT; *TABLES counts the tables (and
+ * CSV headers) printed, so that one is set apart from the one before by an
+ * empty line. */
 static int query_statement(sqlite3 *db, sqlite3_stmt *st, enum query_format format, FILE *out,
                            unsigned *tables, struct tq_error *err)
 {
@@ -424,6 +425,8 @@ static int query_statement(sqlite3 *db, sqlite3_stmt *st, enum query_format form
         for (;;) {
                 rc = sqlite3_step(st);
                 if (!started && (rc == SQLITE_ROW || rc == SQLITE_DONE) && ncols > 0) {
+                        if (format == QUERY_CSV && (*tables)++ > 0)
+                                fputc('\n', out);
                         if (format == QUERY_CSV)
                                 query_csv_row(out, st, true);
                         else if (format == QUERY_JSON)
