@@ -8,6 +8,8 @@
 #   make uninstall      mirrors install
 #   make SANITIZE=address,undefined check
 #   make fuzz FUZZ_SECONDS=N   run every libFuzzer target (tests/fuzz/) N seconds (clang)
+#   make WERROR=        warnings do not fail the build (package builds: a newer
+#                       compiler's new warnings must not break them)
 
 VERSION      = 0.1.0
 SOVERSION    = 0
@@ -33,7 +35,8 @@ PCRE2_LIBS  := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
 SQLITE_LIBS := $(shell $(PKG_CONFIG) --libs sqlite3 2>/dev/null)
 
 CFLAGS      ?= -O2 -g
-WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+WERROR      ?= -Werror
+WARN        := -Wall -Wextra $(WERROR) -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
                -Wformat=2 -Wno-format-nonliteral
 ifneq ($(SANITIZE),)
 CFLAGS      += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer

@@ -30,6 +30,9 @@ rc=0
         dpkg-buildpackage -us -uc -b) > "$T/build.log" 2>&1 || rc=$?
 check_eq deb-build "0" "$rc"
 if [ $rc -ne 0 ]; then sed 's/^/    /' "$T/build.log" | tail -30; exit 0; fi
+# Warnings do not fail a package build; the host's binutils link it.
+check_eq deb-build-no-werror "0" "$(grep -cE -e '-Werror( |$)' "$T/build.log" || true)"
+check_eq deb-build-host-objcopy "1" "$(grep -c "^$(dpkg-architecture -qDEB_HOST_GNU_TYPE)-objcopy --localize-hidden" "$T/build.log" || true)"
 debs=
 for p in $PKGS; do
         d=$T/src/${p}_${DEBVER}_$(dpkg --print-architecture).deb

@@ -22,6 +22,7 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u CC -u CFLAGS -u LDFLAGS H
         rpmbuild -bb --noclean $nodeps --define "_topdir $R" "$SPEC" > "$T/build.log" 2>&1 || rc=$?
 check_eq rpm-build "0" "$rc"
 if [ $rc -ne 0 ]; then sed 's/^/    /' "$T/build.log" | tail -30; exit 0; fi
+check_eq rpm-build-no-werror "0" "$(grep -cE -e '-Werror( |$)' "$T/build.log" || true)"
 
 # Contents: exactly what `make install` put into the build root (kept by
 # --noclean), split as tests/lib/pkgsplit.awk says, with the main files there.
