@@ -4,8 +4,9 @@
 # For each trace-events file under $CORPUS (default ../shared/corpus/qemu beside
 # the repository), tracegen writes a header and a source (group named after the
 # folder, hw/block -> hw_block) and the source is compiled with gcc and, when
-# present, clang, with the strictest flags the project uses.  The nop backend's
-# output is compiled too.  Run it over another set by hand:
+# present, clang, with the strictest flags the project uses; the header is
+# included from C++ too.  The nop backend's output is compiled too.  Run it
+# over another set by hand:
 #     CORPUS=/path/to/qemu-trace-events sh tests/t-gen-corpus.sh
 . "$(dirname "$0")/lib/common.sh"
 
@@ -40,6 +41,13 @@ for f in $files; do
                         ok=0
                 fi
         done
+        # C++ includes the header too (util/trace-events has an argument 'new')
+        printf '#include "%s.h"\n' "$group" > "$T/use.cc"
+        if ! g++ -Wall -Wextra -Werror -Wshadow -I"$TOP/include" -I"$T" -fsyntax-only "$T/use.cc" \
+                2> "$T/cerr"; then
+                fail "$name-cxx" "$(grep -m3 error "$T/cerr")"
+                ok=0
+        fi
         "$TG" --group="$group" --backend=nop --header="$T/nop_$group.h" --source="$T/nop_$group.c" \
                 "$CORPUS/$f"
         printf '#include "nop_%s.h"\n' "$group" > "$T/nop_use.c"

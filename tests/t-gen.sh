@@ -289,6 +289,65 @@ for cc in $CCS; do
         fi
 done
 
+# C++ may include a header and link with the source compiled as C: the
+# declarations have C linkage (they were mangled: undefined reference to
+# _tj_trace_cxx_names(tj_site const*, ...)), and arguments named by C++
+# keywords ('new', 'class', 'and') are renamed in the code.
+cat > "$T/cxxstub.c" <<'EOF'
+#include <stdio.h>
+#include <tracejournal.h>
+
+void tj_group_register(struct tj_group *group) { printf("group %s\n", group->name); }
+
+void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_value *v)
+{
+        char buf[200];
+
+        ev->render(buf, sizeof(buf), v);
+        printf("%s %s [%s] %s\n", ev->name, buf, ev->argsig, site->func);
+}
+EOF
+cat > "$T/cxxuse.cc" <<'EOF'
+#include "cxx.h"
+
+int main()
+{
+        _TRACE_CXX_NAMES_DSTATE = 1;
+        _TRACE_CXX_VOID_DSTATE = 1;
+        trace_cxx_names(1, 2, "c", 3);
+        trace_cxx_void();
+        return trace_event_get_state_backends(TRACE_CXX_NAMES) ? 0 : 1;
+}
+EOF
+"$TG" --group=cxx --backends=tracejournal,dtrace --header="$T/cxx.h" --source="$T/cxx.c" cxx.events
+printf '%s\n' "group cxx" \
+        "cxx_names old 1 new 2 class c and 3 [TRACE_ARGS=old:i new:i class:s and:i] main" \
+        "cxx_void no argument [TRACE_ARGS=] main" > "$T/cxx.expected"
+for cxx in g++ clang++; do
+        command -v $cxx > /dev/null 2>&1 || continue
+        cc=gcc; [ $cxx = clang++ ] && cc=clang
+        # shellcheck disable=SC2086
+        if (cd "$T" && $cc $CFLAGS_GEN -I"$TOP/include" -I. -c cxx.c cxxstub.c &&
+            $cxx -O2 -Wall -Wextra -Werror -Wshadow -I"$TOP/include" -I. -c cxxuse.cc &&
+            $cxx -o cxxuse cxxuse.o cxx.o cxxstub.o) 2> "$T/cerr"; then
+                (cd "$T" && $RUN ./cxxuse) > "$T/cxx.out" 2>&1 || true
+                check_file "gen-cxx-caller-$cxx" "$T/cxx.expected" "$T/cxx.out"
+        else
+                fail "gen-cxx-caller-$cxx" "$(grep -m1 -E 'error|undefined' "$T/cerr")"
+        fi
+done
+# ... and with the backends that need no library
+printf '#include "cxx.h"\nvoid f();\nvoid f() { trace_cxx_names(1, 2, "c", 3); trace_cxx_void(); }\n' \
+        > "$T/cxxcall.cc"
+for be in nop dtrace; do
+        "$TG" --group=cxx --backend=$be --header="$T/cxx.h" cxx.events
+        if g++ -Wall -Wextra -Werror -Wshadow -I"$T" -c "$T/cxxcall.cc" -o "$T/cxxcall.o" 2> "$T/cerr"; then
+                pass "gen-cxx-caller-$be"
+        else
+                fail "gen-cxx-caller-$be" "$(grep -m1 error "$T/cerr")"
+        fi
+done
+
 # A program built with -Wpedantic may call trace points (TJ_SITE() is a GNU
 # statement expression, marked __extension__).
 printf '#include "basic.h"\nvoid f(int a);\nvoid f(int a) { trace_foo(a, "s"); trace_bar_void(); }\n' \

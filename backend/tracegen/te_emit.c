@@ -65,6 +65,37 @@ static void te_emit_banner(const struct te_list *list, FILE *out)
         fputs(". Do not edit. */\n", out);
 }
 
+/*
+ * C++ keywords that C takes as names (those of C are refused by the parser).
+ * The generated header is C++ too, so an argument named so (QEMU's util
+ * events have 'new') is spelled _tj_NAME wherever the code uses it as a
+ * variable, a name no argument can have; journal fields, descriptors and the
+ * LTTng-UST provider keep the declared name.
+ */
+static const char *const te_emit_cxx_keywords[] = {
+        "alignas", "alignof", "and", "and_eq", "bitand", "bitor", "catch", "char8_t",
+        "char16_t", "char32_t", "class", "compl", "concept", "const_cast", "consteval",
+        "constexpr", "constinit", "co_await", "co_return", "co_yield", "decltype", "delete",
+        "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace", "new",
+        "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
+        "protected", "public", "reinterpret_cast", "requires", "static_assert",
+        "static_cast", "template", "this", "thread_local", "throw", "try", "typeid",
+        "typename", "using", "virtual", "wchar_t", "xor", "xor_eq",
+};
+
+/* Write the name argument A has as a variable in the generated code. */
+static void te_emit_var(const struct te_arg *a, FILE *out)
+{
+        size_t n = sizeof(te_emit_cxx_keywords) / sizeof(te_emit_cxx_keywords[0]), i;
+
+        for (i = 0; i < n; i++)
+                if (strcmp(a->name, te_emit_cxx_keywords[i]) == 0) {
+                        fputs("_tj_", out);
+                        break;
+                }
+        fputs(a->name, out);
+}
+
 /* "int a, const char *s" (PREFIX first when given), or "void". */
 static void te_emit_params(const struct te_event *ev, const char *prefix, FILE *out)
 {
@@ -77,8 +108,9 @@ static void te_emit_params(const struct te_event *ev, const char *prefix, FILE *
         for (i = 0; i < ev->nargs; i++) {
                 const struct te_type *t = &ev->args[i].type;
 
-                fprintf(out, "%s%s%s%s", prefix || i > 0 ? ", " : "", t->spelling,
-                        t->ptr ? "" : " ", ev->args[i].name);
+                fprintf(out, "%s%s%s", prefix || i > 0 ? ", " : "", t->spelling,
+                        t->ptr ? "" : " ");
+                te_emit_var(&ev->args[i], out);
         }
 }
 
@@ -87,8 +119,10 @@ static void te_emit_names(const struct te_event *ev, bool lead, FILE *out)
 {
         unsigned i;
 
-        for (i = 0; i < ev->nargs; i++)
-                fprintf(out, "%s%s", lead || i > 0 ? ", " : "", ev->args[i].name);
+        for (i = 0; i < ev->nargs; i++) {
+                fputs(lead || i > 0 ? ", " : "", out);
+                te_emit_var(&ev->args[i], out);
+        }
 }
 
 static void te_emit_header_event(const struct te_event *ev, FILE *out)
@@ -131,8 +165,11 @@ static void te_emit_header_nop(const struct te_event *ev, FILE *out)
         fprintf(out, "static inline void _tj_inline_%s(", n);
         te_emit_params(ev, NULL, out);
         fputs(")\n{\n", out);
-        for (i = 0; i < ev->nargs; i++)
-                fprintf(out, "%s(void)%s;\n", te_emit_ind, ev->args[i].name);
+        for (i = 0; i < ev->nargs; i++) {
+                fprintf(out, "%s(void)", te_emit_ind);
+                te_emit_var(&ev->args[i], out);
+                fputs(";\n", out);
+        }
         fprintf(out, "}\n#define trace_%s(...) do { if (0) _tj_inline_%s(__VA_ARGS__); } "
                 "while (0)\n\n", n, n);
 }
@@ -233,8 +270,11 @@ static void te_emit_header_multi(const struct te_event *ev, const struct te_emit
                 fputs(");\n", out);
         }
         if (!tj && !dt && !ust)
-                for (unsigned i = 0; i < ev->nargs; i++)
-                        fprintf(out, "%s(void)%s;\n", te_emit_ind, ev->args[i].name);
+                for (unsigned i = 0; i < ev->nargs; i++) {
+                        fprintf(out, "%s(void)", te_emit_ind);
+                        te_emit_var(&ev->args[i], out);
+                        fputs(";\n", out);
+                }
         fprintf(out, "}\n#define trace_%s(", n);
         te_emit_names(ev, false, out);
         fprintf(out, ") _tj_inline_%s(%s", n, tj ? "TJ_SITE()" : "");
@@ -266,7 +306,9 @@ int te_emit_header(const struct te_list *list, const struct te_emit_opts *o, FIL
                 te_emit_cstr(out, o->ust_include);
                 fputs("\"\n", out);
         }
-        fputc('\n', out);
+        /* The declarations have C linkage in C++ too; the headers above
+         * take care of their own. */
+        fputs("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", out);
         if (!tj)
                 fputs("#ifndef trace_event_get_state_backends\n"
                       "#define trace_event_get_state_backends(id) "
@@ -279,7 +321,8 @@ int te_emit_header(const struct te_list *list, const struct te_emit_opts *o, FIL
                 else
                         te_emit_header_nop(&list->events[i], out);
         }
-        fputs("#endif /* TRACE_", out); te_emit_upper(out, o->group);
+        fputs("#ifdef __cplusplus\n}\n#endif\n#endif /* TRACE_", out);
+        te_emit_upper(out, o->group);
         fputs("_GENERATED_TRACERS_H */\n", out);
         return ferror(out) ? -EIO : 0;
 }
@@ -446,8 +489,10 @@ static void te_emit_source_event(const struct te_event *ev, FILE *out)
                 const struct te_arg *a = &ev->args[i];
                 bool cast = a->kind == TE_KIND_STRING && !te_emit_plain_char(&a->type);
 
-                fprintf(out, "%s_tj_v[%u].%c = %s%s;\n", te_emit_ind, i, te_emit_member(a->kind),
-                        cast ? "(const char *)" : "", a->name);
+                fprintf(out, "%s_tj_v[%u].%c = %s", te_emit_ind, i, te_emit_member(a->kind),
+                        cast ? "(const char *)" : "");
+                te_emit_var(a, out);
+                fputs(";\n", out);
         }
         fputs(te_emit_ind, out);
         fputs("tj_emit(&_TRACE_", out); te_emit_upper(out, n);
