@@ -196,6 +196,21 @@ for be in tracejournal nop tracejournal,dtrace; do
         fi
 done
 
+# Groups whose names differ only in case have distinct include guards: with
+# both headers included, the second's declarations were dropped.
+printf 'upper_ev(int a) "a %%d"\n' > "$T/Block.events"
+printf 'lower_ev(int a) "a %%d"\n' > "$T/block.events"
+"$TG" --group=Block --header="$T/Block.h" "$T/Block.events"
+"$TG" --group=block --header="$T/block.h" "$T/block.events"
+printf '#include "Block.h"\n#include "block.h"\nvoid f(void);\nvoid f(void) { trace_upper_ev(1); trace_lower_ev(2); }\n' \
+        > "$T/guards.c"
+# shellcheck disable=SC2086
+if gcc $CFLAGS_GEN -I"$TOP/include" -I"$T" -c "$T/guards.c" -o "$T/guards.o" 2> "$T/cerr"; then
+        pass gen-guard-case
+else
+        fail gen-guard-case "$(grep -m1 -E 'error|warning' "$T/cerr")"
+fi
+
 # --output-dir with default names; standard input as '-'.
 mkdir "$T/od"
 run gen-cli-output-dir 0 "$TG" --group=blk --output-dir="$T/od" basic.events

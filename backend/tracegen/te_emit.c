@@ -289,9 +289,9 @@ int te_emit_header(const struct te_list *list, const struct te_emit_opts *o, FIL
         size_t i;
 
         te_emit_banner(list, out);
-        fputs("#ifndef TRACE_", out); te_emit_upper(out, o->group);
-        fputs("_GENERATED_TRACERS_H\n#define TRACE_", out); te_emit_upper(out, o->group);
-        fputs("_GENERATED_TRACERS_H\n\n", out);
+        /* The guard keeps the group's case: groups 'Block' and 'block' are two. */
+        fprintf(out, "#ifndef TRACE_%s_GENERATED_TRACERS_H\n"
+                "#define TRACE_%s_GENERATED_TRACERS_H\n\n", o->group, o->group);
         if (te_emit_uses_ssize(list))
                 fputs("#include <sys/types.h>\n", out);
         if (tj)
@@ -321,9 +321,8 @@ int te_emit_header(const struct te_list *list, const struct te_emit_opts *o, FIL
                 else
                         te_emit_header_nop(&list->events[i], out);
         }
-        fputs("#ifdef __cplusplus\n}\n#endif\n#endif /* TRACE_", out);
-        te_emit_upper(out, o->group);
-        fputs("_GENERATED_TRACERS_H */\n", out);
+        fprintf(out, "#ifdef __cplusplus\n}\n#endif\n#endif /* TRACE_%s_GENERATED_TRACERS_H */\n",
+                o->group);
         return ferror(out) ? -EIO : 0;
 }
 
@@ -360,10 +359,9 @@ int te_emit_ust_header(const struct te_list *list, const struct te_emit_opts *o,
                 "#undef LTTNG_UST_TRACEPOINT_INCLUDE\n"
                 "#define LTTNG_UST_TRACEPOINT_INCLUDE \"", o->group);
         te_emit_cstr(out, o->ust_include);
-        fputs("\"\n\n#if !defined(TRACE_", out); te_emit_upper(out, o->group);
-        fputs("_UST_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)\n#define TRACE_", out);
-        te_emit_upper(out, o->group);
-        fputs("_UST_H\n\n#include <stdint.h>\n", out);
+        fprintf(out, "\"\n\n#if !defined(TRACE_%s_UST_H) || "
+                "defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)\n#define TRACE_%s_UST_H\n\n"
+                "#include <stdint.h>\n", o->group, o->group);
         if (te_emit_uses_ssize(list))
                 fputs("#include <sys/types.h>\n", out);
         fputs("#include <lttng/tracepoint.h>\n\n", out);
