@@ -63,6 +63,27 @@ check_eq dtrace-no-disabled-probe "" "$(readelf -n blockdemo | grep 'Name: blk_r
 TJ_OUTPUT=log ./blockdemo -t 1 -r 3 --trace blk_req_complete > /dev/null 2> log
 check_eq dtrace-tracejournal-side "3" "$(grep -c '^blk_req_complete req 0x' log)"
 
+# Two groups linked into one program whose names split differently at an
+# underscore (group a, event b_c; group a_b, event c): each probe has a
+# semaphore of its own (both were a_b_c_semaphore, defined twice: the link
+# failed).
+printf 'b_c(int x) "x %%d"\n' > a.events
+printf 'c(int y) "y %%d"\n' > ab.events
+printf '#include "a.h"\n#include "ab.h"\nint main(void) { trace_b_c(1); trace_c(2); return 0; }\n' \
+        > two.c
+for be in dtrace tracejournal,dtrace; do
+        "$TG" --group=a --backend=$be --header=a.h --source=a.c a.events
+        "$TG" --group=a_b --backend=$be --header=ab.h --source=ab.c ab.events
+        # shellcheck disable=SC2086
+        if ${CC:-cc} $CF -I"$TOP/include" -I. -o two two.c a.c ab.c "$B/libtracejournal.a" \
+                $SAN_FLAGS -lsystemd -lpthread 2> cc.err; then
+                check_eq "dtrace-two-groups-$be" "2" \
+                        "$(readelf -n two | sed -n 's/.*Semaphore: //p' | sort -u | wc -l)"
+        else
+                fail "dtrace-two-groups-$be" "$(grep -m1 -E 'error|multiple' cc.err)"
+        fi
+done
+
 # dtrace alone (no library): every spelling of tests/gen/basic.events calls
 # a probe, compiled by gcc and clang; the 'disable' event has none.
 "$TG" --group=dtrace_only --backend=dtrace --header=dt.h --source=dt.c "$TOP/tests/gen/dtrace_only.events"

@@ -15,9 +15,10 @@
  * With the nop backend every trace point compiles to nothing, but its call
  * still type-checks against an empty static inline function.  The dtrace
  * backend adds a USDT probe per event (<sys/sdt.h>, provider GROUP, with a
- * semaphore); the ust backend an LTTng-UST tracepoint per event, declared in
- * a provider header of its own (te_emit_ust_header()).  Either can be
- * combined with tracejournal; the code of tracejournal alone is unchanged.
+ * semaphore of its own, te_emit_sem()); the ust backend an LTTng-UST
+ * tracepoint per event, declared in a provider header of its own
+ * (te_emit_ust_header()).  Either can be combined with tracejournal; the
+ * code of tracejournal alone is unchanged.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -200,6 +201,19 @@ static void te_emit_stap_probe(const struct te_event *ev, const char *group, FIL
 }
 
 /*
+ * The dtrace backend's semaphore of event N of group G.  <sys/sdt.h> names it
+ * G_N_semaphore, which two probes share when the names split differently at
+ * an underscore (group 'a', event 'b_c'; group 'a_b', event 'c'): two groups
+ * linked into one program defined it twice.  With the length of G in it the
+ * name is one probe's alone; the probe is pointed at it by defining sdt.h's
+ * name as a macro around it.
+ */
+static void te_emit_sem(const char *g, const char *n, FILE *out)
+{
+        fprintf(out, "_tj_sem_%zu_%s_%s", strlen(g), g, n);
+}
+
+/*
  * An event when dtrace or ust is among the backends: one guarded call per
  * backend in the inline function.  The tracejournal part is the same load
  * and unlikely branch as alone; the dtrace part tests the probe's semaphore,
@@ -221,8 +235,11 @@ static void te_emit_header_multi(const struct te_event *ev, const struct te_emit
                 fputs("_DSTATE;\nextern struct tj_event _TRACE_", out); te_emit_upper(out, n);
                 fputs("_EVENT;\n", out);
         }
-        if (dt)
-                fprintf(out, "extern unsigned short %s_%s_semaphore;\n", g, n);
+        if (dt) {
+                fputs("extern unsigned short ", out);
+                te_emit_sem(g, n, out);
+                fputs(";\n", out);
+        }
         fputs("#define TRACE_", out); te_emit_upper(out, n);
         fprintf(out, "_ENABLED %d\n", ev->disabled ? 0 : 1);
         fputs("#define TRACE_", out); te_emit_upper(out, n); fputs("_BACKEND_DSTATE() (", out);
@@ -232,7 +249,9 @@ static void te_emit_header_multi(const struct te_event *ev, const struct te_emit
                 sep = " || ";
         }
         if (dt) {
-                fprintf(out, "%s__atomic_load_n(&%s_%s_semaphore, __ATOMIC_RELAXED)", sep, g, n);
+                fprintf(out, "%s__atomic_load_n(&", sep);
+                te_emit_sem(g, n, out);
+                fputs(", __ATOMIC_RELAXED)", out);
                 sep = " || ";
         }
         if (ust) {
@@ -258,11 +277,13 @@ static void te_emit_header_multi(const struct te_event *ev, const struct te_emit
                 fputs(");\n", out);
         }
         if (dt) {
-                fprintf(out, "%sif (__builtin_expect(!!__atomic_load_n(&%s_%s_semaphore, "
-                        "__ATOMIC_RELAXED), 0))\n%s%s", te_emit_ind, g, n, te_emit_ind,
-                        te_emit_ind);
+                fprintf(out, "#define %s_%s_semaphore ", g, n);
+                te_emit_sem(g, n, out);
+                fprintf(out, "\n%sif (__builtin_expect(!!__atomic_load_n(&", te_emit_ind);
+                te_emit_sem(g, n, out);
+                fprintf(out, ", __ATOMIC_RELAXED), 0))\n%s%s", te_emit_ind, te_emit_ind);
                 te_emit_stap_probe(ev, g, out);
-                fputs(";\n", out);
+                fprintf(out, ";\n#undef %s_%s_semaphore\n", g, n);
         }
         if (ust) {
                 fprintf(out, "%slttng_ust_tracepoint(%s, %s", te_emit_ind, g, n);
@@ -531,10 +552,11 @@ static void te_emit_group(const struct te_list *list, const char *g, FILE *out)
 static void te_emit_semaphores(const struct te_list *list, const char *g, FILE *out)
 {
         for (size_t i = 0; i < list->n; i++)
-                if (!list->events[i].disabled)
-                        fprintf(out, "unsigned short %s_%s_semaphore "
-                                "__attribute__((section(\".probes\")));\n", g,
-                                list->events[i].name);
+                if (!list->events[i].disabled) {
+                        fputs("unsigned short ", out);
+                        te_emit_sem(g, list->events[i].name, out);
+                        fputs(" __attribute__((section(\".probes\")));\n", out);
+                }
         fputc('\n', out);
 }
 
