@@ -376,6 +376,17 @@ for cc in $CCS; do
                 fail "gen-pedantic-caller-$cc" "$(grep -m1 -E 'error|warning' "$T/cerr")"
         fi
 done
+# ... and compile the source so: %p takes a void pointer (a 'uint64_t *' and
+# a 'void **' argument were cast back to their types for it)
+for cc in $CCS; do
+        # shellcheck disable=SC2086
+        if $cc $CFLAGS_GEN -Wpedantic -Wconversion -I"$TOP/include" -I"$T" -c "$T/basic.c" \
+                -o "$T/pedantic.o" 2> "$T/cerr"; then
+                pass "gen-pedantic-source-$cc"
+        else
+                fail "gen-pedantic-source-$cc" "$(grep -m1 -E 'error|warning' "$T/cerr")"
+        fi
+done
 
 # The nop backend: calls type-check and vanish; nothing to link.
 cat > "$T/nopuse.c" <<'EOF'

@@ -8,9 +8,10 @@
  * dstate, the event descriptor the library registers (name, format, argument
  * descriptions, a render function that is snprintf() with the format as
  * written and each value cast back to its declared type, so -Wformat checks
- * the format against the types), the out-of-line function that packs the
- * arguments into tj_value slots for tj_emit(), and a constructor registering
- * the group.  The ABI all this follows is in include/tracejournal.h.
+ * the format against the types; a pointer for %p stays a void pointer), the
+ * out-of-line function that packs the arguments into tj_value slots for
+ * tj_emit(), and a constructor registering the group.  The ABI all this
+ * follows is in include/tracejournal.h.
  *
  * With the nop backend every trace point compiles to nothing, but its call
  * still type-checks against an empty static inline function.  The dtrace
@@ -455,6 +456,10 @@ static void te_emit_render(const struct te_event *ev, FILE *out)
                 else if (a->kind == TE_KIND_STRING)
                         fprintf(out, ",\n%s%s(%s)(v[%u].s ? v[%u].s : \"(null)\")", te_emit_ind,
                                 te_emit_ind, a->type.spelling, i, i);
+                else if (a->kind == TE_KIND_POINTER)
+                        /* %p takes a void pointer: cast back to 'uint64_t *'
+                         * it fails -Wpedantic's format check */
+                        fprintf(out, ",\n%s%sv[%u].p", te_emit_ind, te_emit_ind, i);
                 else
                         fprintf(out, ",\n%s%s(%s)v[%u].%c", te_emit_ind, te_emit_ind,
                                 a->type.spelling, i, te_emit_member(a->kind));
