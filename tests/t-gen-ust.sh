@@ -69,6 +69,19 @@ for cc in gcc clang; do
         fi
 done
 
+# C++ includes the header and with it the provider: arguments named by C++
+# keywords are renamed there too, their fields keep the declared name.
+"$TG" --group=cxx --backend=ust --header=cxx.h --source=cxx.c "$TOP/tests/gen/cxx.events"
+printf '#include "cxx.h"\nvoid f();\nvoid f() { trace_cxx_names(1, 2, "c", 3); trace_cxx_void(); }\n' > cxx.cc
+# shellcheck disable=SC2086
+if g++ -Wall -Wextra -Werror -Wshadow -I. -c cxx.cc 2> cc.err &&
+   ${CC:-cc} $CF -I. -c cxx.c 2>> cc.err; then
+        check_eq ust-cxx-fields "lttng_ust_field_integer(int64_t, new, _tj_new)" \
+                "$(grep -o 'lttng_ust_field_integer(int64_t, new, [^)]*)' cxx-ust.h)"
+else
+        fail ust-cxx-fields "$(grep -m1 error cc.err)"
+fi
+
 # ---- a real session, where lttng-sessiond can run ----
 if ! command -v lttng > /dev/null 2>&1 || ! command -v lttng-sessiond > /dev/null 2>&1 ||
    ! command -v babeltrace2 > /dev/null 2>&1; then

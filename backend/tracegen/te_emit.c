@@ -71,8 +71,8 @@ static void te_emit_banner(const struct te_list *list, FILE *out)
  * C++ keywords that C takes as names (those of C are refused by the parser).
  * The generated header is C++ too, so an argument named so (QEMU's util
  * events have 'new') is spelled _tj_NAME wherever the code uses it as a
- * variable, a name no argument can have; journal fields, descriptors and the
- * LTTng-UST provider keep the declared name.
+ * variable, a name no argument can have; journal fields, descriptors and
+ * LTTng-UST fields keep the declared name.
  */
 static const char *const te_emit_cxx_keywords[] = {
         "alignas", "alignof", "and", "and_eq", "bitand", "bitor", "catch", "char8_t",
@@ -353,18 +353,20 @@ static void te_emit_ust_field(const struct te_arg *a, FILE *out)
 {
         switch (a->kind) {
         case TE_KIND_STRING:
-                fprintf(out, "%s%slttng_ust_field_string(%s, %s)\n", te_emit_ind, te_emit_ind,
-                        a->name, a->name);
+                fprintf(out, "%s%slttng_ust_field_string(%s, ", te_emit_ind, te_emit_ind,
+                        a->name);
                 break;
         case TE_KIND_POINTER:
-                fprintf(out, "%s%slttng_ust_field_integer_hex(uintptr_t, %s, (uintptr_t)%s)\n",
-                        te_emit_ind, te_emit_ind, a->name, a->name);
+                fprintf(out, "%s%slttng_ust_field_integer_hex(uintptr_t, %s, (uintptr_t)",
+                        te_emit_ind, te_emit_ind, a->name);
                 break;
         default:
-                fprintf(out, "%s%slttng_ust_field_integer(%s, %s, %s)\n", te_emit_ind,
+                fprintf(out, "%s%slttng_ust_field_integer(%s, %s, ", te_emit_ind,
                         te_emit_ind, a->type.base == TE_BOOL ? "uint8_t" : a->type.spelling,
-                        a->name, a->name);
+                        a->name);
         }
+        te_emit_var(a, out);
+        fputs(")\n", out);
 }
 
 /*
@@ -394,9 +396,10 @@ int te_emit_ust_header(const struct te_list *list, const struct te_emit_opts *o,
                         continue;
                 fprintf(out, "LTTNG_UST_TRACEPOINT_EVENT(\n%s%s, %s,\n%sLTTNG_UST_TP_ARGS(",
                         te_emit_ind, o->group, ev->name, te_emit_ind);
-                for (unsigned j = 0; j < ev->nargs; j++)
-                        fprintf(out, "%s%s, %s", j ? ", " : "", ev->args[j].type.spelling,
-                                ev->args[j].name);
+                for (unsigned j = 0; j < ev->nargs; j++) {
+                        fprintf(out, "%s%s, ", j ? ", " : "", ev->args[j].type.spelling);
+                        te_emit_var(&ev->args[j], out);
+                }
                 fprintf(out, "),\n%sLTTNG_UST_TP_FIELDS(\n", te_emit_ind);
                 for (unsigned j = 0; j < ev->nargs; j++)
                         te_emit_ust_field(&ev->args[j], out);
