@@ -6,7 +6,12 @@
  * values that are not plain text, `NAME\n`, a little-endian 64-bit length,
  * the bytes, and `\n`.  Entries go to ingest.c; their __CURSOR (or
  * __SEQNUM_ID/__SEQNUM) gives the same identity as a direct journal import, so
- * importing both never duplicates.
+ * importing both never duplicates.  In a regular file, an entry the file ends
+ * in (no empty line after it yet, wherever its bytes stop) is left for the
+ * next import: a writer may be in the middle of it, and its first fields
+ * imported as an entry would leave the others to make a second one.  From
+ * standard input, which is read once, such an entry is imported when it ends
+ * at a line end, and is an error when it ends inside a field.
  *
  * A reader thread parses the stream into a ring of entries (ring.c), the
  * calling thread writes them.  A whole run is one transaction: a malformed
@@ -37,6 +42,8 @@ struct import_export {
         size_t bin_size;
         uint64_t lineno;                /* newlines read so far */
         int64_t offset;                 /* bytes read so far, from the start of the file */
+        int64_t entry_start;            /* the offset of the entry being read */
+        bool hold_tail;                 /* a regular file: an entry cut by its end is left */
         struct ingest_entry *e;         /* the entry being read: a ring slot's */
         unsigned nfields;               /* fields in the entry being read */
 };
@@ -54,8 +61,20 @@ static bool import_export_valid_name(const char *p, size_t n)
         return true;
 }
 
+/* At the end of the input inside an entry: is it left for the next import?
+ * When it is, the position goes back to where the entry began. */
+static bool import_export_held(struct import_export *x)
+{
+        if (!x->hold_tail || ferror(x->f) || !feof(x->f))
+                return false;
+        x->offset = x->entry_start;
+        return true;
+}
+
 /* Read a binary field's length, value and trailing newline; NAME is the
- * field name (a NUL-terminated line without its newline). */
+ * field name (a NUL-terminated line without its newline).  0, 2 when the
+ * file ends inside it and the entry is left (import_export_held()), or
+ * -errno. */
 static int import_export_binary(struct import_export *x, const char *name, size_t nlen,
                                 struct tq_error *err)
 {
@@ -64,9 +83,12 @@ static int import_export_binary(struct import_export *x, const char *name, size_
         const char *p;
         int c;
 
-        if (fread(le, 1, 8, x->f) != 8)
+        if (fread(le, 1, 8, x->f) != 8) {
+                if (import_export_held(x))
+                        return 2;
                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": truncated binary field '%s'",
                                     x->name, x->lineno + 1, name);
+        }
         for (i = 0; i < 8; i++)
                 size |= (uint64_t) le[i] << (8 * i);
         if (size > IMPORT_EXPORT_MAX_BINARY)
@@ -82,14 +104,19 @@ static int import_export_binary(struct import_export *x, const char *name, size_
         }
         memcpy(x->bin, name, nlen);
         x->bin[nlen] = '=';
-        if (fread(x->bin + nlen + 1, 1, size, x->f) != size)
+        if (fread(x->bin + nlen + 1, 1, size, x->f) != size) {
+                if (import_export_held(x))
+                        return 2;
                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": truncated binary field '%s'",
                                     x->name, x->lineno + 1, name);
+        }
         x->offset += 8 + (int64_t) size;
         for (p = x->bin + nlen + 1; (p = memchr(p, '\n', (size_t) (x->bin + nlen + 1 + size - p)));
              p++)
                 x->lineno++;
         c = getc(x->f);
+        if (c == EOF && import_export_held(x))
+                return 2;
         if (c != '\n')
                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": binary field '%s' not "
                                     "followed by a newline", x->name, x->lineno + 1, name);
@@ -100,8 +127,9 @@ static int import_export_binary(struct import_export *x, const char *name, size_
 }
 
 /* Read one line of the stream into the entry. Returns 1 at the end of an
- * entry (empty line or end of file after a field), 0 after a field, 2 at the
- * end of the file with no entry pending, -errno. */
+ * entry (empty line, or end of standard input after a field), 0 after a
+ * field, 2 at the end of the file with no entry pending (or one left:
+ * import_export_held()), -errno. */
 static int import_export_line(struct import_export *x, struct tq_error *err)
 {
         const char *eq;
@@ -109,16 +137,21 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
         size_t nlen;
         int r;
 
+        if (x->nfields == 0)
+                x->entry_start = x->offset;
         n = getline(&x->line, &x->line_size, x->f);
         if (n < 0) {
                 if (ferror(x->f))
                         return tq_error_set(err, -EIO, "%s: %s", x->name, strerror(errno));
-                return x->nfields ? 1 : 2;
+                return x->nfields && !import_export_held(x) ? 1 : 2;
         }
         x->offset += n;
-        if (x->line[n - 1] != '\n')
+        if (x->line[n - 1] != '\n') {
+                if (import_export_held(x))
+                        return 2;
                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": unexpected end of file "
                                     "inside an entry", x->name, x->lineno + 1);
+        }
         x->lineno++;
         x->line[--n] = '\0';
         if (n == 0)
@@ -237,6 +270,7 @@ static int import_export_run(sqlite3 *db, struct import_export *x, const char *l
         int r;
 
         seekable = import_export_seekable(x->f);
+        x->hold_tail = seekable;
         r = ingest_begin(db, "export", location, "", &ing, &cursor, &offset, err);
         if (r < 0)
                 goto out;
