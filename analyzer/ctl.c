@@ -39,7 +39,8 @@ static void ctl_usage(FILE *f)
               "Control the tracing of a running program (TJ_CONTROL=1); see traceql(1).\n", f);
 }
 
-/* PATH when it exists; 0, or -ENOENT / -ENAMETOOLONG. */
+/* PATH when it exists; 0, or -ENOENT / -EACCES (a directory on the way that
+ * we may not search) / -ENAMETOOLONG. */
 static int ctl_try(char *ret_path, size_t size, const char *dir, const char *sub, long pid)
 {
         struct stat st;
@@ -47,32 +48,48 @@ static int ctl_try(char *ret_path, size_t size, const char *dir, const char *sub
 
         if (n < 0 || (size_t)n >= size)
                 return -ENAMETOOLONG;
-        return lstat(ret_path, &st) == 0 ? 0 : -ENOENT;
+        if (lstat(ret_path, &st) == 0)
+                return 0;
+        return errno == EACCES ? -EACCES : -ENOENT;
 }
 
 /*
  * Where PID's socket is: $TJ_CONTROL_DIR alone when set, else the first of
  * $XDG_RUNTIME_DIR/tracejournal, /run/user/UID/tracejournal (UID the owner of
- * PID) and /run/tracejournal that holds it.  0 or -ENOENT.
+ * PID) and /run/tracejournal that holds it.  0, or -ENOENT, or -EACCES with
+ * the first path we may not look at in RET_PATH (the socket may be there:
+ * "no control endpoint" would send the user looking for TJ_CONTROL).
  */
 static int ctl_find(long pid, char *ret_path, size_t size)
 {
-        const char *v = getenv("TJ_CONTROL_DIR");
-        char proc[64], dir[64];
+        const char *v = getenv("TJ_CONTROL_DIR"), *dirs[3];
+        char proc[64], user[64], denied[PATH_MAX] = "";
         struct stat st;
+        size_t n = 0;
 
         if (v && *v)
                 return ctl_try(ret_path, size, v, "", pid);
         v = getenv("XDG_RUNTIME_DIR");
-        if (v && *v && ctl_try(ret_path, size, v, "/tracejournal", pid) == 0)
-                return 0;
+        if (v && *v)
+                dirs[n++] = v;
         snprintf(proc, sizeof(proc), "/proc/%ld", pid);
         if (stat(proc, &st) == 0) {
-                snprintf(dir, sizeof(dir), "/run/user/%u", (unsigned)st.st_uid);
-                if (ctl_try(ret_path, size, dir, "/tracejournal", pid) == 0)
-                        return 0;
+                snprintf(user, sizeof(user), "/run/user/%u", (unsigned)st.st_uid);
+                dirs[n++] = user;
         }
-        return ctl_try(ret_path, size, "/run", "/tracejournal", pid);
+        dirs[n++] = "/run";
+        for (size_t i = 0; i < n; i++) {
+                int r = ctl_try(ret_path, size, dirs[i], "/tracejournal", pid);
+
+                if (r == 0)
+                        return 0;
+                if (r == -EACCES && !denied[0])
+                        snprintf(denied, sizeof(denied), "%s", ret_path);
+        }
+        if (!denied[0])
+                return -ENOENT;
+        snprintf(ret_path, size, "%s", denied);
+        return -EACCES;
 }
 
 /* Connect to PATH and check that PID is the one listening.  The fd or -1. */
@@ -249,7 +266,12 @@ int ctl_main(int argc, char **argv)
                 fprintf(stderr, "traceql: ctl %s: no such process\n", who);
                 return TQ_EXIT_CTL;
         }
-        if (ctl_find(pid, path, sizeof(path)) < 0) {
+        r = ctl_find(pid, path, sizeof(path));
+        if (r == -EACCES) {
+                fprintf(stderr, "traceql: ctl %s: %s: %s\n", who, path, strerror(EACCES));
+                return TQ_EXIT_CTL;
+        }
+        if (r < 0) {
                 fprintf(stderr, "traceql: ctl %s: no control endpoint (start the program "
                         "with TJ_CONTROL=1)\n", who);
                 return TQ_EXIT_CTL;

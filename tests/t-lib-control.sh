@@ -154,7 +154,6 @@ if command -v setpriv > /dev/null 2>&1 && [ "$(id -u)" = 0 ] && id nobody > /dev
         rc=0
         setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$PUB/traceql" ctl "$P" \
                 stats > "$T/out" 2> "$T/err" || rc=$?
-        rm -rf "$PUB"
         check_eq control-refused-status 7 "$rc"
         check_eq control-refused-msg \
                 "traceql: ctl $P: permission denied: uid $(id -u nobody) is neither the owner (uid 0) nor root" \
@@ -205,6 +204,19 @@ P=$!
 if wait_for '[ -S "$T/ctl/$P.sock" ]'; then
         TJ_CONTROL_DIR="$T/ctl" "$TQ" ctl "$P" enable blk_drain_all > "$T/out" 2>&1 || true
         check_eq control-dir "enabled 1" "$(cat "$T/out")"
+        # A socket in a directory another user may not search ($T is 0700,
+        # as an XDG_RUNTIME_DIR): the kernel refuses, and that is what the
+        # other user is told (it was "no control endpoint (start the program
+        # with TJ_CONTROL=1)", to a program started with it).
+        if [ -n "${PUB:-}" ]; then
+                rc=0
+                TJ_CONTROL_DIR="$T/ctl" setpriv --reuid=nobody --regid="$(id -g nobody)" \
+                        --clear-groups "$PUB/traceql" ctl "$P" stats > /dev/null 2> "$T/err" || rc=$?
+                check_eq control-client-dir-denied "6 traceql: ctl $P: $T/ctl/$P.sock: Permission denied" \
+                        "$rc $(cat "$T/err")"
+        else
+                skip control-client-dir-denied "needs root, setpriv and a 'nobody' user"
+        fi
         ln -s "$T/ctl/$P.sock" "$T/ctl/$$.sock"
         rc=0; TJ_CONTROL_DIR="$T/ctl" "$TQ" ctl $$ stats > /dev/null 2> "$T/err" || rc=$?
         check_eq control-client-wrong-pid "6 traceql: ctl $$: $T/ctl/$$.sock is served by pid $P, not $$" \
