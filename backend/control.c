@@ -37,6 +37,7 @@
 #include "internal.h"
 
 #define CONTROL_IO_TIMEOUT_MS   2000
+#define CONTROL_RETRY_MS        100     /* after accept() failed for want of a resource */
 #define CONTROL_DEFAULT_DIR     "/run/tracejournal"
 
 static struct {
@@ -336,6 +337,20 @@ static void control_serve(int fd)
         control_answer(fd, buf, (size_t)n);
 }
 
+/*
+ * accept() failed: out of descriptors (the traced program's limit) or of
+ * memory.  The connection stays queued and poll() reports it again at once:
+ * wait a little, or until asked to stop, rather than spin on a core.
+ */
+static void control_accept_failed(int error)
+{
+        struct pollfd p = { ctl.stop_fd, POLLIN, 0 };
+
+        if (error == EAGAIN || error == EINTR || error == ECONNABORTED)
+                return;
+        (void)poll(&p, 1, CONTROL_RETRY_MS);
+}
+
 static void *control_main(void *arg)
 {
         (void)arg;
@@ -353,8 +368,10 @@ static void *control_main(void *arg)
                 if (!p[0].revents)
                         continue;
                 fd = accept4(ctl.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-                if (fd < 0)
+                if (fd < 0) {
+                        control_accept_failed(errno);
                         continue;
+                }
                 control_serve(fd);
                 close(fd);
         }

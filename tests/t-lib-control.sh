@@ -4,7 +4,8 @@
 # and disabled, flushed, its stats read, its outputs changed; every malformed
 # or oversized request gets its exact error reply and the program runs on;
 # another uid (nobody, through setpriv) is refused and the refusal is
-# counted; state changes while threads trace; the socket is removed at exit.
+# counted; state changes while threads trace; the socket is removed at exit;
+# a program out of descriptors answers once it has one, without spinning.
 . "$(dirname "$0")/lib/common.sh"
 TQ="$B/traceql"
 DEMO="$B/examples/blockdemo"
@@ -262,6 +263,62 @@ if ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -I"$TOP/include" -o "$T/api" "$T/a
                 "$(TJ_CONTROL_DIR="$T/ctl" "$T/api")"
 else
         fail control-api "$(head -3 "$T/err")"
+fi
+
+# ---- a program out of descriptors: the control thread cannot accept() the
+# connection, which stays queued; it waits for a descriptor instead of
+# spinning on a core (it used a whole one, poll() reporting the connection
+# again at once), and answers once the program closed some ----
+cat > "$T/nofd.c" <<'SRC'
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <tracejournal.h>
+int main(int argc, char **argv)
+{
+        struct rlimit rl = { 64, 64 };
+        int fd, last = -1;
+
+        if (argc < 2 || tj_init("nofd") < 0 || tj_control_start() < 0 ||
+            setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                return 1;
+        while ((fd = open("/dev/null", O_RDONLY)) >= 0)
+                last = fd;
+        fd = open(argv[1], O_WRONLY | O_CREAT, 0600);   /* fails: the sign to start */
+        close(last);
+        close(last - 1);
+        if ((fd = open(argv[1], O_WRONLY | O_CREAT, 0600)) < 0)
+                return 1;
+        close(fd);
+        last = dup(0);  /* and none left again */
+        last = dup(0);
+        sleep(3);
+        close(last);
+        sleep(10);
+        return 0;
+}
+SRC
+if ${CC:-cc} -std=gnu11 -Wall -Wextra -I"$TOP/include" -o "$T/nofd" "$T/nofd.c" \
+        "$B/libtracejournal.a" $SAN_FLAGS -lsystemd -lpthread 2> "$T/err"; then
+        TJ_CONTROL_DIR="$T/ctl" TJ_OUTPUT=nop "$T/nofd" "$T/nofd.ready" &
+        Q=$!
+        if wait_for '[ -e "$T/nofd.ready" ]'; then
+                rc=0
+                TJ_CONTROL_DIR="$T/ctl" "$TQ" ctl "$Q" outputs > "$T/out" 2> "$T/err" &
+                C=$!
+                sleep 2
+                ticks=$(awk '{ print $14 + $15 }' "/proc/$Q/stat")
+                wait "$C" || rc=$?
+                if [ "$ticks" -lt 30 ]; then pass control-nofd-no-spin; else
+                        fail control-nofd-no-spin "$ticks clock ticks of CPU in 2 s"; fi
+                check_eq control-nofd-served "0|outputs nop|" "$rc|$(cat "$T/out")|$(cat "$T/err")"
+        else
+                fail control-nofd "the program did not start"
+        fi
+        kill "$Q" 2> /dev/null; wait "$Q" 2> /dev/null || true
+else
+        fail control-nofd "$(head -3 "$T/err")"
 fi
 
 # ---- the fuzz target, replayed: its seeds, then mutations of them and
