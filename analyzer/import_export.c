@@ -44,6 +44,7 @@ struct import_export {
         int64_t offset;                 /* bytes read so far, from the start of the file */
         int64_t entry_start;            /* the offset of the entry being read */
         bool hold_tail;                 /* a regular file: an entry cut by its end is left */
+        bool held;                      /* one was */
         struct ingest_entry *e;         /* the entry being read: a ring slot's */
         unsigned nfields;               /* fields in the entry being read */
 };
@@ -68,6 +69,7 @@ static bool import_export_held(struct import_export *x)
         if (!x->hold_tail || ferror(x->f) || !feof(x->f))
                 return false;
         x->offset = x->entry_start;
+        x->held = true;
         return true;
 }
 
@@ -318,6 +320,9 @@ int import_export(sqlite3 *db, const char *path, uint64_t *ret_added, struct tq_
         if (r < 0)
                 return r;
         r = import_export_run(db, &x, real, ret_added, err);
+        if (r == 0 && x.held)   /* as the text importers' summary says it */
+                fprintf(stderr, "traceql: %s: an unfinished last entry is left for the next import\n",
+                        x.name);
         if (x.f != stdin)
                 fclose(x.f);
         return r;

@@ -61,11 +61,12 @@ run export-replaced-file 0 "traceql: $T/grow.export: not the file imported befor
 check_eq export-replaced-file-rows "first last new_event" "$($TQ --db "$T/grow.db" --no-sync --format csv \
         "select group_concat(event, ' ') as e from (select event from events order by event)" | tail -n 1)"
 # A file cut after its last field (no empty line): a writer may be in the
-# middle of the entry, which is left for the next import, silently; it is
+# middle of the entry, which is left for the next import, saying so; it is
 # imported once the empty line is there.  From standard input it is imported.
 printf "$good" | head -c -1 > "$T/cut.export"
-run export-cut 0 "" --db "$T/cut.db" import --export "$T/cut.export"
-run export-cut-reimport 0 "" --db "$T/cut.db" import --export "$T/cut.export"
+held="traceql: $T/cut.export: an unfinished last entry is left for the next import"
+run export-cut 0 "$held" --db "$T/cut.db" import --export "$T/cut.export"
+run export-cut-reimport 0 "$held" --db "$T/cut.db" import --export "$T/cut.export"
 check_eq export-cut-reimport-rows "0" "$(count "$T/cut.db")"
 echo >> "$T/cut.export"
 run export-cut-ended 0 "" --db "$T/cut.db" import --export "$T/cut.export"
@@ -94,7 +95,9 @@ for x in 0 30 52 90 97 114 120 126 130 134 136 137 138 145 153 307; do
         $TQ --db "$T/grow2.db" import --export "$T/grow2.export" 2>> "$T/err" || rc=$?
         got=$($TQ --db "$T/grow2.db" --no-sync --format csv "select group_concat(jseq || ':' ||
                 hex(a0) || ':' || message, ' ') as v from (select * from events order by jseq)" | tail -n 1)
-        [ "$rc|$got|$(cat "$T/err")" = "0|1:610A62:grow 1 2:610A62:grow 2 3:610A62:grow 3|" ] ||
+        held=
+        [ "$x" = 0 ] || held="traceql: $T/grow2.export: an unfinished last entry is left for the next import"
+        [ "$rc|$got|$(cat "$T/err")" = "0|1:610A62:grow 1 2:610A62:grow 2 3:610A62:grow 3|$held" ] ||
                 bad_cuts="$bad_cuts $x($rc|$got|$(cat "$T/err"))"
 done
 check_eq export-file-cut-anywhere "" "$bad_cuts"
