@@ -69,7 +69,8 @@ static bool config_flag(const char *name)
         return v && strcmp(v, "1") == 0;
 }
 
-/* "65536", "64K", "4M": bytes rounded up to a power of two; 0 when invalid. */
+/* "65536", "64K", "4M": bytes rounded up to a power of two, at least
+ * CONFIG_RING_MIN; 0 when invalid, as a size of 0 is (it asks for no ring). */
 static size_t config_parse_size(const char *s)
 {
         char *end;
@@ -78,7 +79,7 @@ static size_t config_parse_size(const char *s)
 
         errno = 0;
         v = strtoull(s, &end, 10);
-        if (errno || end == s)
+        if (errno || end == s || v == 0)
                 return 0;
         if (v > CONFIG_RING_MAX)
                 return 0;               /* before a suffix can wrap it round */

@@ -117,3 +117,10 @@ tracejournal: TJ_RING_SIZE: invalid size '18014398509481985K'
 tracejournal: TJ_FLUSH_TIMEOUT_MS: invalid value '-1'
 OUT
 check_file lib-patterns-env-bad-values "$T/exp" "$T/err"
+
+# A ring size of 0 (or 0K) is as invalid as any other: said, the default kept;
+# it silently gave the smallest ring, 4096 bytes.
+TJ_QUIET=0 TJ_RING_SIZE=0 $RUN "$E" init > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-ring-zero "tracejournal: TJ_RING_SIZE: invalid size '0'" "$(cat "$T/err")"
+TJ_QUIET=0 TJ_RING_SIZE=0K $RUN "$E" init > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-ring-zero-k "tracejournal: TJ_RING_SIZE: invalid size '0K'" "$(cat "$T/err")"
