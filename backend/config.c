@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -62,11 +63,27 @@ char *config_hostname(void)
         return host;
 }
 
+/*
+ * A boolean variable: 1, yes, true or on (in any case) is true; unset, empty,
+ * 0, no, false or off is false.  Anything else is false too, with a warning:
+ * TJ_SYNC=enable must not quietly mean off.
+ */
 static bool config_flag(const char *name)
 {
+        static const char *const yes[] = { "1", "yes", "true", "on" };
+        static const char *const no[] = { "0", "no", "false", "off" };
         const char *v = getenv(name);
 
-        return v && strcmp(v, "1") == 0;
+        if (!v || !*v)
+                return false;
+        for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+                if (strcasecmp(v, yes[i]) == 0)
+                        return true;
+                if (strcasecmp(v, no[i]) == 0)
+                        return false;
+        }
+        config_warn("%s: unknown value '%s', using '0'", name, v);
+        return false;
 }
 
 /* "65536", "64K", "4M": bytes rounded up to a power of two, at least
@@ -98,6 +115,7 @@ static void config_read_env(const char *identifier)
 {
         const char *v;
 
+        config.quiet = false;           /* a bad TJ_QUIET is said */
         config.quiet = config_flag("TJ_QUIET");
         v = getenv("TJ_IDENTIFIER");
         if (v && *v)
@@ -107,6 +125,7 @@ static void config_read_env(const char *identifier)
         snprintf(config.identifier, sizeof(config.identifier), "%s", identifier);
         config.sync = config_flag("TJ_SYNC");
         config.log_timestamp = config_flag("TJ_LOG_TIMESTAMP");
+        config.control = config_flag("TJ_CONTROL");
         v = getenv("TJ_ON_FULL");
         if (v && strcmp(v, "block") == 0)
                 config.block = true;
@@ -192,7 +211,7 @@ int tj_init(const char *identifier)
         r = writer_start();
         if (r < 0 && ret == 0)
                 ret = r;
-        if (config_flag("TJ_CONTROL")) {
+        if (config.control) {
                 r = tj_control_start();
                 if (r < 0)
                         config_warn("TJ_CONTROL: cannot serve the control endpoint: %s",

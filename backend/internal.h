@@ -126,6 +126,7 @@ struct config {
         bool sync;                      /* TJ_SYNC=1 */
         bool block;                     /* TJ_ON_FULL=block */
         bool log_timestamp;             /* TJ_LOG_TIMESTAMP=1 */
+        bool control;                   /* TJ_CONTROL=1 */
         bool syslog_rfc5424;            /* TJ_SYSLOG_FORMAT=rfc5424 */
         size_t ring_size;               /* TJ_RING_SIZE, power of two */
         unsigned flush_timeout_ms;      /* TJ_FLUSH_TIMEOUT_MS */

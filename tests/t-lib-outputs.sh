@@ -56,6 +56,18 @@ pid=$!; wait $pid || true
 sed -E "s/^$pid@[0-9]+\.[0-9]{6}:/PID@S.U:/" "$T/log" > "$T/got"
 printf 'PID@S.U:tgb_req req 0x1000 sector 0 name r0\nPID@S.U:tgb_req req 0x1001 sector 1 name r1\n' > "$T/exp"
 check_file lib-outputs-log-timestamp "$T/exp" "$T/got"
+# TJ_LOG_TIMESTAMP and TJ_SYNC take yes, true and on as 1 (they were off).
+TJ_OUTPUT=log TJ_LOG_TIMESTAMP=yes TJ_EVENTS=tgb_req $RUN "$E" init req:1 2> "$T/log" &
+pid=$!; wait $pid || true
+sed -E "s/^$pid@[0-9]+\.[0-9]{6}:/PID@S.U:/" "$T/log" > "$T/got"
+check_eq lib-outputs-log-timestamp-yes "PID@S.U:tgb_req req 0x1000 sector 0 name r0" "$(cat "$T/got")"
+# With TJ_SYNC the record is on the caller's stack, 16384 bytes: a string is
+# not cut at a quarter of a 4096-byte ring (1024 bytes) as it is in a ring.
+for v in True on; do
+        TJ_SYNC=$v TJ_RING_SIZE=4096 TJ_OUTPUT=log,nop TJ_EVENTS=tga_all $RUN "$E" init long:20000 \
+                2> "$T/log" || true
+        check_eq "lib-outputs-sync-$v" "$((16384 - 56 - 48 - 1))" "$(tr -cd y < "$T/log" | wc -c)"
+done
 TJ_OUTPUT=log $RUN "$E" opt:tgb_done,file="$T/trace.log" init enable:tgb_req req:1 > /dev/null 2> "$T/err"
 printf 'tgb_req req 0x1000 sector 0 name r0\n' > "$T/exp"
 check_file lib-outputs-log-file "$T/exp" "$T/trace.log"

@@ -118,6 +118,30 @@ tracejournal: TJ_FLUSH_TIMEOUT_MS: invalid value '-1'
 OUT
 check_file lib-patterns-env-bad-values "$T/exp" "$T/err"
 
+# The boolean variables take 1, yes, true, on and 0, no, false, off, in any
+# case; anything else is off, said once per variable.  They ignored any value
+# but 1 without a word (TJ_SYNC=yes was off).
+TJ_QUIET=0 TJ_SYNC=maybe TJ_LOG_TIMESTAMP=2 TJ_CONTROL=enable $RUN "$E" init > "$T/out" 2> "$T/err"
+cat > "$T/exp" <<'OUT'
+tracejournal: TJ_SYNC: unknown value 'maybe', using '0'
+tracejournal: TJ_LOG_TIMESTAMP: unknown value '2', using '0'
+tracejournal: TJ_CONTROL: unknown value 'enable', using '0'
+OUT
+check_file lib-patterns-env-bad-flags "$T/exp" "$T/err"
+check_eq lib-patterns-env-bad-flags-off "" "$(cat "$T/out")"
+TJ_QUIET=Yes TJ_ON_FULL=wait $RUN "$E" init > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-quiet-yes "" "$(cat "$T/err")"
+TJ_QUIET=silent TJ_ON_FULL=wait $RUN "$E" init > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-quiet-bad "tracejournal: TJ_QUIET: unknown value 'silent', using '0'
+tracejournal: TJ_ON_FULL: unknown value 'wait', using 'drop'" "$(cat "$T/err")"
+TJ_QUIET=off TJ_SYNC=FALSE TJ_LOG_TIMESTAMP=no TJ_CONTROL=0 $RUN "$E" init > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-flags-off "" "$(cat "$T/err")"
+# TJ_CONTROL=on serves the endpoint: here a directory that cannot be made says so.
+TJ_QUIET=0 TJ_CONTROL=on TJ_CONTROL_DIR="$T/none/ctl" $RUN "$E" init > "$T/out" 2> "$T/err"
+check_eq lib-patterns-env-control-on "init=-2
+tracejournal: TJ_CONTROL: cannot serve the control endpoint: No such file or directory" \
+        "$(cat "$T/out" "$T/err")"
+
 # A ring size of 0 (or 0K) is as invalid as any other: said, the default kept;
 # it silently gave the smallest ring, 4096 bytes.
 TJ_QUIET=0 TJ_RING_SIZE=0 $RUN "$E" init > /dev/null 2> "$T/err"
