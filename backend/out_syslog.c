@@ -1,10 +1,14 @@
 /*
- * out_syslog.c - the syslog output: LOG_DAEMON|LOG_INFO datagrams.
+ * out_syslog.c - the syslog output: LOG_DAEMON|LOG_INFO messages.
  *
  * The library has its own datagram socket to /dev/log (or TJ_SYSLOG_SOCKET)
  * instead of calling syslog(3), so the application's openlog() settings stay
- * untouched.  The default form is RFC 3164 byte for byte as glibc's syslog(3)
- * sends it with LOG_PID:
+ * untouched.  When the daemon's socket is a stream one (sendto() fails with
+ * EPROTOTYPE), it connects a stream socket instead, as glibc's syslog(3)
+ * does, and ends each message with a NUL, syslog(3)'s record terminator on a
+ * stream; a connection that breaks (the daemon restarted) is made again once
+ * for the message at hand.  The default form is RFC 3164 byte for byte as
+ * glibc's syslog(3) sends it with LOG_PID:
  *
  *     <30>Nov  1 17:13:11 ident[pid]: event message
  *
@@ -39,7 +43,9 @@
 #define SYSLOG_SDID     "tj@32473"
 
 static struct {
-        int fd;
+        int fd;                 /* datagram socket, or connected stream one */
+        bool stream;            /* the daemon's socket is a stream one */
+        pid_t pid;              /* who connected the stream: not a fork child */
         struct sockaddr_un addr;
         socklen_t addrlen;
         bool warned;
@@ -55,17 +61,24 @@ static const char syslog_months[12][4] = {
 
 static int syslog_open(void)
 {
-        if (sl.fd < 0)
-                sl.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (sl.fd < 0)
-                return -errno;
         memset(&sl.addr, 0, sizeof(sl.addr));
         sl.addr.sun_family = AF_UNIX;
         /* config.c keeps the path shorter than sun_path */
         memcpy(sl.addr.sun_path, config.syslog_socket, strlen(config.syslog_socket) + 1);
         sl.addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
                                  strlen(sl.addr.sun_path) + 1);
+        if (sl.fd < 0 && !sl.stream)
+                sl.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (sl.fd < 0 && !sl.stream)
+                return -errno;
         return 0;
+}
+
+static void syslog_close_fd(void)
+{
+        if (sl.fd >= 0)
+                close(sl.fd);
+        sl.fd = -1;
 }
 
 /* ---- building the datagram in sl.buf ------------------------------------ */
@@ -291,6 +304,71 @@ static void syslog_params(const struct record *r, const tj_value *v)
         syslog_add("] ", 2);
 }
 
+/* Send sl.buf as one datagram.  0 or -errno. */
+static int syslog_send_dgram(void)
+{
+        if (sl.fd < 0 && syslog_open() < 0)
+                return -EBADF;
+        if (sendto(sl.fd, sl.buf, sl.len, MSG_NOSIGNAL, (struct sockaddr *)&sl.addr,
+                   sl.addrlen) < 0)
+                return -errno;
+        return 0;
+}
+
+/* Send sl.buf and its NUL on the stream, connected first when it is not (or
+ * was by the parent of a fork child: their records would mix).  0 or -errno;
+ * on failure the connection is closed, so that a record cut short is not
+ * continued by the next one. */
+static int syslog_send_stream(void)
+{
+        size_t done = 0, len = sl.len + 1;      /* syslog_grow() left room */
+        int r;
+
+        if (sl.fd >= 0 && sl.pid != getpid())
+                syslog_close_fd();
+        if (sl.fd < 0) {
+                sl.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                if (sl.fd < 0)
+                        return -errno;
+                if (connect(sl.fd, (struct sockaddr *)&sl.addr, sl.addrlen) < 0) {
+                        r = -errno;
+                        syslog_close_fd();
+                        return r;
+                }
+                sl.pid = getpid();
+        }
+        sl.buf[sl.len] = '\0';
+        while (done < len) {
+                ssize_t n = send(sl.fd, sl.buf + done, len - done, MSG_NOSIGNAL);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        r = -errno;
+                        syslog_close_fd();
+                        return r;
+                }
+                done += (size_t)n;
+        }
+        return 0;
+}
+
+/* Send what sl.buf holds in the form the daemon's socket takes.  0 or -errno. */
+static int syslog_deliver(void)
+{
+        bool connected = sl.stream && sl.fd >= 0 && sl.pid == getpid();
+        int r = sl.stream ? syslog_send_stream() : syslog_send_dgram();
+
+        if (r < 0 && connected)         /* the daemon restarted: connect again */
+                r = syslog_send_stream();
+        if (r == -EPROTOTYPE) {         /* its socket is of the other type */
+                syslog_close_fd();
+                sl.stream = !sl.stream;
+                r = sl.stream ? syslog_send_stream() : syslog_send_dgram();
+        }
+        return r;
+}
+
 /* Send what sl.buf holds.  0, or -errno (the event counts as dropped). */
 static int syslog_send(void)
 {
@@ -300,16 +378,11 @@ static int syslog_send(void)
                 r = -ENOMEM;
                 goto out;
         }
-        if (sl.fd < 0 && syslog_open() < 0) {
-                r = -EBADF;
-                goto out;
-        }
-        if (sendto(sl.fd, sl.buf, sl.len, MSG_NOSIGNAL, (struct sockaddr *)&sl.addr,
-                   sl.addrlen) < 0) {
-                r = -errno;
+        r = syslog_deliver();
+        if (r < 0 && r != -EBADF) {
                 if (!sl.warned)
                         config_warn("syslog: cannot send to %s: %s; events are counted as dropped",
-                                    config.syslog_socket, strerror(errno));
+                                    config.syslog_socket, strerror(-r));
                 sl.warned = true;
         }
 out:
@@ -351,9 +424,8 @@ static int syslog_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_n
 
 static void syslog_close(void)
 {
-        if (sl.fd >= 0)
-                close(sl.fd);
-        sl.fd = -1;
+        syslog_close_fd();
+        sl.stream = false;
         free(sl.buf);
         sl.buf = NULL;
         sl.size = sl.len = 0;

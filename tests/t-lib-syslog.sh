@@ -2,7 +2,9 @@
 # t-lib-syslog.sh - the syslog output: exact datagrams on a test socket in
 # RFC 3164 and RFC 5424 form (tests/c/lib-syslog.c), the same bytes as glibc's
 # syslog(3) (in a private mount namespace where /dev/log is our socket), and a
-# missing socket: the program goes on, one warning, the events counted as dropped.
+# missing socket: the program goes on, one warning, the events counted as dropped;
+# a stream socket (tests/c/dgram-recv.c stream): NUL-ended messages, a closed
+# connection made again, the same bytes as glibc's syslog(3).
 . "$(dirname "$0")/lib/common.sh"
 
 $RUN "$B/tests/lib-syslog" "$T/sys.sock" rfc3164 || true
@@ -21,3 +23,50 @@ check_eq lib-syslog-absent-stats "emitted=5 written=0 dropped=5" "$(cat "$T/out"
 check_eq lib-syslog-absent-warning \
         "tracejournal: syslog: cannot send to $T/none.sock: No such file or directory; events are counted as dropped" \
         "$(cat "$T/err")"
+
+# A stream socket, as syslog(3) falls back to (sendto() was refused with
+# EPROTOTYPE and every event dropped): each message ends with a NUL.
+R="$B/tests/dgram-recv"
+S='s/^<30>[A-Z][a-z]{2} [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} lib-emit\[[0-9]+\]: //'
+"$R" "$T/st.sock" 3 stream > "$T/recv" &
+rpid=$!
+while [ ! -S "$T/st.sock" ]; do sleep 0.1; done
+TJ_QUIET=0 TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/st.sock" TJ_EVENTS=tgb_req \
+        $RUN "$B/tests/lib-emit" init req:3 flush stats > "$T/out" 2> "$T/err"
+wait $rpid || true
+check_eq lib-syslog-stream-stats "emitted=3 written=3 dropped=0" "$(cat "$T/out" "$T/err")"
+check_eq lib-syslog-stream "tgb_req req 0x1000 sector 0 name r0
+tgb_req req 0x1001 sector 1 name r1
+tgb_req req 0x1002 sector 2 name r2" "$(sed -E "$S" "$T/recv")"
+
+# A daemon that closes the connection (restarts): the next message goes on a
+# new connection, none lost.  TJ_SYNC sends each at its call, 0.2 s apart.
+"$R" "$T/st1.sock" 3 stream1 > "$T/recv" &
+rpid=$!
+while [ ! -S "$T/st1.sock" ]; do sleep 0.1; done
+TJ_QUIET=0 TJ_SYNC=1 TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/st1.sock" TJ_EVENTS=tgb_req \
+        $RUN "$B/tests/lib-emit" init slow:3:200000 stats > "$T/out" 2> "$T/err"
+wait $rpid || true
+check_eq lib-syslog-stream-reconnect-stats "emitted=3 written=3 dropped=0" "$(cat "$T/out" "$T/err")"
+check_eq lib-syslog-stream-reconnect "3 tgb_req req 0x1000 sector 0 name r0" \
+        "$(sed -E "$S" "$T/recv" | uniq -c | sed 's/^ *//')"
+
+# The same bytes as glibc's syslog(3) on a stream /dev/log (Python's syslog
+# module calls it), NUL included, but for the pid.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null && command -v python3 > /dev/null; then
+        "$R" "$T/dl.sock" 2 stream > "$T/recv" &
+        rpid=$!
+        while [ ! -S "$T/dl.sock" ]; do sleep 0.1; done
+        TJ_OUTPUT=syslog TJ_EVENTS=tgb_req unshare -m sh -c 'mount --bind "$1" /dev/log &&
+                python3 -c "import syslog
+syslog.openlog(\"lib-emit\", syslog.LOG_PID, syslog.LOG_DAEMON)
+syslog.syslog(syslog.LOG_INFO, \"tgb_req req 0x1000 sector 0 name r0\")" &&
+                exec "$2" init req:1' sh "$T/dl.sock" "$B/tests/lib-emit" || true
+        wait $rpid || true
+        sed -E 's/^(<30>[A-Z][a-z]{2} [ 0-9][0-9] )[0-9:]{8} (lib-emit)\[[0-9]+\]/\1T \2[PID]/' \
+                "$T/recv" > "$T/got"
+        check_eq lib-syslog-stream-same-as-glibc "2 records, 1 distinct" \
+                "$(wc -l < "$T/got") records, $(sort -u "$T/got" | wc -l) distinct"
+else
+        skip lib-syslog-stream-same-as-glibc "needs root, unshare -m and python3"
+fi
