@@ -151,8 +151,8 @@ static void emit_async(const struct tj_event *ev, const struct tj_site *site,
                 }
         }
         size = record_size(ev, v, lens);
-        if (size > config.ring_size / 4)
-                size = config.ring_size / 4;
+        if (size > ring_record_max(ring))
+                size = ring_record_max(ring);
         r = emit_reserve(ring, size);
         if (!r) {
                 ring_count_drop(ring);

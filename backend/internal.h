@@ -181,6 +181,7 @@ TJ_HIDDEN void ring_clear(struct ring *ring);
 TJ_HIDDEN struct ring **ring_next(struct ring *ring);
 TJ_HIDDEN size_t ring_used(struct ring *ring);
 TJ_HIDDEN size_t ring_capacity(struct ring *ring);
+TJ_HIDDEN size_t ring_record_max(struct ring *ring);
 
 /* ---- writer thread and output dispatch (writer.c) ---------------------- */
 

@@ -203,3 +203,10 @@ size_t ring_capacity(struct ring *ring)
 {
         return ring->csize;
 }
+
+/* The largest record RING takes, a quarter of it (read on the producer's
+ * side: a ring made before TJ_RING_SIZE changed keeps its size). */
+size_t ring_record_max(struct ring *ring)
+{
+        return ring->size / 4;
+}

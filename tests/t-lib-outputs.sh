@@ -68,6 +68,14 @@ for v in True on; do
                 2> "$T/log" || true
         check_eq "lib-outputs-sync-$v" "$((16384 - 56 - 48 - 1))" "$(tr -cd y < "$T/log" | wc -c)"
 done
+# A thread's ring keeps its size when a later tj_init() reads a larger
+# TJ_RING_SIZE: its records are still cut at a quarter of it (they were cut
+# at a quarter of the new size, never fitted, and were dropped; with
+# TJ_ON_FULL=block the trace point waited for ever).
+TJ_RING_SIZE=4096 TJ_OUTPUT=log,nop TJ_EVENTS=tga_all $RUN "$E" init long:10 shutdown \
+        setenv:TJ_RING_SIZE=1M init long:6000 flush stats > "$T/out" 2> "$T/log" || true
+check_eq lib-outputs-ring-kept "emitted=2 written=2 dropped=0 $((10 + 1024 - 56 - 48 - 1))" \
+        "$(cat "$T/out") $(tr -cd y < "$T/log" | wc -c)"
 TJ_OUTPUT=log $RUN "$E" opt:tgb_done,file="$T/trace.log" init enable:tgb_req req:1 > /dev/null 2> "$T/err"
 printf 'tgb_req req 0x1000 sector 0 name r0\n' > "$T/exp"
 check_file lib-outputs-log-file "$T/exp" "$T/trace.log"

@@ -21,6 +21,8 @@
  *   flush               tj_flush(), prints "flush=R" when R != 0
  *   stats               prints "emitted=E written=W dropped=D"
  *   shutdown            tj_shutdown()
+ *   setenv:NAME=VALUE   setenv(NAME, VALUE), for a later init
+ *   unsetenv:NAME       unsetenv(NAME)
  *   tasks               prints "tasks=N", the process's threads
  *   exit                exit(0) at once (atexit flush)
  *   signal:N            N times: SIGUSR1 to itself while tracing req:10; the
@@ -300,6 +302,15 @@ static void step(const char *s)
                 tj_group_register(&old_group);
         else if (strcmp(s, "shutdown") == 0)
                 tj_shutdown();
+        else if (strncmp(s, "setenv:", 7) == 0 && strchr(arg, '=')) {
+                const char *eq = strchr(arg, '=');
+                char *name = strndup(arg, (size_t)(eq - arg));
+
+                if (name)
+                        setenv(name, eq + 1, 1);
+                free(name);
+        } else if (strncmp(s, "unsetenv:", 9) == 0)
+                unsetenv(arg);
         else if (strcmp(s, "tasks") == 0) {
                 DIR *d = opendir("/proc/self/task");
                 struct dirent *de;
