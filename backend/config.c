@@ -22,11 +22,13 @@
 #define CONFIG_RING_DEFAULT     (128u * 1024)
 #define CONFIG_RING_MIN         4096u
 #define CONFIG_RING_MAX         (1024u * 1024 * 1024)
+#define CONFIG_FLUSH_DEFAULT    1000u
+#define CONFIG_SYSLOG_DEFAULT   "/dev/log"
 
 TJ_HIDDEN struct config config = {
         .ring_size = CONFIG_RING_DEFAULT,
-        .flush_timeout_ms = 1000,
-        .syslog_socket = "/dev/log",
+        .flush_timeout_ms = CONFIG_FLUSH_DEFAULT,
+        .syslog_socket = CONFIG_SYSLOG_DEFAULT,
 };
 TJ_HIDDEN atomic_bool config_initialized;
 
@@ -115,6 +117,12 @@ static void config_read_env(const char *identifier)
 {
         const char *v;
 
+        /* The defaults again: an earlier tj_init() may have read others. */
+        config.block = false;
+        config.syslog_rfc5424 = false;
+        strcpy(config.syslog_socket, CONFIG_SYSLOG_DEFAULT);
+        config.ring_size = CONFIG_RING_DEFAULT;
+        config.flush_timeout_ms = CONFIG_FLUSH_DEFAULT;
         config.quiet = false;           /* a bad TJ_QUIET is said */
         config.quiet = config_flag("TJ_QUIET");
         v = getenv("TJ_IDENTIFIER");

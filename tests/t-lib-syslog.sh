@@ -24,6 +24,18 @@ check_eq lib-syslog-absent-warning \
         "tracejournal: syslog: cannot send to $T/none.sock: No such file or directory; events are counted as dropped" \
         "$(cat "$T/err")"
 
+# A second tj_init() reads the environment afresh: a variable unset since the
+# first one has its default again (TJ_SYSLOG_FORMAT stayed rfc5424).
+"$B/tests/dgram-recv" "$T/re.sock" 2 > "$T/recv" &
+rpid=$!
+while [ ! -S "$T/re.sock" ]; do sleep 0.1; done
+TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/re.sock" TJ_SYSLOG_FORMAT=rfc5424 TJ_EVENTS=tgb_req \
+        $RUN "$B/tests/lib-emit" init req:1 flush shutdown unsetenv:TJ_SYSLOG_FORMAT init \
+        req:1 flush > /dev/null
+wait $rpid || true
+check_eq lib-syslog-reinit-default "rfc5424 rfc3164" \
+        "$(sed -E 's/^<30>1 .*/rfc5424/; s/^<30>[A-Z][a-z]{2} .*/rfc3164/' "$T/recv" | tr '\n' ' ' | sed 's/ $//')"
+
 # A stream socket, as syslog(3) falls back to (sendto() was refused with
 # EPROTOTYPE and every event dropped): each message ends with a NUL.
 R="$B/tests/dgram-recv"
