@@ -20,14 +20,28 @@
 
 #include "traceql.h"
 
+/* Messages quote the input (a field name, a word of a line): its control
+ * characters are shown as \xHH, so a hostile file cannot send escape
+ * sequences to the terminal or make a message look like several lines. */
 int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
 {
+        char raw[sizeof(err->msg)];
+        size_t i, k = 0;
         va_list ap;
 
         if (err) {
                 va_start(ap, fmt);
-                vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+                vsnprintf(raw, sizeof(raw), fmt, ap);
                 va_end(ap);
+                for (i = 0; raw[i] && k + 5 < sizeof(err->msg); i++) {
+                        unsigned char c = (unsigned char) raw[i];
+
+                        if (c < 0x20 || c == 0x7f)
+                                k += (size_t) snprintf(err->msg + k, 5, "\\x%02x", c);
+                        else
+                                err->msg[k++] = (char) c;
+                }
+                err->msg[k] = '\0';
         }
         return r;
 }

@@ -31,6 +31,12 @@ bad 'message=x\n\n'
 run export-lowercase-name 4 "traceql: $T/bad.export:5: invalid field name 'message'" --db "$DB" import --export "$T/bad.export"
 bad '=x\n\n'
 run export-empty-name 4 "traceql: $T/bad.export:5: invalid field name ''" --db "$DB" import --export "$T/bad.export"
+# What a message quotes from the input shows its control characters escaped:
+# a hostile file sends no escape sequence to the terminal, nor a CR.
+bad 'A\033[2JB=x\r\n\n'
+run export-name-escaped 4 "traceql: $T/bad.export:5: invalid field name 'A\\x1b[2JB'" --db "$DB" import --export "$T/bad.export"
+bad 'A\rB=x\n\n'
+run export-name-escaped-cr 4 "traceql: $T/bad.export:5: invalid field name 'A\\x0dB'" --db "$DB" import --export "$T/bad.export"
 # A stream that ends inside an entry is an error on standard input; a
 # regular file's last entry is left for the next import (see below).
 bad 'TRACE_EVENT=a\nMESSAGE\n\005\000'
