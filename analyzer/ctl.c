@@ -92,11 +92,20 @@ static int ctl_find(long pid, char *ret_path, size_t size)
         return -EACCES;
 }
 
+/* How long a request waits for its answer: CTL_TIMEOUT_S, or for the tests
+ * $TRACEQL_TEST_CTL_TIMEOUT_S. */
+static int ctl_timeout_s(void)
+{
+        const char *t = getenv("TRACEQL_TEST_CTL_TIMEOUT_S");
+
+        return t && atoi(t) > 0 ? atoi(t) : CTL_TIMEOUT_S;
+}
+
 /* Connect to PATH and check that PID is the one listening.  The fd or -1. */
 static int ctl_connect(const char *who, const char *path, long pid)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        struct timeval tv = { CTL_TIMEOUT_S, 0 };
+        struct timeval tv = { ctl_timeout_s(), 0 };
         struct ucred cred;
         socklen_t len = sizeof(cred);
         int fd;
@@ -117,7 +126,13 @@ static int ctl_connect(const char *who, const char *path, long pid)
                 close(fd);
                 return -1;
         }
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.pid != pid) {
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+                fprintf(stderr, "traceql: ctl %s: %s: cannot tell which process serves it: %s\n",
+                        who, path, strerror(errno));
+                close(fd);
+                return -1;
+        }
+        if (cred.pid != pid) {
                 fprintf(stderr, "traceql: ctl %s: %s is served by pid %ld, not %ld\n", who,
                         path, (long)cred.pid, pid);
                 close(fd);
@@ -288,8 +303,12 @@ int ctl_main(int argc, char **argv)
         }
         ctl_send(fd, req, req_len);
         r = ctl_recv(fd, &reply, &reply_len);
-        if (r < 0) {
+        if (r == -EAGAIN || r == -EWOULDBLOCK)
+                fprintf(stderr, "traceql: ctl %s: %s: no answer within %d s\n", who, path,
+                        ctl_timeout_s());
+        else if (r < 0)
                 fprintf(stderr, "traceql: ctl %s: %s: %s\n", who, path, strerror(-r));
+        if (r < 0) {
                 ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_CTL;
                 goto out;
         }

@@ -226,6 +226,25 @@ else
         fail control-dir "$T/ctl/$P.sock did not appear"
 fi
 
+# An endpoint that takes the request and never answers: the client gives up
+# after its timeout (60 s; 1 s here) saying so, not "Resource temporarily
+# unavailable".
+mkdir "$T/mute"
+python3 -c 'import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1] + "/%d.sock" % os.getpid()); s.listen(4)
+c, _ = s.accept(); time.sleep(30)' "$T/mute" &
+M=$!
+if wait_for '[ -S "$T/mute/$M.sock" ]'; then
+        rc=0
+        TRACEQL_TEST_CTL_TIMEOUT_S=1 TJ_CONTROL_DIR="$T/mute" "$TQ" ctl "$M" stats > /dev/null 2> "$T/err" || rc=$?
+        check_eq control-client-no-answer "6 traceql: ctl $M: $T/mute/$M.sock: no answer within 1 s" \
+                "$rc $(cat "$T/err")"
+else
+        fail control-client-no-answer "$T/mute/$M.sock did not appear"
+fi
+kill "$M" 2> /dev/null; wait "$M" 2> /dev/null || true
+
 # ---- the API: tj_control_start/path/stop, and a fork child leaves the
 # parent's socket alone ----
 cat > "$T/api.c" <<'SRC'
