@@ -149,7 +149,9 @@ static void config_read_env(const char *identifier)
                 if (strlen(v) < sizeof(config.syslog_socket))
                         strcpy(config.syslog_socket, v);
                 else
-                        config_warn("TJ_SYSLOG_SOCKET: path too long");
+                        config_warn("TJ_SYSLOG_SOCKET: path too long (%zu bytes, at most %zu), "
+                                    "using '%s'", strlen(v), sizeof(config.syslog_socket) - 1,
+                                    config.syslog_socket);
         }
         v = getenv("TJ_RING_SIZE");
         if (v && *v) {

@@ -148,3 +148,8 @@ TJ_QUIET=0 TJ_RING_SIZE=0 $RUN "$E" init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-ring-zero "tracejournal: TJ_RING_SIZE: invalid size '0'" "$(cat "$T/err")"
 TJ_QUIET=0 TJ_RING_SIZE=0K $RUN "$E" init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-ring-zero-k "tracejournal: TJ_RING_SIZE: invalid size '0K'" "$(cat "$T/err")"
+# A socket path too long for sockaddr_un says how long it is, the limit and
+# what is used instead.
+TJ_QUIET=0 TJ_SYSLOG_SOCKET=/$(printf '%0199d' 0) $RUN "$E" init > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-syslog-socket-long \
+        "tracejournal: TJ_SYSLOG_SOCKET: path too long (200 bytes, at most 107), using '/dev/log'" "$(cat "$T/err")"
