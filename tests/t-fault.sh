@@ -90,6 +90,7 @@ wait $tq 2> /dev/null || true
 exec 3>&-
 check_eq fault-kill-import-nothing "count(*)
 0
+
 integrity_check
 ok" "$($TQ --db "$T/k.db" --no-sync --format csv "select count(*) from events; pragma integrity_check" 2>&1)"
 $TQ --db "$T/k.db" import --export - < "$T/big.export" > /dev/null
@@ -138,6 +139,7 @@ SH
                 "$(cat "$T/$name.rc") $(cat "$T/$name.err")"
         check_eq fault-$name-intact "count(*)
 0
+
 integrity_check
 ok" "$(cat "$T/$name.check")"
 }
@@ -147,6 +149,7 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
         check_eq fault-fs-full-resumed "0
 count(*),count(distinct message)
 20000,20000
+
 integrity_check
 ok" "$(cat "$T/fs-full.again")"
         # syslog: 150000 lines; the disk is full after about 38000 rows, when
@@ -158,6 +161,7 @@ ok" "$(cat "$T/fs-full.again")"
         check_eq fault-fs-full-syslog-resumed "0
 count(*),count(distinct message)
 150000,150000
+
 integrity_check
 ok" "$(cat "$T/fs-full-syslog.again")"
 else
