@@ -226,6 +226,18 @@ else
         fail control-dir "$T/ctl/$P.sock did not appear"
 fi
 
+# /run/tracejournal is made 0755 whatever the umask (other users reach the
+# socket and are told they may not use it); in a mount namespace whose /run
+# is a fresh tmpfs, so the machine's own is not touched.
+if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
+        got=$(unshare -m sh -c 'mount -t tmpfs tmpfs /run && umask 077 &&
+                env -u XDG_RUNTIME_DIR -u TJ_CONTROL_DIR TJ_CONTROL=1 TJ_OUTPUT=nop "$1" -r 10 \
+                > /dev/null 2>&1; stat -c %a /run/tracejournal' sh "$DEMO" 2>&1)
+        check_eq control-default-dir-mode "755" "$got"
+else
+        skip control-default-dir-mode "needs root and unshare -m"
+fi
+
 # An endpoint that takes the request and never answers: the client gives up
 # after its timeout (60 s; 1 s here) saying so, not "Resource temporarily
 # unavailable".
