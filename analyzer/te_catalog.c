@@ -179,24 +179,34 @@ bool te_catalog_is_string(const struct te_arg *a)
 /* ---- rendering the format ---- */
 
 /* Decode the format as written (C literals and PRI macros) into a plain
- * printf format in BUF; a PRI macro becomes its conversion letter alone, as
- * rendering drops length modifiers anyway. */
+ * printf format in BUF; a PRI macro becomes its conversion letter, after
+ * "ll" when it names a 64-bit type (PRIx64, PRIxPTR, PRIxMAX), as glibc's
+ * "lx" on LP64: the length says how many bits the conversion prints. */
 static void te_catalog_decode(const char *fmt, char *buf, size_t size)
 {
-        const char *p = fmt;
+        const char *p = fmt, *suffix;
         size_t n = 0;
         bool in = false;
 
-        while (*p && n + 1 < size) {
+        while (*p && n + 3 < size) {
                 if (!in) {
                         if (*p == '"')
                                 in = true;
                         else if (strncmp(p, "PRI", 3) == 0 && p[3]) {
-                                buf[n++] = p[3];
+                                char conv = p[3];
+
                                 p += 3;
+                                suffix = p + 1;
                                 while (p[1] && (p[1] == '_' || (p[1] >= 'A' && p[1] <= 'Z') ||
                                                 (p[1] >= '0' && p[1] <= '9')))
                                         p++;
+                                if ((p + 1 - suffix >= 2 && strncmp(p - 1, "64", 2) == 0) ||
+                                    (p + 1 - suffix == 3 && (strncmp(suffix, "PTR", 3) == 0 ||
+                                                             strncmp(suffix, "MAX", 3) == 0))) {
+                                        buf[n++] = 'l';
+                                        buf[n++] = 'l';
+                                }
+                                buf[n++] = conv;
                         }
                         p++;
                         continue;
@@ -222,10 +232,14 @@ static void te_catalog_decode(const char *fmt, char *buf, size_t size)
         buf[n] = '\0';
 }
 
-/* Render one conversion SPEC (from '%' to the letter, lengths removed) with V. */
-static void te_catalog_conv(sqlite3_str *s, const char *spec, char conv, const struct tq_value *v)
+/* Render one conversion SPEC (from '%' to the letter, lengths removed) with V,
+ * an integer conversion on BITS bits as printf reads its argument: %x of an
+ * int -1 is ffffffff, %hd of 65535 is -1. */
+static void te_catalog_conv(sqlite3_str *s, const char *spec, char conv, unsigned bits,
+                            const struct tq_value *v)
 {
         char f[64], out[128];
+        uint64_t u = v->u;
 
         if (conv == 's') {
                 if (v->str && !v->absent)
@@ -241,15 +255,21 @@ static void te_catalog_conv(sqlite3_str *s, const char *spec, char conv, const s
                         sqlite3_str_appendall(s, "(nil)");
                 return;
         }
-        /* d i u x X o c: widen to long long */
+        /* d i u x X o: cut to BITS, sign-extended for d and i; then widen
+         * to long long */
+        if (bits < 64) {
+                u &= (UINT64_C(1) << bits) - 1;
+                if ((conv == 'd' || conv == 'i') && (u >> (bits - 1)) & 1)
+                        u |= ~((UINT64_C(1) << bits) - 1);
+        }
         snprintf(f, sizeof(f), "%.*s%s%c", (int) strlen(spec) - 1, spec,
                  conv == 'c' ? "" : "ll", conv);
         if (conv == 'c')
                 snprintf(out, sizeof(out), f, (int) v->u);
         else if (conv == 'd' || conv == 'i')
-                snprintf(out, sizeof(out), f, (long long) v->u);
+                snprintf(out, sizeof(out), f, (long long) u);
         else
-                snprintf(out, sizeof(out), f, (unsigned long long) v->u);
+                snprintf(out, sizeof(out), f, (unsigned long long) u);
         sqlite3_str_appendall(s, out);
 }
 
@@ -260,12 +280,14 @@ char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, uns
         const char *p;
         unsigned i = 0;
 
+        /* "name " even when the format prints nothing, as the library writes
+         * MESSAGE (record_message()) and QEMU's log backend its lines */
         sqlite3_str_appendall(s, ev->name);
+        sqlite3_str_appendchar(s, 1, ' ');
         if (!ev->fmt_empty) {
-                sqlite3_str_appendchar(s, 1, ' ');
                 te_catalog_decode(ev->fmt, fmt, sizeof(fmt));
                 for (p = fmt; *p; p++) {
-                        size_t k = 0;
+                        size_t k = 0, nl = 0, nh = 0;
 
                         if (*p != '%') {
                                 sqlite3_str_appendchar(s, 1, *p);
@@ -280,7 +302,11 @@ char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, uns
                         while (*p && strchr("#0- +'123456789.*hlLqjzt", *p) && k + 2 < sizeof(spec)) {
                                 if (*p == '*' && i < n)
                                         i++;            /* a star's value: not rendered */
-                                else if (!strchr("hlLqjzt*", *p))
+                                else if (*p == 'h')
+                                        nh++;
+                                else if (strchr("lLqjzt", *p))
+                                        nl++;
+                                else if (*p != '*')
                                         spec[k++] = *p;
                                 p++;
                         }
@@ -289,7 +315,8 @@ char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, uns
                         spec[k++] = *p;
                         spec[k] = '\0';
                         if (i < n && strchr("diouxXcsp", *p))
-                                te_catalog_conv(s, spec, *p, &v[i++]);
+                                te_catalog_conv(s, spec, *p, nl ? 64 : nh > 1 ? 8 : nh ? 16 : 32,
+                                                &v[i++]);
                 }
         }
         return sqlite3_str_finish(s);

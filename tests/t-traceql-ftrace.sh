@@ -151,6 +151,32 @@ pid,seq,event,a0
 OUT
 check_file ftrace-marker-name-pid "$T/exp" "$T/got"
 
+# The message rendered from the declared format is the library's MESSAGE, as
+# printf writes it: a conversion prints the bits its length gives (%x of an
+# int -1 is ffffffff, %hu of a short -2 65534, PRIx32 32 bits, PRIx64 64),
+# and an empty format leaves "name " (the values here are what printf(3)
+# writes for these formats and arguments).
+cat > "$T/conv.te" <<'TE'
+fx_conv(int c, int64_t d, short h, int8_t b, uint32_t u, unsigned o) "c %#x d %" PRIx64 " h %hu b %x u %d o %#o"
+fx_pri(int32_t a, int16_t b, int64_t c) "a %" PRIx32 " b %" PRIu16 " c %" PRIo64
+fx_empty(void) ""
+TE
+cat > "$T/conv.trace" <<'TRACE'
+  p-7 [000] ..... 1.000001: tracing_mark_write: fx_conv[7.1]: c=-1 d=-1 h=-2 b=-3 u=4294967295 o=4294967295
+  p-7 [000] ..... 1.000002: tracing_mark_write: fx_pri[7.2]: a=-1 b=-1 c=-1
+  p-7 [000] ..... 1.000003: tracing_mark_write: fx_empty[7.3]:
+TRACE
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/conv.trace" --events "$T/conv.te"
+$TQ --db "$T/db" --no-sync --format csv "select quote(message) from events order by seq" > "$T/got"
+cat > "$T/exp" <<'OUT'
+quote(message)
+'fx_conv c 0xffffffff d ffffffffffffffff h 65534 b fffffffd u -1 o 037777777777'
+'fx_pri a ffffffff b 4294967295 c 1777777777777777777777'
+'fx_empty '
+OUT
+check_file ftrace-message-conversion-width "$T/exp" "$T/got"
+
 # An unfinished last line (no newline yet) is left for the next import, which
 # stores it once it is complete, as the text importers do.
 printf '  bash-5 [000] ..... 100.000001: tracing_mark_write: one\n  bash-5 [000] ..... 100.000002: tracing_mark_write: hello wor' > "$T/cut.trace"
