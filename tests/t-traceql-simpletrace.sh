@@ -123,6 +123,9 @@ TRACE_EVENT=forged
 MESSAGE=x i32 2147483647 u8 7",0,1,1,2147483647,7
 OUT
 check_file simpletrace-library-output "$T/exp" "$T/got"
+# A NULL string is written with length 0, as QEMU does: an empty string.
+check_eq simpletrace-library-null-string "''|text" "$($TQ --db "$T/lib.db" --no-sync --format csv \
+        "select quote(a3) || '|' || typeof(a3) from events where seq = 5" | tail -n 1)"
 
 rc=0
 $TQ --db "$T/u.db" import --simpletrace basic.st --ftrace x --events "$EV" 2> "$T/err" || rc=$?
