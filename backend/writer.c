@@ -2,7 +2,8 @@
  * writer.c - the writer thread and the dispatch of records to the outputs.
  *
  * The writer owns the list of per-thread rings.  Each pass drains every ring
- * up to where its head was when the pass reached it, renders each record once
+ * up to where its head was when the pass began, the rings' records merged in
+ * TRACE_SEQ order (the order the threads traced them), renders each record once
  * and hands it to every asynchronous output, then reports losses (a
  * tj_dropped entry per output) and flushes the outputs.  A pass that started
  * after tj_flush() asked completes that flush.  When a pass finds nothing the
@@ -79,6 +80,12 @@ static struct {
 
         char *msg;                      /* the writer's MESSAGE buffer */
         size_t msg_size;
+        struct writer_src {             /* writer_drain_merged(): per ring, */
+                struct ring *ring;
+                uint64_t end;           /* where the pass stops in it */
+                const struct record *r; /* its next record, NULL at END */
+        } *srcs;
+        size_t nsrcs;
 } w = {
         .lock = PTHREAD_MUTEX_INITIALIZER,
         .list_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -537,6 +544,15 @@ void writer_write_caller_only(const struct record *r_const)
 
 /* ---- the writer thread -------------------------------------------------- */
 
+/* After a drain of N records: let producers blocked on a full ring go on. */
+static void writer_space(size_t n)
+{
+        if (n && atomic_load(&w.space_waiters)) {
+                atomic_fetch_add(&w.space, 1);
+                writer_futex(&w.space, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+        }
+}
+
 /*
  * Drain RING up to where its producer was when we started (so a busy thread
  * cannot keep the writer from the other rings, and a pass that started after
@@ -561,11 +577,65 @@ static size_t writer_drain(struct ring *ring)
                         writer_futex(&w.space, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
                 }
         }
-        if (n && atomic_load(&w.space_waiters)) {
-                atomic_fetch_add(&w.space, 1);
-                writer_futex(&w.space, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
-        }
+        writer_space(n);
         writer_add_dropped(ring_take_drops(ring));
+        return n;
+}
+
+/*
+ * Drain the rings from FIRST on, each up to where its producer was when the
+ * pass reached it, in TRACE_SEQ order across them: the record of the lowest
+ * sequence number among the rings' next ones goes first.  Draining one ring
+ * after another wrote a thread's events of a whole pass before those another
+ * thread had traced earlier, so the outputs that keep the writer's order
+ * (simple, syslog, journald's own order) had a free before the allocation
+ * another thread made first.  (A record whose thread took its number but had
+ * not put it in its ring when the pass began goes out in the next pass.)
+ * Under w.lock; returns the number of records written, or SIZE_MAX when
+ * there is no memory for the merge (the caller drains ring by ring).
+ */
+static size_t writer_drain_merged(struct ring *first)
+{
+        size_t n = 0, k = 0, i, best;
+        struct ring *ring;
+
+        for (ring = first; ring; ring = *ring_next(ring))
+                k++;
+        if (k > w.nsrcs) {
+                void *v = realloc(w.srcs, k * sizeof(*w.srcs));
+
+                if (!v)
+                        return SIZE_MAX;
+                w.srcs = v;
+                w.nsrcs = k;
+        }
+        for (i = 0, ring = first; ring; ring = *ring_next(ring), i++) {
+                w.srcs[i].ring = ring;
+                w.srcs[i].end = ring_head(ring);
+                w.srcs[i].r = ring_peek(ring, w.srcs[i].end);
+        }
+        for (;;) {
+                best = k;
+                for (i = 0; i < k; i++)
+                        if (w.srcs[i].r && (best == k || w.srcs[i].r->seq < w.srcs[best].r->seq))
+                                best = i;
+                if (best == k)
+                        break;
+                writer_fix_realtime((struct record *)w.srcs[best].r);
+                writer_dispatch(w.srcs[best].r, false);
+                ring_consume(w.srcs[best].ring, w.srcs[best].r);
+                w.srcs[best].r = ring_peek(w.srcs[best].ring, w.srcs[best].end);
+                n++;
+                /* Let blocked producers go on as soon as there is room. */
+                if (atomic_load_explicit(&w.space_waiters, memory_order_relaxed) &&
+                    (n & 127) == 0) {
+                        atomic_fetch_add(&w.space, 1);
+                        writer_futex(&w.space, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+                }
+        }
+        writer_space(n);
+        for (i = 0; i < k; i++)
+                writer_add_dropped(ring_take_drops(w.srcs[i].ring));
         return n;
 }
 
@@ -591,18 +661,22 @@ static size_t writer_pass(void)
 {
         size_t n = 0;
         bool dead = false;
-        struct ring *ring;
+        struct ring *first, *ring;
 
         pthread_mutex_lock(&w.list_lock);
-        ring = w.rings;
+        first = w.rings;
         pthread_mutex_unlock(&w.list_lock);
         writer_sample_offset();
         pthread_mutex_lock(&w.lock);
         /* Only the writer removes rings, and new ones go in front: safe. */
-        for (; ring; ring = *ring_next(ring)) {
-                n += writer_drain(ring);
-                dead |= ring_is_dead(ring);
+        n = first && *ring_next(first) ? writer_drain_merged(first) : SIZE_MAX;
+        if (n == SIZE_MAX) {
+                n = 0;
+                for (ring = first; ring; ring = *ring_next(ring))
+                        n += writer_drain(ring);
         }
+        for (ring = first; ring; ring = *ring_next(ring))
+                dead |= ring_is_dead(ring);
         writer_report_drops();
         for (size_t i = 0; i < w.nouts; i++)
                 if (w.outs[i]->flush)
@@ -778,6 +852,9 @@ void writer_shutdown(void)
         writer_close_outputs();
         free(w.msg);
         w.msg = NULL;
+        free(w.srcs);
+        w.srcs = NULL;
+        w.nsrcs = 0;
         pthread_mutex_unlock(&w.lock);
 }
 
