@@ -582,21 +582,46 @@ static size_t writer_drain(struct ring *ring)
         return n;
 }
 
+/* writer_drain_merged()'s heap of the rings with records left, the lowest
+ * next TRACE_SEQ on top: move the source at I down to its place. */
+static void writer_heap_down(size_t i, size_t n)
+{
+        struct writer_src *h = w.srcs, t;
+
+        for (;;) {
+                size_t l = 2 * i + 1, m = i;
+
+                if (l < n && h[l].r->seq < h[m].r->seq)
+                        m = l;
+                if (l + 1 < n && h[l + 1].r->seq < h[m].r->seq)
+                        m = l + 1;
+                if (m == i)
+                        return;
+                t = h[i];
+                h[i] = h[m];
+                h[m] = t;
+                i = m;
+        }
+}
+
 /*
  * Drain the rings from FIRST on, each up to where its producer was when the
- * pass reached it, in TRACE_SEQ order across them: the record of the lowest
- * sequence number among the rings' next ones goes first.  Draining one ring
- * after another wrote a thread's events of a whole pass before those another
- * thread had traced earlier, so the outputs that keep the writer's order
- * (simple, syslog, journald's own order) had a free before the allocation
- * another thread made first.  (A record whose thread took its number but had
- * not put it in its ring when the pass began goes out in the next pass.)
- * Under w.lock; returns the number of records written, or SIZE_MAX when
- * there is no memory for the merge (the caller drains ring by ring).
+ * pass began, in TRACE_SEQ order across them: the record of the lowest
+ * sequence number among the rings' next ones goes first (a heap of the rings
+ * with records left, so a program of many threads costs log2 of the busy
+ * ones per record).  Draining one ring after another wrote a thread's events
+ * of a whole pass before those another thread had traced earlier, so the
+ * outputs that keep the writer's order (simple, syslog) had a free before the
+ * allocation another thread made first.  (A record whose thread took its
+ * number but had not put it in its ring when the pass began goes out in the
+ * next pass.)  Under w.lock; returns the number of records written, or
+ * SIZE_MAX when there is no memory for the merge (the caller drains ring by
+ * ring).
  */
 static size_t writer_drain_merged(struct ring *first)
 {
-        size_t n = 0, k = 0, i, best;
+        size_t n = 0, k = 0, i;
+        struct writer_src *top;
         struct ring *ring;
 
         for (ring = first; ring; ring = *ring_next(ring))
@@ -609,22 +634,25 @@ static size_t writer_drain_merged(struct ring *first)
                 w.srcs = v;
                 w.nsrcs = k;
         }
-        for (i = 0, ring = first; ring; ring = *ring_next(ring), i++) {
-                w.srcs[i].ring = ring;
-                w.srcs[i].end = ring_head(ring);
-                w.srcs[i].r = ring_peek(ring, w.srcs[i].end);
+        k = 0;
+        for (ring = first; ring; ring = *ring_next(ring)) {
+                uint64_t end = ring_head(ring);
+                const struct record *r = ring_peek(ring, end);
+
+                if (r)
+                        w.srcs[k++] = (struct writer_src) { .ring = ring, .end = end, .r = r };
         }
-        for (;;) {
-                best = k;
-                for (i = 0; i < k; i++)
-                        if (w.srcs[i].r && (best == k || w.srcs[i].r->seq < w.srcs[best].r->seq))
-                                best = i;
-                if (best == k)
-                        break;
-                writer_fix_realtime((struct record *)w.srcs[best].r);
-                writer_dispatch(w.srcs[best].r, false);
-                ring_consume(w.srcs[best].ring, w.srcs[best].r);
-                w.srcs[best].r = ring_peek(w.srcs[best].ring, w.srcs[best].end);
+        for (i = k / 2; i-- > 0; )
+                writer_heap_down(i, k);
+        while (k > 0) {
+                top = &w.srcs[0];
+                writer_fix_realtime((struct record *)top->r);
+                writer_dispatch(top->r, false);
+                ring_consume(top->ring, top->r);
+                top->r = ring_peek(top->ring, top->end);
+                if (!top->r)
+                        w.srcs[0] = w.srcs[--k];
+                writer_heap_down(0, k);
                 n++;
                 /* Let blocked producers go on as soon as there is room. */
                 if (atomic_load_explicit(&w.space_waiters, memory_order_relaxed) &&
@@ -634,8 +662,8 @@ static size_t writer_drain_merged(struct ring *first)
                 }
         }
         writer_space(n);
-        for (i = 0; i < k; i++)
-                writer_add_dropped(ring_take_drops(w.srcs[i].ring));
+        for (ring = first; ring; ring = *ring_next(ring))
+                writer_add_dropped(ring_take_drops(ring));
         return n;
 }
 
