@@ -10,12 +10,17 @@
  * trace's event mappings and a xentrace's CPU records come before the records
  * that use them) but stores only the records that start at or after that
  * size, so re-importing never duplicates and an appended trace adds only its
- * tail.  When the first bytes no longer have that fingerprint the file was
- * replaced (or rotated) and is imported whole, as a new one, saying so;
- * unless it is a file imported before under another name (import_resume()).
+ * tail.  A trace being written often ends inside a record (QEMU and the
+ * library write through stdio buffers, xentrace a window at a time): the
+ * size imported is then where the last whole record ends, and the record cut
+ * short is left for the next import, saying so.  When the first bytes no
+ * longer have that fingerprint the file was replaced (or rotated) and is
+ * imported whole, as a new one, saying so; unless it is a file imported
+ * before under another name (import_resume()).
  * A regular file is mapped, not read, so memory does not grow with its size;
  * standard input ("-") and files that do not tell their size (tracefs) are
- * read whole, and imported whole each time.
+ * read whole, and imported whole each time; standard input, a pipe, is read
+ * once, so a record it ends inside is an error.
  *
  * A mapped file that shrinks under the parser (a writer truncates it) would
  * kill the process with SIGBUS at the first page past its new end.  While a
@@ -44,6 +49,7 @@ struct import_file_data {
         const uint8_t *data;
         size_t size;
         bool mapped;
+        bool regular;                   /* may be written still: a cut last record waits */
         int fd;                         /* a mapped file's, to see if it shrank; else -1 */
 };
 
@@ -274,6 +280,7 @@ static int import_file_open(const char *path, struct import_file_data *d, struct
                 r = tq_error_set(err, -EISDIR, "%s: %s", path, strerror(EISDIR));
                 goto out;
         }
+        d->regular = S_ISREG(st.st_mode);
         if (!S_ISREG(st.st_mode) || st.st_size == 0) {
                 r = import_file_read(fd, path, d, err);
                 goto out;
@@ -318,6 +325,7 @@ int import_file(sqlite3 *db, const char *kind, const char *path, import_file_par
         char real[PATH_MAX], print[IMPORT_PRINT_SIZE];
         char *cursor = NULL;
         int64_t offset = -1;
+        size_t used;
         int r;
 
         r = import_file_open(path, &d, err);
@@ -338,20 +346,24 @@ int import_file(sqlite3 *db, const char *kind, const char *path, import_file_par
                 offset = 0;             /* not a regular file: imported whole */
         if (r < 0)
                 goto out;
-        r = parse(ing, ctx, name, d.data, d.size, offset, err);
+        used = d.size;
+        r = parse(ing, ctx, name, d.data, d.size, offset, d.regular ? &used : NULL, err);
         if (import_file_check_size(&d, name, err) < 0)
                 r = -EIO;       /* the parser read zeros: whatever it said is moot */
         if (r < 0)
                 goto out;
         if (d.mapped)
-                import_file_fingerprint(d.data, d.size, print);
-        r = ingest_set_position(ing, d.mapped ? print : NULL, d.mapped ? (int64_t) d.size : -1);
+                import_file_fingerprint(d.data, used, print);
+        r = ingest_set_position(ing, d.mapped ? print : NULL, d.mapped ? (int64_t) used : -1);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
                 goto out;
         }
         r = ingest_end(ing, true, ret_added, err);
         ing = NULL;
+        if (r == 0 && used < d.size)    /* as the text importers say it of a line */
+                fprintf(stderr, "traceql: %s: an unfinished last record (%zu bytes) is left "
+                        "for the next import\n", name, d.size - used);
 out:
         (void) ingest_end(ing, false, NULL, NULL);
         import_file_guard_off(&d);

@@ -790,10 +790,11 @@ struct ftrace_run {
 };
 
 static int ftrace_run(struct ingest *ing, const void *ctx, const char *name, const uint8_t *data,
-                      size_t size, int64_t skip, struct tq_error *err)
+                      size_t size, int64_t skip, size_t *ret_used, struct tq_error *err)
 {
         const struct ftrace_run *run = ctx;
 
+        (void) ret_used;        /* the size read is stored: see ftrace_parse() */
         return ftrace_parse(ing, run->cat, run->patterns, name, data, size, skip,
                             run->incomplete, err);
 }

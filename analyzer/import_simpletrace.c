@@ -19,7 +19,13 @@
  * a `seq` counting the events of the file from 1, dropped ones included.
  *
  * Any inconsistency fails with "FILE:OFFSET: why", OFFSET the byte where the
- * record (or header) starts, and nothing is imported.
+ * record (or header) starts, and nothing is imported.  A file being written
+ * (QEMU's writeout thread and the library's simple output write through
+ * stdio buffers) often ends inside a record: when what there is of the
+ * record is a valid start of one (a prefix of the header, a known event
+ * whose arguments, so far, agree with the record's length, ...) it is cut
+ * short, not malformed, and left for the next import (-ENODATA inside);
+ * standard input is read once, and such a record is an error there.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -78,6 +84,14 @@ static int simple_error(const struct simple *s, size_t off, struct tq_error *err
         return tq_error_set(err, -EBADMSG, "%s:%zu: %s", s->name, off, what);
 }
 
+/* The record at OFF runs past the end of the file, and the part there is
+ * valid: -ENODATA, with the error for an input read once. */
+static int simple_cut(const struct simple *s, size_t off, struct tq_error *err,
+                      const char *what)
+{
+        return tq_error_set(err, -ENODATA, "%s:%zu: %s", s->name, off, what);
+}
+
 static struct simple_map *simple_find(struct simple *s, uint64_t id)
 {
         size_t i;
@@ -88,11 +102,12 @@ static struct simple_map *simple_find(struct simple *s, uint64_t id)
         return NULL;
 }
 
+/* Are the N bytes at P (the start of a name, N may be 0) an identifier's? */
 static bool simple_valid_name(const uint8_t *p, uint32_t n)
 {
         uint32_t i;
 
-        if (n == 0 || (p[0] >= '0' && p[0] <= '9'))
+        if (n > 0 && p[0] >= '0' && p[0] <= '9')
                 return false;
         for (i = 0; i < n; i++)
                 if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
@@ -104,21 +119,26 @@ static bool simple_valid_name(const uint8_t *p, uint32_t n)
 /* A mapping record at OFF (after its type word); *ret_next past it. */
 static int simple_mapping(struct simple *s, size_t off, size_t *ret_next, struct tq_error *err)
 {
-        size_t rec = off - 8;
+        size_t rec = off - 8, left = s->size - off;
         struct simple_map *m;
         uint64_t id;
-        uint32_t n;
+        uint32_t n, have;
 
-        if (s->size - off < 12)
-                return simple_error(s, rec, err, "truncated event mapping");
+        if (left < 8)
+                return simple_cut(s, rec, err, "truncated event mapping");
         id = simple_u64(s->data + off);
-        n = simple_u32(s->data + off + 8);
-        if (n > SIMPLE_MAX_NAME || s->size - off - 12 < n)
-                return simple_error(s, rec, err, "truncated event mapping");
-        if (!simple_valid_name(s->data + off + 12, n))
-                return simple_error(s, rec, err, "invalid event name in mapping");
         if (id >= SIMPLE_DROPPED_ID)
                 return simple_error(s, rec, err, "mapping of a reserved event id");
+        if (left < 12)
+                return simple_cut(s, rec, err, "truncated event mapping");
+        n = simple_u32(s->data + off + 8);
+        if (n > SIMPLE_MAX_NAME)
+                return simple_error(s, rec, err, "event name in mapping longer than 1024 bytes");
+        have = left - 12 < n ? (uint32_t) (left - 12) : n;
+        if (n == 0 || !simple_valid_name(s->data + off + 12, have))
+                return simple_error(s, rec, err, "invalid event name in mapping");
+        if (have < n)
+                return simple_cut(s, rec, err, "truncated event mapping");
         m = simple_find(s, id);
         if (!m) {
                 if (s->nmaps == s->maps_size) {
@@ -144,35 +164,60 @@ static int simple_mapping(struct simple *s, size_t off, size_t *ret_next, struct
         return 0;
 }
 
-/* Read the arguments of EV from P[0..LEN) into V; false when they do not
- * fill the record exactly. */
-static bool simple_args(const struct te_event *ev, const uint8_t *p, size_t len,
-                        struct tq_value *v)
+/* Can the arguments of EV from the I-th on fill LEFT bytes: their fixed
+ * part (a number's 8 bytes, a string's length word) at least, and exactly
+ * when none of them is a string? */
+static bool simple_args_fit(const struct te_event *ev, unsigned i, size_t left)
+{
+        size_t need = 0;
+        bool strings = false;
+
+        for (; i < ev->nargs; i++) {
+                bool str = te_catalog_is_string(&ev->args[i]);
+
+                strings |= str;
+                need += str ? 4 : 8;
+        }
+        return strings ? left >= need : left == need;
+}
+
+/*
+ * Read the arguments of EV from the LEN bytes they have in their record into
+ * V, HAVE (up to LEN) of them at P in the file.  -EBADMSG when they do not
+ * fill the LEN bytes exactly, -ENODATA when they agree with LEN as far as
+ * the HAVE bytes go but need more.
+ */
+static int simple_args(const struct te_event *ev, const uint8_t *p, size_t len, size_t have,
+                       struct tq_value *v)
 {
         size_t o = 0;
         unsigned i;
 
         for (i = 0; i < ev->nargs; i++) {
+                if (!simple_args_fit(ev, i, len - o))
+                        return -EBADMSG;
                 memset(&v[i], 0, sizeof(v[i]));
                 if (te_catalog_is_string(&ev->args[i])) {
                         uint32_t n;
 
-                        if (len - o < 4)
-                                return false;
+                        if (have - o < 4)
+                                return -ENODATA;
                         n = simple_u32(p + o);
-                        if (len - o - 4 < n)
-                                return false;
+                        if (len - o - 4 < n || !simple_args_fit(ev, i + 1, len - o - 4 - n))
+                                return -EBADMSG;
+                        if (have - o - 4 < n)
+                                return -ENODATA;
                         v[i].str = (const char *) p + o + 4;
                         v[i].len = n;
                         o += 4 + n;
                 } else {
-                        if (len - o < 8)
-                                return false;
+                        if (have - o < 8)
+                                return -ENODATA;
                         v[i].u = simple_u64(p + o);
                         o += 8;
                 }
         }
-        return o == len;
+        return o == len ? 0 : -EBADMSG;
 }
 
 /* An event record at OFF (after its type word); *ret_next past it. */
@@ -180,29 +225,61 @@ static int simple_event(struct simple *s, struct ingest *ing, size_t off, bool s
                         size_t *ret_next, struct tq_error *err)
 {
         struct tq_value v[TE_MAX_ARGS];
-        size_t rec = off - 8;
-        struct simple_map *m;
+        size_t rec = off - 8, left = s->size - off, have;
+        struct simple_map *m = NULL;
         uint64_t id, ts;
         uint32_t len, pid;
         char what[SIMPLE_MAX_NAME + 128];
         int r;
 
-        if (s->size - off < SIMPLE_RECORD_HEADER)
-                return simple_error(s, rec, err, "truncated event record");
+        if (left < 8)
+                return simple_cut(s, rec, err, "truncated event record");
         id = simple_u64(s->data + off);
-        ts = simple_u64(s->data + off + 8);
+        if (id != SIMPLE_DROPPED_ID) {
+                m = simple_find(s, id);
+                if (!m) {
+                        snprintf(what, sizeof(what), "event id %" PRIu64 " has no mapping", id);
+                        return simple_error(s, rec, err, what);
+                }
+                if (!m->ev) {
+                        snprintf(what, sizeof(what), "event '%s' is not declared in the "
+                                 "trace-events files (--events)", m->name);
+                        return simple_error(s, rec, err, what);
+                }
+        }
+        if (left < 20)
+                return simple_cut(s, rec, err, "truncated event record");
         len = simple_u32(s->data + off + 16);
+        if (len < SIMPLE_RECORD_HEADER) {
+                snprintf(what, sizeof(what), "event record length %" PRIu32 " is less than its "
+                         "header's %d bytes", len, SIMPLE_RECORD_HEADER);
+                return simple_error(s, rec, err, what);
+        }
+        if (id == SIMPLE_DROPPED_ID && len != SIMPLE_RECORD_HEADER + 8)
+                return simple_error(s, rec, err, "dropped-events record of a wrong length");
+        if (left < SIMPLE_RECORD_HEADER)
+                return simple_cut(s, rec, err, "truncated event record");
+        ts = simple_u64(s->data + off + 8);
         pid = simple_u32(s->data + off + 20);
-        if (len < SIMPLE_RECORD_HEADER || s->size - off < len)
-                return simple_error(s, rec, err, "truncated event record");
+        have = left < len ? left : len;
+        if (m) {
+                r = simple_args(m->ev, s->data + off + SIMPLE_RECORD_HEADER,
+                                len - SIMPLE_RECORD_HEADER, have - SIMPLE_RECORD_HEADER, v);
+                if (r == -EBADMSG) {
+                        snprintf(what, sizeof(what), "record length %" PRIu32 " does not match "
+                                 "the arguments of '%s'", len, m->name);
+                        return simple_error(s, rec, err, what);
+                }
+        } else
+                r = have < len ? -ENODATA : 0;
+        if (r < 0)
+                return simple_cut(s, rec, err, "truncated event record");
         *ret_next = off + len;
         ingest_entry_reset(&s->e);
-        if (id == SIMPLE_DROPPED_ID) {
+        if (!m) {
                 uint64_t n;
                 char msg[64];
 
-                if (len != SIMPLE_RECORD_HEADER + 8)
-                        return simple_error(s, rec, err, "dropped-events record of a wrong length");
                 n = simple_u64(s->data + off + SIMPLE_RECORD_HEADER);
                 s->seq += (int64_t) n;
                 if (!store)
@@ -215,22 +292,6 @@ static int simple_event(struct simple *s, struct ingest *ing, size_t off, bool s
                 if (r == 0)
                         r = te_catalog_field(&s->e, "MESSAGE", msg, strlen(msg));
         } else {
-                m = simple_find(s, id);
-                if (!m) {
-                        snprintf(what, sizeof(what), "event id %" PRIu64 " has no mapping", id);
-                        return simple_error(s, rec, err, what);
-                }
-                if (!m->ev) {
-                        snprintf(what, sizeof(what), "event '%s' is not declared in the "
-                                 "trace-events files (--events)", m->name);
-                        return simple_error(s, rec, err, what);
-                }
-                if (!simple_args(m->ev, s->data + off + SIMPLE_RECORD_HEADER,
-                                 len - SIMPLE_RECORD_HEADER, v)) {
-                        snprintf(what, sizeof(what), "record length %" PRIu32 " does not match "
-                                 "the arguments of '%s'", len, m->name);
-                        return simple_error(s, rec, err, what);
-                }
                 s->seq++;
                 if (!store)
                         return 0;
@@ -250,10 +311,13 @@ static int simple_event(struct simple *s, struct ingest *ing, size_t off, bool s
 
 static int simple_header(const struct simple *s, struct tq_error *err)
 {
+        static const uint64_t head[3] = { SIMPLE_HEADER_ID, SIMPLE_MAGIC, SIMPLE_VERSION };
         char what[96];
         uint64_t version;
 
-        if (s->size < 24 || simple_u64(s->data) != SIMPLE_HEADER_ID ||
+        if (s->size < sizeof(head) && memcmp(s->data, head, s->size) == 0)
+                return simple_cut(s, 0, err, "not a simpletrace file (no header)");
+        if (s->size < sizeof(head) || simple_u64(s->data) != SIMPLE_HEADER_ID ||
             simple_u64(s->data + 8) != SIMPLE_MAGIC)
                 return simple_error(s, 0, err, "not a simpletrace file (no header)");
         version = simple_u64(s->data + 16);
@@ -265,22 +329,34 @@ static int simple_header(const struct simple *s, struct tq_error *err)
         return 0;
 }
 
+/* A record's type word, cut short to its first N bytes (under 8): can it be
+ * one of the two types? */
+static bool simple_type_start(const uint8_t *p, size_t n)
+{
+        static const uint64_t types[2] = { SIMPLE_TYPE_MAPPING, SIMPLE_TYPE_EVENT };
+
+        return memcmp(p, &types[0], n) == 0 || memcmp(p, &types[1], n) == 0;
+}
+
 int import_simpletrace_parse(struct ingest *ing, const void *cat, const char *name,
-                             const uint8_t *data, size_t size, int64_t skip,
+                             const uint8_t *data, size_t size, int64_t skip, size_t *ret_used,
                              struct tq_error *err)
 {
         struct simple s = { .cat = cat, .name = name, .data = data, .size = size };
-        size_t off = 24, i;
+        size_t off = 24, rec = 0, i;
         char what[64];
         int r;
 
         r = simple_header(&s, err);
         while (r == 0 && off < size) {
-                size_t rec = off;
                 uint64_t type;
 
+                rec = off;
                 if (size - off < 8) {
-                        r = simple_error(&s, rec, err, "truncated record");
+                        if (simple_type_start(data + off, size - off))
+                                r = simple_cut(&s, rec, err, "truncated record");
+                        else
+                                r = simple_error(&s, rec, err, "unknown record type (cut short)");
                         break;
                 }
                 type = simple_u64(data + off);
@@ -293,6 +369,10 @@ int import_simpletrace_parse(struct ingest *ing, const void *cat, const char *na
                         snprintf(what, sizeof(what), "unknown record type %" PRIu64, type);
                         r = simple_error(&s, rec, err, what);
                 }
+        }
+        if (r == -ENODATA && ret_used) {
+                *ret_used = rec;        /* where the record cut short starts */
+                r = 0;
         }
         for (i = 0; i < s.nmaps; i++)
                 free(s.maps[i].name);

@@ -32,7 +32,11 @@
  * left empty, the TSC not being nanoseconds.
  *
  * Errors are "FILE:OFFSET: why" for the trace and "FILE:LINE: why" for the
- * formats file; nothing is imported.
+ * formats file; nothing is imported.  xentrace writes a window at a time,
+ * the file often ends inside one, and inside a record: the records of the
+ * window there are imported, and a last record cut short by the end of the
+ * file, what there is of it valid, is left for the next import (-ENODATA
+ * inside); standard input is read once, and either is an error there.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -329,6 +333,7 @@ struct xen {
         const char *name;
         const uint8_t *data;
         size_t size;
+        bool live;                      /* a regular file: its end may cut a window short */
         int64_t cpu;                    /* -1 before the first CPU change */
         size_t window_end;
         uint64_t *last_tsc;             /* by CPU */
@@ -350,14 +355,19 @@ static int xen_error(const struct xen *x, size_t off, struct tq_error *err, cons
         return tq_error_set(err, -EBADMSG, "%s:%zu: %s", x->name, off, what);
 }
 
-static int xen_cpu_change(struct xen *x, size_t off, size_t next, const uint32_t *d, unsigned n,
+/* The record at OFF runs past the end of the file, and the part there is
+ * valid: -ENODATA, with the error for an input read once. */
+static int xen_cut(const struct xen *x, size_t off, struct tq_error *err, const char *what)
+{
+        return tq_error_set(err, -ENODATA, "%s:%zu: %s", x->name, off, what);
+}
+
+/* A CPU change record at OFF, whole, its data words D checked but for the
+ * window's size; NEXT is past it. */
+static int xen_cpu_change(struct xen *x, size_t off, size_t next, const uint32_t *d,
                           struct tq_error *err)
 {
-        if (n != 2)
-                return xen_error(x, off, err, "CPU change record without its 2 data words");
-        if (d[0] >= XEN_MAX_CPUS)
-                return xen_error(x, off, err, "CPU change to an impossible CPU number");
-        if (d[1] > x->size - next)
+        if (d[1] > x->size - next && !x->live)
                 return xen_error(x, off, err, "CPU window runs past the end of the file");
         if ((size_t) d[0] >= x->nlast) {
                 size_t nlast = (size_t) d[0] + 1;
@@ -444,15 +454,25 @@ static int xen_record(struct xen *x, struct ingest *ing, size_t off, bool store,
         unsigned n, i;
         bool has_tsc;
         uint64_t tsc = 0, reltsc = 0;
-        size_t len, p;
+        size_t len, words, p;
 
         h = xen_u32(x->data + off);
         id = h & 0x0fffffff;
         n = (h >> 28) & 7;
         has_tsc = h >> 31;
         len = 4 + (has_tsc ? 8 : 0) + 4 * (size_t) n;
+        words = 4 + (has_tsc ? 8 : 0);          /* where the data words start */
+        if (id == XEN_CPU_CHANGE && n != 2)
+                return xen_error(x, off, err, "CPU change record without its 2 data words");
+        if (id == XEN_CPU_CHANGE && x->size - off >= words + 4 &&
+            xen_u32(x->data + off + words) >= XEN_MAX_CPUS)
+                return xen_error(x, off, err, "CPU change to an impossible CPU number");
+        if (id != XEN_CPU_CHANGE && x->cpu < 0)
+                return xen_error(x, off, err, "record before the first CPU change record");
+        if (id != XEN_CPU_CHANGE && off + len > x->window_end)
+                return xen_error(x, off, err, "record crosses the end of its CPU window");
         if (x->size - off < len)
-                return xen_error(x, off, err, "truncated record");
+                return xen_cut(x, off, err, "truncated record");
         p = off + 4;
         if (has_tsc) {
                 tsc = (uint64_t) xen_u32(x->data + p) | (uint64_t) xen_u32(x->data + p + 4) << 32;
@@ -462,11 +482,7 @@ static int xen_record(struct xen *x, struct ingest *ing, size_t off, bool store,
                 d[i] = xen_u32(x->data + p);
         *ret_next = off + len;
         if (id == XEN_CPU_CHANGE)
-                return xen_cpu_change(x, off, off + len, d, n, err);
-        if (x->cpu < 0)
-                return xen_error(x, off, err, "record before the first CPU change record");
-        if (off + len > x->window_end)
-                return xen_error(x, off, err, "record crosses the end of its CPU window");
+                return xen_cpu_change(x, off, off + len, d, err);
         if (has_tsc) {
                 uint64_t *last = &x->last_tsc[x->cpu];
 
@@ -480,18 +496,25 @@ static int xen_record(struct xen *x, struct ingest *ing, size_t off, bool store,
 }
 
 static int xen_parse(struct ingest *ing, const struct xen_formats *fs, const char *name,
-                     const uint8_t *data, size_t size, int64_t skip, struct tq_error *err)
+                     const uint8_t *data, size_t size, int64_t skip, size_t *ret_used,
+                     struct tq_error *err)
 {
-        struct xen x = { .fs = fs, .name = name, .data = data, .size = size, .cpu = -1 };
-        size_t off = 0;
+        struct xen x = { .fs = fs, .name = name, .data = data, .size = size,
+                         .live = ret_used != NULL, .cpu = -1 };
+        size_t off = 0, rec = 0;
         int r = 0;
 
         while (r == 0 && off < size) {
+                rec = off;
                 if (size - off < 4) {
-                        r = xen_error(&x, off, err, "truncated record");
+                        r = xen_cut(&x, off, err, "truncated record");
                         break;
                 }
                 r = xen_record(&x, ing, off, (int64_t) off >= skip, &off, err);
+        }
+        if (r == -ENODATA && ret_used) {
+                *ret_used = rec;        /* where the record cut short starts */
+                r = 0;
         }
         free(x.last_tsc);
         ingest_entry_free(&x.e);
@@ -504,12 +527,13 @@ struct xen_ctx {
 };
 
 int import_xentrace_parse(struct ingest *ing, const void *ctx, const char *name,
-                          const uint8_t *data, size_t size, int64_t skip, struct tq_error *err)
+                          const uint8_t *data, size_t size, int64_t skip, size_t *ret_used,
+                          struct tq_error *err)
 {
         static const struct xen_formats none;
         const struct xen_ctx *c = ctx;
 
-        return xen_parse(ing, c ? &c->fs : &none, name, data, size, skip, err);
+        return xen_parse(ing, c ? &c->fs : &none, name, data, size, skip, ret_used, err);
 }
 
 int import_xentrace_formats(struct xen_ctx **ret_ctx, const char *path, FILE *f,

@@ -488,22 +488,29 @@ int import_resume(struct ingest *ing, int fd, int64_t size, int64_t offset, cons
 /* Say on stderr that NAME is not the file imported before (SHORTER than
  * its offset, or other bytes) and is imported from the start. */
 void import_not_same(const char *name, bool shorter);
-/* Parse DATA[0..SIZE) of the file NAME into ING; records that start before
- * SKIP were imported before and are read but not stored.  Errors are
- * "NAME:OFFSET: why" or "NAME:LINE: why". */
+/*
+ * Parse DATA[0..SIZE) of the file NAME into ING; records that start before
+ * SKIP were imported before and are read but not stored.  RET_USED, not NULL
+ * for a regular file (which a writer may be in the middle of), is set to
+ * where the whole records end when the last one is cut short by the end of
+ * the file, what there is of it being a valid start: it is left for the next
+ * import.  With RET_USED NULL (standard input, a pipe: read once) such a
+ * record is an error.  Errors are "NAME:OFFSET: why" or "NAME:LINE: why".
+ */
 typedef int (*import_file_parse_fn)(struct ingest *ing, const void *ctx, const char *name,
                                     const uint8_t *data, size_t size, int64_t skip,
-                                    struct tq_error *err);
+                                    size_t *ret_used, struct tq_error *err);
 
 /* Map PATH, import it as source KIND with PARSE in one transaction (nothing
- * stored on failure), remember its size so the next import of the same file
- * only adds what was appended. */
+ * stored on failure), remember the size parsed so the next import of the
+ * same file only adds what was appended; a last record cut short is left for
+ * it, saying so on stderr. */
 int import_file(sqlite3 *db, const char *kind, const char *path, import_file_parse_fn parse,
                 const void *ctx, uint64_t *ret_added, struct tq_error *err);
 
 /* ---- import_simpletrace.c ---- */
 int import_simpletrace_parse(struct ingest *ing, const void *cat, const char *name,
-                             const uint8_t *data, size_t size, int64_t skip,
+                             const uint8_t *data, size_t size, int64_t skip, size_t *ret_used,
                              struct tq_error *err);
 int import_simpletrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                        uint64_t *ret_added, struct tq_error *err);
@@ -527,7 +534,8 @@ int import_xentrace_formats(struct xen_ctx **ret_ctx, const char *path, FILE *f,
 void import_xentrace_free(struct xen_ctx *c);
 /* CTX: a struct xen_ctx, or NULL for no formats. */
 int import_xentrace_parse(struct ingest *ing, const void *ctx, const char *name,
-                          const uint8_t *data, size_t size, int64_t skip, struct tq_error *err);
+                          const uint8_t *data, size_t size, int64_t skip, size_t *ret_used,
+                          struct tq_error *err);
 int import_xentrace(sqlite3 *db, const char *path, const char *formats, uint64_t *ret_added,
                     struct tq_error *err);
 

@@ -6,7 +6,9 @@
 # basic-noformats.out; xen.xt, one record of each event of formats-xen (lines
 # of Xen's own formats file: names with ':' and spaces, CPUID), gives xen.out;
 # each bad-NAME.xt and bad formats file fails with the
-# message in bad.err and adds nothing; a re-import adds nothing; pairs
+# message in bad.err and adds nothing; a re-import adds nothing; a file that
+# ends inside a window or a record (being written) imports its whole records
+# and leaves the rest for the next import, standard input fails on it; pairs
 # matches VMEXIT with VMENTRY by CPU.
 # TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
 . "$(dirname "$0")/lib/common.sh"
@@ -39,6 +41,55 @@ check_eq xentrace-reimport-adds-nothing 9 \
 $TQ --db "$T/db" --no-sync --format csv pairs --begin VMEXIT:cpu --end VMENTRY:cpu \
         --sql "select begin_id || '-' || end_id from tq_pairs" > "$T/pairs"
 check_eq xentrace-pairs-by-cpu 1-2 "$(tail -n 1 "$T/pairs")"
+
+# xentrace writes a window at a time, and the file often ends inside one,
+# and inside a record: each import stores the whole records and leaves the
+# one cut short for the next, saying so, which stores it once it is complete.
+# basic.xt grows to end in a CPU change record's header, in its data words,
+# in a record of a window (the window's other records imported), after a
+# record of a window, in another record, then whole: the rows of a one-shot
+# import.
+$TQ --db "$T/db" --no-sync --format csv "$Q" > "$T/whole"
+: > "$T/cut.xt"
+: > "$T/err"
+at=0
+for to in 2 66 82 112 150 216; do
+        tail -c +$((at + 1)) basic.xt | head -c $((to - at)) >> "$T/cut.xt"
+        at=$to
+        rc=0
+        $RUN "$TQ" --db "$T/cut.db" import --xentrace "$T/cut.xt" --formats formats \
+                2>> "$T/err" || rc=$?
+        echo "exit $rc, $($TQ --db "$T/cut.db" --no-sync --format csv \
+                'select count(*) from events' | tail -n 1) rows" >> "$T/err"
+done
+cat > "$T/exp" <<OUT
+traceql: $T/cut.xt: an unfinished last record (2 bytes) is left for the next import
+exit 0, 0 rows
+traceql: $T/cut.xt: an unfinished last record (6 bytes) is left for the next import
+exit 0, 3 rows
+traceql: $T/cut.xt: an unfinished last record (10 bytes) is left for the next import
+exit 0, 3 rows
+exit 0, 5 rows
+traceql: $T/cut.xt: an unfinished last record (10 bytes) is left for the next import
+exit 0, 6 rows
+exit 0, 9 rows
+OUT
+check_file xentrace-unfinished-record-message "$T/exp" "$T/err"
+$TQ --db "$T/cut.db" --no-sync --format csv "$Q" > "$T/got"
+check_file xentrace-unfinished-record-later "$T/whole" "$T/got"
+
+# Standard input is read once: a window or a record it ends inside is an
+# error, and nothing is stored.
+: > "$T/err"
+for to in 112 62; do
+        rc=0
+        head -c $to basic.xt | $RUN "$TQ" --db "$T/in.db" import --xentrace - 2>> "$T/err" ||
+                rc=$?
+        echo "exit $rc" >> "$T/err"
+done
+check_eq xentrace-unfinished-record-stdin "traceql: <stdin>:60: CPU window runs past the end of the file|exit 4|traceql: <stdin>:60: truncated record|exit 4|0" \
+        "$(paste -sd '|' "$T/err")|$($TQ --db "$T/in.db" --no-sync --format csv \
+        'select count(*) from events' | tail -n 1)"
 
 # formats-xen has Xen's id-0 line: ids it does not name are rendered by it,
 # as xentrace_format does, and keep their xen_<id> names.

@@ -1,7 +1,9 @@
 /*
  * fuzz_xentrace.c - libFuzzer target for the xentrace importer: any input is
  * parsed into an in-memory database, in a transaction rolled back after each
- * run, with a small formats file so that rendering is exercised too.
+ * run, once as standard input and once as a regular file (whose last record
+ * may be cut short), with a small formats file so that rendering is exercised
+ * too.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -49,12 +51,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         struct ingest *ing = NULL;
         struct tq_error err;
+        size_t used = size;
 
         if (!fuzz_db && fuzz_setup() < 0)
                 __builtin_trap();
         if (ingest_begin(fuzz_db, "xentrace", "fuzz", "", &ing, NULL, NULL, &err) < 0)
                 __builtin_trap();
-        (void) import_xentrace_parse(ing, fuzz_ctx, "fuzz", data, size, 0, &err);
+        (void) import_xentrace_parse(ing, fuzz_ctx, "fuzz", data, size, 0, NULL, &err);
+        if (import_xentrace_parse(ing, fuzz_ctx, "fuzz", data, size, 0, &used, &err) == 0 &&
+            used > size)
+                __builtin_trap();
         ingest_end(ing, false, NULL, NULL);
         return 0;
 }

@@ -54,12 +54,15 @@ basic = (header() + mapping(0, 'tgb_req') +
          event(1, 6000, 42, 0x1001))
 write('basic.st', basic)
 
-# Malformed files: name -> bytes; the expected messages are in bad.err.
+# Malformed files: name -> bytes; the expected messages are in bad.err.  A
+# file that ends inside a record whose start is valid is not one (a writer may
+# be in the middle of it: t-traceql-simpletrace.sh cuts basic.st); cut-* ones
+# end inside a record that is wrong as far as it goes.
 bad = {
-    'short': header()[:20],
+    'short': struct.pack('<QQ', 0xffffffffffffffff, 0x1234)[:12],
     'magic': struct.pack('<QQQ', 0xffffffffffffffff, 0x1234, 4),
     'version': header(3),
-    'truncated': header() + mapping(0, 'tgb_done') + event(0, 1, 1, 0x10)[:20],
+    'reclen': header() + mapping(0, 'tgb_done') + event(0, 1, 1, 0x10, length=16),
     'nomapping': header() + event(5, 1, 1, 0x10),
     'undeclared': header() + mapping(0, 'other_event') + event(0, 1, 1),
     'length': header() + mapping(0, 'tgb_done') + event(0, 1, 1, 0x10, 0x20),
@@ -68,8 +71,15 @@ bad = {
     'type': header() + struct.pack('<Q', 9),
     'mapname': header() + mapping(0, 'bad name'),
     'dropped': header() + event(DROPPED, 1, 1, 2, 3),
+    'namelen': header() + struct.pack('<QQI', 0, 0, 5000) + b'tgb_done',
     # a good event first: a failure imports nothing
-    'late': header() + mapping(0, 'tgb_done') + event(0, 1, 1, 0x10) + b'\1\0\0',
+    'late': header() + mapping(0, 'tgb_done') + event(0, 1, 1, 0x10) + struct.pack('<Q', 9),
+    'cut-type': header() + mapping(0, 'tgb_done') + b'\1\0\1',
+    'cut-mapname': header() + mapping(0, 'bad name')[:24],
+    'cut-nomapping': header() + event(5, 1, 1, 0x10)[:16],
+    'cut-length': header() + mapping(0, 'tgb_done') + event(0, 1, 1, 0x10, length=40)[:36],
+    'cut-strlen': header() + mapping(0, 'tgb_req') + event(0, 1, 1, 0x10, 0, b'x' * 99,
+                                                          length=60)[:62],
 }
 for name, data in bad.items():
     write('bad-%s.st' % name, data)
