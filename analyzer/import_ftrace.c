@@ -38,7 +38,8 @@
  * `identifier`, PID to `tid`, and to `pid` the pid of our marker lines, else
  * TGID, else PID.  A line that fits none of these fails
  * the import with "FILE:LINE: why", and nothing is imported.  A last line
- * without its newline is left for the next import.
+ * without its newline is left for the next import; standard input, read
+ * once, has it imported as it is.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -748,11 +749,14 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
  * newline yet, is left alone (*RET_INCOMPLETE, unless NULL, says so): it
  * may be a line being written.  import_file() records the whole size, so
  * the line that straddles SKIP is one such line of a previous import:
- * lines are stored when their newline is at or after SKIP.
+ * lines are stored when their newline is at or after SKIP.  WHOLE (standard
+ * input, a pipe: read once, never resumed): the last line is parsed with or
+ * without its newline, as the text importers do.
  */
 static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                         struct te_patterns *patterns, const char *name, const uint8_t *data,
-                        size_t size, int64_t skip, bool *ret_incomplete, struct tq_error *err)
+                        size_t size, int64_t skip, bool whole, bool *ret_incomplete,
+                        struct tq_error *err)
 {
         struct ftrace f = { .cat = cat, .patterns = patterns, .name = name };
         const char *p = (const char *) data, *end = p + size;
@@ -761,7 +765,9 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
         while (r == 0 && p < end) {
                 const char *nl = memchr(p, '\n', (size_t) (end - p));
 
-                if (!nl) {
+                if (!nl && whole)
+                        nl = end;
+                else if (!nl) {
                         if (ret_incomplete)
                                 *ret_incomplete = true;
                         break;
@@ -779,7 +785,7 @@ int import_ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                         struct te_patterns *patterns, const char *name, const uint8_t *data,
                         size_t size, int64_t skip, struct tq_error *err)
 {
-        return ftrace_parse(ing, cat, patterns, name, data, size, skip, NULL, err);
+        return ftrace_parse(ing, cat, patterns, name, data, size, skip, false, NULL, err);
 }
 
 /* What import_ftrace() hands import_file() for ftrace_run(). */
@@ -794,8 +800,8 @@ static int ftrace_run(struct ingest *ing, const void *ctx, const char *name, con
 {
         const struct ftrace_run *run = ctx;
 
-        (void) ret_used;        /* the size read is stored: see ftrace_parse() */
-        return ftrace_parse(ing, run->cat, run->patterns, name, data, size, skip,
+        /* the size read is stored (see ftrace_parse()); RET_USED NULL: read once */
+        return ftrace_parse(ing, run->cat, run->patterns, name, data, size, skip, !ret_used,
                             run->incomplete, err);
 }
 

@@ -189,3 +189,10 @@ $RUN "$TQ" --db "$T/db" import --ftrace "$T/cut.trace" 2> "$T/cut.err"
 $RUN "$TQ" --db "$T/db" import --ftrace "$T/cut.trace" 2>> "$T/cut.err"
 check_eq ftrace-unfinished-line-later "|one hello world" "$(cat "$T/cut.err")|$($TQ --db "$T/db" --no-sync \
         --format csv "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
+# Standard input is read once, never resumed: its last line is imported with
+# or without its newline, as --syslog and --log do (it was said to be left
+# for a next import that could never read it).
+rm -f "$T/db"
+head -c 119 "$T/cut.trace" | $RUN "$TQ" --db "$T/db" import --ftrace - 2> "$T/cut.err"
+check_eq ftrace-unfinished-line-stdin "|one hello wor" "$(cat "$T/cut.err")|$($TQ --db "$T/db" --no-sync \
+        --format csv "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
