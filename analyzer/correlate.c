@@ -438,24 +438,6 @@ out:
         return r;
 }
 
-/* "CASE event WHEN 'e1' THEN a<pos1> ... END" over LIST, with POS picking
- * which position (the correlator, size or by argument); PFX qualifies columns. */
-static void corr_case(sqlite3_str *s, const struct corr_list *list, int which, const char *pfx)
-{
-        bool any = false;
-
-        sqlite3_str_appendf(s, "CASE %sevent", pfx);
-        for (size_t i = 0; i < list->n; i++) {
-                int pos = which == 0 ? list->v[i].pos : which == 1 ? list->v[i].size_pos
-                                                                  : list->v[i].by_pos;
-                if (pos >= 0) {
-                        sqlite3_str_appendf(s, " WHEN %Q THEN %sa%d", list->v[i].event, pfx, pos);
-                        any = true;
-                }
-        }
-        sqlite3_str_appendf(s, "%s END", any ? "" : " WHEN NULL THEN NULL");
-}
-
 static void corr_in(sqlite3_str *s, const struct corr_list *list, bool comma)
 {
         for (size_t i = 0; i < list->n; i++)
@@ -469,35 +451,55 @@ static void corr_in(sqlite3_str *s, const struct corr_list *list, bool comma)
  */
 #define CORR_PLACE(e) "coalesce(" e "boot, '@' || " e "host)"
 
+#define CORR_NARGS TQ_MAX_ARGS     /* events.a0 ... a9 */
+
+/* The columns of the scan's rows (corr_scan_sql()), then the arguments it
+ * reads, in corr_scan.argcol[]. */
+enum {
+        CORR_ID, CORR_BOOT, CORR_PID, CORR_SEQ, CORR_T, CORR_EVENT, CORR_RUN, CORR_PLACE,
+        CORR_ARGS
+};
+
 /*
  * The scan: the events of both lists in per-process event order, each with
  * its seq (NULL in a process ordered otherwise), its time for pairs' latency,
- * whether it is in list A (alloc / begin) and in list B (free / end), its
- * correlator as either (NULL when not in that list), its --size / --by, the
- * run of its pid (tq_runs, when RUNS) and its place (CORR_PLACE).  With
- * ORDER, the processes of tq_order are ordered as its HOW says (a join,
- * left out when no process needs it).
+ * its event, the run of its pid (tq_runs, when RUNS), its place (CORR_PLACE)
+ * and the arguments the lists use (their correlators, --size or --by), whose
+ * columns go to ARGCOL[position] (-1: not read).  Which list an event is in
+ * and which argument is its correlator is worked out in C from the event
+ * name: the sort moves every column of every row, and CASE columns doing it
+ * in SQL made a tenth more work.  With ORDER, the processes of tq_order are
+ * ordered as its HOW says (a join, left out when no process needs it).
  */
-static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order)
+static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order, int *argcol)
 {
+        const struct corr_list *lists[2] = { &o->a, &o->b };
         sqlite3_str *s = sqlite3_str_new(NULL);
+        bool used[CORR_NARGS] = { false };
+        int pos, col = CORR_ARGS;
 
+        for (int l = 0; l < 2; l++)
+                for (size_t i = 0; i < lists[l]->n; i++) {
+                        const struct corr_spec *v = &lists[l]->v[i];
+                        int extra = o->pairs ? v->by_pos : v->size_pos;
+
+                        if (v->pos >= 0 && v->pos < CORR_NARGS)
+                                used[v->pos] = true;
+                        if (l == 0 && extra >= 0 && extra < CORR_NARGS)
+                                used[extra] = true;
+                }
         sqlite3_str_appendall(s, order ? "SELECT id, boot, pid, CASE WHEN how THEN NULL ELSE seq END,"
-                                         " CASE WHEN how = 2 THEN time ELSE coalesce(mono, time) END,"
-                                         " event IN ("
-                                       : "SELECT id, boot, pid, seq, coalesce(mono, time), event IN (");
-        corr_in(s, &o->a, false);
-        sqlite3_str_appendall(s, "), event IN (");
-        corr_in(s, &o->b, false);
-        sqlite3_str_appendall(s, "), ");
-        corr_case(s, &o->a, 0, "");
-        sqlite3_str_appendall(s, ", ");
-        corr_case(s, &o->b, 0, "");
-        sqlite3_str_appendall(s, ", ");
-        corr_case(s, &o->a, o->pairs ? 2 : 1, "");
-        sqlite3_str_appendall(s, runs ? ", coalesce((SELECT run FROM temp.tq_runs r"
-                                     " WHERE r.id = events.id), 0)" : ", 0");
-        sqlite3_str_appendall(s, ", " CORR_PLACE("") " FROM events");
+                                         " CASE WHEN how = 2 THEN time ELSE coalesce(mono, time) END"
+                                       : "SELECT id, boot, pid, seq, coalesce(mono, time)");
+        sqlite3_str_appendall(s, runs ? ", event, coalesce((SELECT run FROM temp.tq_runs r"
+                                     " WHERE r.id = events.id), 0)" : ", event, 0");
+        sqlite3_str_appendall(s, ", " CORR_PLACE(""));
+        for (pos = 0; pos < CORR_NARGS; pos++) {
+                argcol[pos] = used[pos] ? col++ : -1;
+                if (used[pos])
+                        sqlite3_str_appendf(s, ", a%d", pos);
+        }
+        sqlite3_str_appendall(s, " FROM events");
         if (order)
                 sqlite3_str_appendall(s, " LEFT JOIN temp.tq_order ON o_pid IS pid"
                                       " AND o_place IS " CORR_PLACE("events."));
@@ -506,8 +508,11 @@ static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order)
         corr_in(s, &o->b, true);
         /* pid before place: an integer compare settles most comparisons of the sort;
          * time orders what has neither seq nor mono (syslog files imported out of order) */
-        sqlite3_str_appendf(s, ") ORDER BY pid, 12, %s%s, time, id", runs ? "11, " : "",
-                            order ? "4, CASE WHEN how = 2 THEN NULL ELSE mono END" : "seq, mono");
+        sqlite3_str_appendf(s, ") ORDER BY pid, %d, ", CORR_PLACE + 1);
+        if (runs)
+                sqlite3_str_appendf(s, "%d, ", CORR_RUN + 1);
+        sqlite3_str_appendf(s, "%s, time, id", order ? "4, CASE WHEN how = 2 THEN NULL ELSE mono END"
+                                                      : "seq, mono");
         return sqlite3_str_finish(s);
 }
 
@@ -615,6 +620,7 @@ struct corr_scan {
         struct corr_totals tot;
         int64_t trace_start;
         bool from_start;        /* this process was traced from its first event */
+        int argcol[CORR_NARGS]; /* the row's column of each argument read, -1 */
 };
 
 /* Record a problem row (bad free, duplicate, open pair) for event ID. */
@@ -670,12 +676,12 @@ static int corr_process_begin(struct corr_scan *sc, sqlite3_stmt *row)
 {
         sqlite3_stmt *st = sc->first;
 
-        sqlite3_bind_value(st, 1, sqlite3_column_value(row, 11));
-        sqlite3_bind_value(st, 2, sqlite3_column_value(row, 2));
-        sqlite3_bind_int64(st, 3, sqlite3_column_int64(row, 10));
+        sqlite3_bind_value(st, 1, sqlite3_column_value(row, CORR_PLACE));
+        sqlite3_bind_value(st, 2, sqlite3_column_value(row, CORR_PID));
+        sqlite3_bind_int64(st, 3, sqlite3_column_int64(row, CORR_RUN));
         if (sqlite3_step(st) != SQLITE_ROW)
                 return -EIO;
-        if (sqlite3_column_type(row, 3) != SQLITE_NULL)
+        if (sqlite3_column_type(row, CORR_SEQ) != SQLITE_NULL)
                 sc->from_start = sqlite3_column_int(st, 0) != 0;
         else
                 sc->from_start = sqlite3_column_int64(st, 1) > sc->trace_start;
@@ -752,8 +758,8 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         sc->tot.hist[lat > 0 ? b : 64]++;
         sqlite3_bind_int64(sc->pair, 1, sl->id);
         sqlite3_bind_int64(sc->pair, 2, id);
-        sqlite3_bind_value(sc->pair, 3, sqlite3_column_value(row, 1));
-        sqlite3_bind_value(sc->pair, 4, sqlite3_column_value(row, 2));
+        sqlite3_bind_value(sc->pair, 3, sqlite3_column_value(row, CORR_BOOT));
+        sqlite3_bind_value(sc->pair, 4, sqlite3_column_value(row, CORR_PID));
         sqlite3_bind_int64(sc->pair, 5, (int64_t) key);
         sqlite3_bind_int64(sc->pair, 6, lat);
         sqlite3_bind_int(sc->pair, 7, lat > 0 ? b : -1);
@@ -764,20 +770,41 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         return sqlite3_step(sc->pair) == SQLITE_DONE && sqlite3_reset(sc->pair) == SQLITE_OK ? 0 : -EIO;
 }
 
-/*
- * Scan row ROW as an event of list A (alloc / begin) or B (free / end).  An
- * event without an integer correlator (the argument missing, or text) is
- * left out of the matching, a problem row of kind no-correlator that keeps
- * the value as it is.  -EIO when a finding could not be stored.
- */
-static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, bool a)
+/* The column of the scan's rows holding argument POS, -1 for none. */
+static int corr_argcol(const struct corr_scan *sc, int pos)
 {
-        int64_t id = sqlite3_column_int64(row, 0);
-        bool extra = sqlite3_column_type(row, 9) == SQLITE_INTEGER;
+        return pos >= 0 && pos < CORR_NARGS ? sc->argcol[pos] : -1;
+}
+
+/* The first entry of LIST naming EVENT, NULL for none. */
+static const struct corr_spec *corr_spec_of(const struct corr_list *list, const char *event)
+{
+        for (size_t i = 0; i < list->n; i++)
+                if (strcmp(list->v[i].event, event) == 0)
+                        return &list->v[i];
+        return NULL;
+}
+
+/*
+ * Scan row ROW as an event of list A (alloc / begin) or B (free / end), SPEC
+ * its entry there; ASPEC its entry in list A, whose --size or --by it has
+ * (NULL when only in B).  An event without an integer correlator (the
+ * argument missing, or text) is left out of the matching, a problem row of
+ * kind no-correlator that keeps the value as it is.  -EIO when a finding
+ * could not be stored.
+ */
+static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, const struct corr_spec *spec,
+                      const struct corr_spec *aspec, bool a)
+{
+        int64_t id = sqlite3_column_int64(row, CORR_ID);
+        int kcol = corr_argcol(sc, spec->pos);
+        int xcol = corr_argcol(sc, !aspec ? -1 : sc->o->pairs ? aspec->by_pos : aspec->size_pos);
+        bool extra = xcol >= 0 && sqlite3_column_type(row, xcol) == SQLITE_INTEGER;
+        int64_t x = extra ? sqlite3_column_int64(row, xcol) : 0;
         sqlite3_stmt *st = sc->problem;
         uint64_t key;
 
-        if (sqlite3_column_type(row, a ? 7 : 8) != SQLITE_INTEGER) {
+        if (kcol < 0 || sqlite3_column_type(row, kcol) != SQLITE_INTEGER) {
                 if (a)
                         sc->tot.a++;
                 else
@@ -785,15 +812,18 @@ static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, bool a)
                 sc->tot.nokey++;
                 sqlite3_bind_int64(st, 1, id);
                 sqlite3_bind_text(st, 2, "no-correlator", -1, SQLITE_STATIC);
-                sqlite3_bind_value(st, 3, sqlite3_column_value(row, a ? 7 : 8));
+                if (kcol < 0)
+                        sqlite3_bind_null(st, 3);
+                else
+                        sqlite3_bind_value(st, 3, sqlite3_column_value(row, kcol));
                 sqlite3_bind_null(st, 4);
                 return sqlite3_step(st) == SQLITE_DONE && sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
         }
-        key = (uint64_t) sqlite3_column_int64(row, a ? 7 : 8);
+        key = (uint64_t) sqlite3_column_int64(row, kcol);
         if (sc->o->pairs)
-                return corr_pairs_event(sc, id, a, key, sqlite3_column_int64(row, 4), extra,
-                                        sqlite3_column_int64(row, 9), row);
-        return corr_leaks_event(sc, id, a, key, extra, sqlite3_column_int64(row, 9));
+                return corr_pairs_event(sc, id, a, key, sqlite3_column_int64(row, CORR_T), extra,
+                                        x, row);
+        return corr_leaks_event(sc, id, a, key, extra, x);
 }
 
 static int corr_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret, struct tq_error *err)
@@ -830,7 +860,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                 goto out;
         if ((r = corr_first_build(db, &runs, &order, err)) < 0)
                 goto out;
-        sql = corr_scan_sql(o, runs, order);
+        sql = corr_scan_sql(o, runs, order, sc.argcol);
         if (!sql) {
                 r = -ENOMEM;
                 goto out;
@@ -855,27 +885,31 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         if (sqlite3_step(start) == SQLITE_ROW)
                 sc.trace_start = sqlite3_column_int64(start, 0);
         while ((rc = sqlite3_step(row)) == SQLITE_ROW) {
-                if (!boot_pid_seen || sqlite3_value_int64(ppid) != sqlite3_column_int64(row, 2) ||
-                    prun != sqlite3_column_int64(row, 10) ||
+                const char *event = (const char *) sqlite3_column_text(row, CORR_EVENT) ?: "";
+                const struct corr_spec *sa = corr_spec_of(&o->a, event);
+                const struct corr_spec *sb = corr_spec_of(&o->b, event);
+
+                if (!boot_pid_seen || sqlite3_value_int64(ppid) != sqlite3_column_int64(row, CORR_PID) ||
+                    prun != sqlite3_column_int64(row, CORR_RUN) ||
                     sqlite3_stricmp((const char *) sqlite3_value_text(pplace) ?: "",
-                                    (const char *) sqlite3_column_text(row, 11) ?: "") != 0) {
+                                    (const char *) sqlite3_column_text(row, CORR_PLACE) ?: "") != 0) {
                         if (boot_pid_seen && (r = corr_process_end(&sc)) < 0)
                                 goto sqlerr;
                         sqlite3_value_free(pplace);
                         sqlite3_value_free(ppid);
-                        pplace = sqlite3_value_dup(sqlite3_column_value(row, 11));
-                        ppid = sqlite3_value_dup(sqlite3_column_value(row, 2));
-                        prun = sqlite3_column_int64(row, 10);
+                        pplace = sqlite3_value_dup(sqlite3_column_value(row, CORR_PLACE));
+                        ppid = sqlite3_value_dup(sqlite3_column_value(row, CORR_PID));
+                        prun = sqlite3_column_int64(row, CORR_RUN);
                         boot_pid_seen = 1;
                         if ((r = corr_process_begin(&sc, row)) < 0)
                                 goto sqlerr;
                 }
                 /* an event in both lists (a realloc) frees, then allocates */
                 r = 0;
-                if (sqlite3_column_int(row, 6))
-                        r = corr_event(&sc, row, false);
-                if (r == 0 && sqlite3_column_int(row, 5))
-                        r = corr_event(&sc, row, true);
+                if (sb)
+                        r = corr_event(&sc, row, sb, sa, false);
+                if (r == 0 && sa)
+                        r = corr_event(&sc, row, sa, sa, true);
                 if (r == -ENOMEM)
                         goto out;
                 if (r < 0)
