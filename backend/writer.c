@@ -553,6 +553,19 @@ static void writer_space(size_t n)
         }
 }
 
+/* Write R, the next record of RING, the Nth of this drain, and take it out. */
+static void writer_take(struct ring *ring, const struct record *r, size_t n)
+{
+        writer_fix_realtime((struct record *)r);
+        writer_dispatch(r, false);
+        ring_consume(ring, r);
+        /* Let blocked producers go on as soon as there is room. */
+        if (atomic_load_explicit(&w.space_waiters, memory_order_relaxed) && (n & 127) == 0) {
+                atomic_fetch_add(&w.space, 1);
+                writer_futex(&w.space, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
+        }
+}
+
 /*
  * Drain RING up to where its producer was when we started (so a busy thread
  * cannot keep the writer from the other rings, and a pass that started after
@@ -565,18 +578,8 @@ static size_t writer_drain(struct ring *ring)
         size_t n = 0;
         const struct record *r;
 
-        while ((r = ring_peek(ring, end))) {
-                writer_fix_realtime((struct record *)r);
-                writer_dispatch(r, false);
-                ring_consume(ring, r);
-                n++;
-                /* Let blocked producers go on as soon as there is room. */
-                if (atomic_load_explicit(&w.space_waiters, memory_order_relaxed) &&
-                    (n & 127) == 0) {
-                        atomic_fetch_add(&w.space, 1);
-                        writer_futex(&w.space, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
-                }
-        }
+        while ((r = ring_peek(ring, end)))
+                writer_take(ring, r, ++n);
         writer_space(n);
         writer_add_dropped(ring_take_drops(ring));
         return n;
@@ -646,20 +649,11 @@ static size_t writer_drain_merged(struct ring *first)
                 writer_heap_down(i, k);
         while (k > 0) {
                 top = &w.srcs[0];
-                writer_fix_realtime((struct record *)top->r);
-                writer_dispatch(top->r, false);
-                ring_consume(top->ring, top->r);
+                writer_take(top->ring, top->r, ++n);
                 top->r = ring_peek(top->ring, top->end);
                 if (!top->r)
                         w.srcs[0] = w.srcs[--k];
                 writer_heap_down(0, k);
-                n++;
-                /* Let blocked producers go on as soon as there is room. */
-                if (atomic_load_explicit(&w.space_waiters, memory_order_relaxed) &&
-                    (n & 127) == 0) {
-                        atomic_fetch_add(&w.space, 1);
-                        writer_futex(&w.space, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
-                }
         }
         writer_space(n);
         for (ring = first; ring; ring = *ring_next(ring))
