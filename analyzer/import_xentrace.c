@@ -362,6 +362,24 @@ static int xen_cut(const struct xen *x, size_t off, struct tq_error *err, const 
         return tq_error_set(err, -ENODATA, "%s:%zu: %s", x->name, off, what);
 }
 
+/*
+ * The file ends at OFF inside a record's header word: -ENODATA when its bytes
+ * can start a record there (any record inside a CPU window with room for its
+ * header, else a CPU change record), else the error the whole word gets.
+ */
+static int xen_cut_header(const struct xen *x, size_t off, struct tq_error *err)
+{
+        /* its first 3 bytes: the TSC bit is in the 4th */
+        static const uint32_t change = XEN_CPU_CHANGE | 2u << 28;
+
+        if ((x->cpu >= 0 && off + 4 <= x->window_end) ||
+            memcmp(x->data + off, &change, x->size - off) == 0)
+                return xen_cut(x, off, err, "truncated record");
+        if (x->cpu < 0)
+                return xen_error(x, off, err, "record before the first CPU change record");
+        return xen_error(x, off, err, "record crosses the end of its CPU window");
+}
+
 /* A CPU change record at OFF, whole, its data words D checked but for the
  * window's size; NEXT is past it. */
 static int xen_cpu_change(struct xen *x, size_t off, size_t next, const uint32_t *d,
@@ -507,7 +525,7 @@ static int xen_parse(struct ingest *ing, const struct xen_formats *fs, const cha
         while (r == 0 && off < size) {
                 rec = off;
                 if (size - off < 4) {
-                        r = xen_cut(&x, off, err, "truncated record");
+                        r = xen_cut_header(&x, off, err);
                         break;
                 }
                 r = xen_record(&x, ing, off, (int64_t) off >= skip, &off, err);

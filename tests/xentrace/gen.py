@@ -69,6 +69,10 @@ bad = {
     'cut-cross': window(0, [rec(0x00081001, (), 1)]) + rec(0x00081002, (1, 2), 5)[:9],
     'cut-cpuwords': rec(CPU_CHANGE, (0,))[:6],
     'cut-bigcpu': rec(CPU_CHANGE, (1 << 20, 0))[:9],
+    # under a header word that no CPU change record starts with, where only
+    # one may come: before the first, after a window
+    'cut-head': b'\1\2',
+    'cut-after': window(0, [rec(0x00081001, (), 1)]) + b'\1\2\3',
 }
 for name, data in bad.items():
     write('bad-%s.xt' % name, data)
