@@ -347,7 +347,11 @@ int import_file(sqlite3 *db, const char *kind, const char *path, import_file_par
         if (r < 0)
                 goto out;
         used = d.size;
-        r = parse(ing, ctx, name, d.data, d.size, offset, d.regular ? &used : NULL, err);
+        /* a regular file read, not mapped (its size was 0: tracefs, or one
+         * that grew since), stores no position: nothing can be left for the
+         * next import, which reads it whole again; an empty one is fine */
+        r = parse(ing, ctx, name, d.data, d.size, offset,
+                  d.mapped || (d.regular && d.size == 0) ? &used : NULL, err);
         if (import_file_check_size(&d, name, err) < 0)
                 r = -EIO;       /* the parser read zeros: whatever it said is moot */
         if (r < 0)

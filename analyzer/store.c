@@ -33,13 +33,15 @@ int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
                 va_start(ap, fmt);
                 vsnprintf(raw, sizeof(raw), fmt, ap);
                 va_end(ap);
-                for (i = 0; raw[i] && k + 5 < sizeof(err->msg); i++) {
+                for (i = 0; raw[i] && k + 1 < sizeof(err->msg); i++) {
                         unsigned char c = (unsigned char) raw[i];
 
-                        if (c < 0x20 || c == 0x7f)
+                        if (c >= 0x20 && c != 0x7f)
+                                err->msg[k++] = (char) c;
+                        else if (k + 5 <= sizeof(err->msg))
                                 k += (size_t) snprintf(err->msg + k, 5, "\\x%02x", c);
                         else
-                                err->msg[k++] = (char) c;
+                                break;
                 }
                 err->msg[k] = '\0';
         }

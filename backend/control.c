@@ -398,7 +398,7 @@ static int control_dir(char *buf, size_t size)
         if (n < 0 || (size_t)n >= size)
                 return -ENAMETOOLONG;
         if (mkdir(buf, mode) == 0)
-                (void) chmod(buf, mode);        /* as documented, whatever the umask */
+                (void)chmod(buf, mode); /* as documented, whatever the umask */
         else if (errno != EEXIST)
                 return -errno;
         return 0;
