@@ -217,11 +217,14 @@ static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned l
                 return 0;
         errno = 0;
         id = strtoull(line, &end, 0);
-        if (errno || end == line || (*end != ' ' && *end != '\t') || id > 0x0fffffff)
+        if (errno || end == line || (*end != ' ' && *end != '\t' && *end) || id > 0x0fffffff)
                 return tq_error_set(err, -EBADMSG, "%s:%u: bad event id", path, lineno);
         fmt = end + strspn(end, " \t");
-        if (!*fmt || strlen(fmt) > XEN_FORMAT_MAX)
+        if (!*fmt)
                 return tq_error_set(err, -EBADMSG, "%s:%u: no format", path, lineno);
+        if (strlen(fmt) > XEN_FORMAT_MAX)
+                return tq_error_set(err, -EBADMSG, "%s:%u: format longer than %d bytes", path,
+                                    lineno, XEN_FORMAT_MAX);
         if (!xen_check_format(fmt, &bad, &wide)) {
                 if (wide)
                         return tq_error_set(err, -EBADMSG, "%s:%u: width or precision over %d "
@@ -253,6 +256,9 @@ static int xen_formats_load(struct xen_formats *fs, const char *path, FILE *in,
 
         while (r == 0 && getline(&line, &size, in) >= 0)
                 r = xen_formats_line(fs, path, ++lineno, line, err);
+        if (r == 0 && ferror(in))       /* getline() left the cause, e.g. EISDIR */
+                r = tq_error_set(err, errno > 0 ? -errno : -EIO, "%s: %s", path,
+                                 errno > 0 ? strerror(errno) : "read error");
         free(line);
         return r;
 }

@@ -115,3 +115,11 @@ echo "exit $rc" >> "$T/bad"
 check_file xentrace-bad-files bad.err "$T/bad"
 check_eq xentrace-bad-imports-nothing 0 \
         "$($TQ --db "$T/bad.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+# A formats file that cannot be read (a directory) fails; it imported the
+# trace as if no --formats had been given, and exited 0.
+mkdir "$T/formats.d"
+rc=0
+$RUN "$TQ" --db "$T/bad.db" import --xentrace basic.xt --formats "$T/formats.d" 2> "$T/err" || rc=$?
+check_eq xentrace-formats-directory "4|traceql: $T/formats.d: Is a directory|0" \
+        "$rc|$(cat "$T/err")|$($TQ --db "$T/bad.db" --no-sync --format csv \
+        'select count(*) from events' | tail -n 1)"
