@@ -72,6 +72,7 @@ bad = {
     'mapname': header() + mapping(0, 'bad name'),
     'dropped': header() + event(DROPPED, 1, 1, 2, 3),
     'namelen': header() + struct.pack('<QQI', 0, 0, 5000) + b'tgb_done',
+    'reserved': header() + mapping(DROPPED, 'tgb_done'),
     # a good event first: a failure imports nothing
     'late': header() + mapping(0, 'tgb_done') + event(0, 1, 1, 0x10) + struct.pack('<Q', 9),
     'cut-type': header() + mapping(0, 'tgb_done') + b'\1\0\1',
