@@ -92,6 +92,17 @@ check_eq simpletrace-unfinished-record-stdin "4|traceql: <stdin>:105: truncated 
         "$rc|$(cat "$T/err")|$($TQ --db "$T/in.db" --no-sync --format csv \
         'select count(*) from events' | tail -n 1)"
 
+# The same for a mapping, and for a record type word, standard input ends in.
+for cut in 27:record 36:event-mapping; do
+        rc=0
+        head -c "${cut%%:*}" basic.st | $RUN "$TQ" --db "$T/in2.db" import --simpletrace - \
+                --events "$EV" 2> "$T/err" || rc=$?
+        what=$(echo "${cut#*:}" | tr - ' ')
+        check_eq "simpletrace-stdin-ends-in-${cut#*:}" "4|traceql: <stdin>:24: truncated $what|0" \
+                "$rc|$(cat "$T/err")|$($TQ --db "$T/in2.db" --no-sync --format csv \
+                'select count(*) from events' | tail -n 1)"
+done
+
 # A file that shrinks under the import (TRACEQL_TEST_SHRINK_TO truncates it
 # once it is mapped): to 0, the parser's first read is past the end (SIGBUS);
 # by one byte, its last page is still mapped and the size tells.  Either way
