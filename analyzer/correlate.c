@@ -457,15 +457,16 @@ static void corr_in(sqlite3_str *s, const struct corr_list *list, bool comma)
  * reads, in corr_scan.argcol[]. */
 enum {
         CORR_ID, CORR_BOOT, CORR_PID, CORR_SEQ, CORR_T, CORR_EVENT, CORR_RUN, CORR_PLACE,
-        CORR_ARGS
+        CORR_HOST, CORR_ARGS
 };
 
 /*
  * The scan: the events of both lists in per-process event order, each with
  * its seq (NULL in a process ordered otherwise), its time for pairs' latency,
- * its event, the run of its pid (tq_runs, when RUNS), its place (CORR_PLACE)
- * and the arguments the lists use (their correlators, --size or --by), whose
- * columns go to ARGCOL[position] (-1: not read).  Which list an event is in
+ * its event, the run of its pid (tq_runs, when RUNS), its place (CORR_PLACE),
+ * its host (tq_pairs' rows are not copied from events, as the other tables'
+ * are) and the arguments the lists use (their correlators, --size or --by),
+ * whose columns go to ARGCOL[position] (-1: not read).  Which list an event is in
  * and which argument is its correlator is worked out in C from the event
  * name: the sort moves every column of every row, and CASE columns doing it
  * in SQL made a tenth more work.  With ORDER, the processes of tq_order are
@@ -493,7 +494,7 @@ static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order, int
                                        : "SELECT id, boot, pid, seq, coalesce(mono, time)");
         sqlite3_str_appendall(s, runs ? ", event, coalesce((SELECT run FROM temp.tq_runs r"
                                      " WHERE r.id = events.id), 0)" : ", event, 0");
-        sqlite3_str_appendall(s, ", " CORR_PLACE(""));
+        sqlite3_str_appendall(s, ", " CORR_PLACE("") ", host");
         for (pos = 0; pos < CORR_NARGS; pos++) {
                 argcol[pos] = used[pos] ? col++ : -1;
                 if (used[pos])
@@ -523,7 +524,7 @@ static const char corr_temp_sql[] =
         " event, code_file, code_line, code_func);"
         "CREATE TEMP TABLE tq_bad_frees (id INTEGER, time, boot, host, pid, tid, kind, address,"
         " event, code_file, code_line, code_func, earlier_id);"
-        "CREATE TEMP TABLE tq_pairs (begin_id INTEGER, end_id, boot, pid, key, grp,"
+        "CREATE TEMP TABLE tq_pairs (begin_id INTEGER, end_id, boot, host, pid, key, grp,"
         " latency, bucket);"
         "DROP TABLE IF EXISTS temp.tq_pairs_stats;"
         "CREATE TEMP TABLE tq_pairs_stats (grp, count, min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns);"
@@ -759,14 +760,15 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         sqlite3_bind_int64(sc->pair, 1, sl->id);
         sqlite3_bind_int64(sc->pair, 2, id);
         sqlite3_bind_value(sc->pair, 3, sqlite3_column_value(row, CORR_BOOT));
-        sqlite3_bind_value(sc->pair, 4, sqlite3_column_value(row, CORR_PID));
-        sqlite3_bind_int64(sc->pair, 5, (int64_t) key);
-        sqlite3_bind_int64(sc->pair, 6, lat);
-        sqlite3_bind_int(sc->pair, 7, lat > 0 ? b : -1);
+        sqlite3_bind_value(sc->pair, 4, sqlite3_column_value(row, CORR_HOST));
+        sqlite3_bind_value(sc->pair, 5, sqlite3_column_value(row, CORR_PID));
+        sqlite3_bind_int64(sc->pair, 6, (int64_t) key);
         if (sl->sized)
-                sqlite3_bind_int64(sc->pair, 8, sl->size);
+                sqlite3_bind_int64(sc->pair, 7, sl->size);
         else
-                sqlite3_bind_null(sc->pair, 8);
+                sqlite3_bind_null(sc->pair, 7);
+        sqlite3_bind_int64(sc->pair, 8, lat);
+        sqlite3_bind_int(sc->pair, 9, lat > 0 ? b : -1);
         return sqlite3_step(sc->pair) == SQLITE_DONE && sqlite3_reset(sc->pair) == SQLITE_OK ? 0 : -EIO;
 }
 
@@ -875,7 +877,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                               : "INSERT INTO temp.tq_bad_frees SELECT id, time, boot, host, pid, tid, ?2, ?3,"
                                 " event, code_file, code_line, code_func, ?4 FROM events WHERE id = ?1",
                               &sc.problem, err)) < 0 ||
-            (r = corr_prepare(db, "INSERT INTO temp.tq_pairs VALUES (?1, ?2, ?3, ?4, ?5, ?8, ?6, ?7)",
+            (r = corr_prepare(db, "INSERT INTO temp.tq_pairs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                               &sc.pair, err)) < 0 ||
             (r = corr_prepare(db, "SELECT max(seq1), max(t0) FROM temp.tq_first"
                               " WHERE pid IS ?2 AND place IS ?1 AND run = ?3",

@@ -87,6 +87,18 @@ check_eq correlate-syslog-hosts-shown "hostA,100,m|hostB,100,f|hostA hostB" \
                         s == 0 { print $2 "," $3 "," $7 } s == 2 { print $2 "," $3 "," $7 }
                         s == 4 && NR > 1 && $0 != "h" { print }' | paste -sd '|')"
 
+# tq_pairs says the host of each pair too: the pairs of pid 100 on two hosts
+# were two rows alike (boot null, pid 100).
+printf '%s app[100]: %s\n' '2024-01-01T00:00:01.000000+00:00 hostA' 'm p 0x10 size 5' \
+        '2024-01-01T00:00:02.000000+00:00 hostB' 'm p 0x10 size 6' \
+        '2024-01-01T00:00:03.000000+00:00 hostB' 'f p 0x10' \
+        '2024-01-01T00:00:04.000000+00:00 hostA' 'f p 0x10' > "$T/pairhosts.log"
+$TQ --db "$T/pairhosts.db" import --syslog "$T/pairhosts.log" --events "$T/mf.events" 2> /dev/null
+check_eq correlate-syslog-hosts-pairs "hostA 100 3000000000|hostB 100 1000000000" \
+        "$($TQ --db "$T/pairhosts.db" --no-sync --format csv pairs --begin m --end f \
+                --sql "select host || ' ' || pid || ' ' || latency as p from tq_pairs order by host" |
+                sed -n '/^p$/,$p' | sed 1d | paste -sd '|')"
+
 # Rows with neither seq nor monotonic time are in time order, not import
 # order: the newer file imported first frees what the older one allocated.
 printf '%s app[100]: %s\n' '2024-01-01T00:00:05.000000+00:00 hostA' 'f p 0x10' > "$T/new.log"
