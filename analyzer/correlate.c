@@ -464,13 +464,14 @@ enum {
  * The scan: the events of both lists in per-process event order, each with
  * its seq (NULL in a process ordered otherwise), its time for pairs' latency,
  * its event, the run of its pid (tq_runs, when RUNS), its place (CORR_PLACE),
- * its host (tq_pairs' rows are not copied from events, as the other tables'
- * are) and the arguments the lists use (their correlators, --size or --by),
- * whose columns go to ARGCOL[position] (-1: not read).  Which list an event is in
- * and which argument is its correlator is worked out in C from the event
- * name: the sort moves every column of every row, and CASE columns doing it
- * in SQL made a tenth more work.  With ORDER, the processes of tq_order are
- * ordered as its HOW says (a join, left out when no process needs it).
+ * its host for pairs (tq_pairs' rows are not copied from events, as the
+ * other tables' are; NULL for leaks, a column less to sort) and the
+ * arguments the lists use (their correlators, --size or --by), whose columns
+ * go to ARGCOL[position] (-1: not read).  Which list an event is in and which
+ * argument is its correlator is worked out in C from the event name: the
+ * sort moves every column of every row, and CASE columns doing it in SQL made
+ * a tenth more work.  With ORDER, the processes of tq_order are ordered as
+ * its HOW says (a join, left out when no process needs it).
  */
 static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order, int *argcol)
 {
@@ -494,7 +495,7 @@ static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order, int
                                        : "SELECT id, boot, pid, seq, coalesce(mono, time)");
         sqlite3_str_appendall(s, runs ? ", event, coalesce((SELECT run FROM temp.tq_runs r"
                                      " WHERE r.id = events.id), 0)" : ", event, 0");
-        sqlite3_str_appendall(s, ", " CORR_PLACE("") ", host");
+        sqlite3_str_appendall(s, o->pairs ? ", " CORR_PLACE("") ", host" : ", " CORR_PLACE("") ", NULL");
         for (pos = 0; pos < CORR_NARGS; pos++) {
                 argcol[pos] = used[pos] ? col++ : -1;
                 if (used[pos])
