@@ -88,7 +88,7 @@ if command -v flock > /dev/null; then flock 9; fi
 cleanup() {
         # shellcheck disable=SC2086
         dpkg --purge $PKGS > /dev/null 2>&1 || true
-        rm -rf "$T"
+        common_exit
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP

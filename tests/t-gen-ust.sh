@@ -101,7 +101,7 @@ sessiond_pid() {
         done
 }
 spid=$([ -n "$started" ] && sessiond_pid || true)
-trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$T"' EXIT
+trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; common_exit' EXIT
 S="$TJ_TEST_ID"
 if lttng create "$S" --output="$T/trace" > lttng.log 2>&1 &&
    lttng enable-event --session="$S" -u 'blockdemo:blk_dev_open,blockdemo:blk_req_submit' >> lttng.log 2>&1 &&

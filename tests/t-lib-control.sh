@@ -15,7 +15,7 @@ for p in "$TQ" "$DEMO" "$SEND"; do
 done
 unset TJ_CONTROL_DIR XDG_RUNTIME_DIR
 P=
-trap '[ -n "$P" ] && kill "$P" 2>/dev/null; rm -f "${S:-}"; rm -rf "$T" ${PUB:+"$PUB"}' EXIT
+trap '[ -n "$P" ] && kill "$P" 2>/dev/null; rm -f "${S:-}"; rm -rf ${PUB:+"$PUB"}; common_exit' EXIT
 
 # wait_for COND...: up to 10 s for a shell condition to hold
 wait_for() {

@@ -201,7 +201,7 @@ action(type="omfwd" target="127.0.0.1" port="$PORT" protocol="tcp"
 EOF
 RS_PIDS=
 stop_rsyslog() { for p in $RS_PIDS; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap 'stop_rsyslog; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+trap 'stop_rsyslog; [ -n "${KEEP:-}" ] || common_exit' EXIT
 rsyslogd -n -f "$T/central.conf" -i "$T/central.pid" > "$T/central.out" 2>&1 &
 RS_PIDS="$!"
 i=0
