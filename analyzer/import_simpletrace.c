@@ -128,7 +128,8 @@ static int simple_mapping(struct simple *s, size_t off, size_t *ret_next, struct
                 return simple_cut(s, rec, err, "truncated event mapping");
         id = simple_u64(s->data + off);
         if (id >= SIMPLE_DROPPED_ID)
-                return simple_error(s, rec, err, "mapping of a reserved event id");
+                return tq_error_set(err, -EBADMSG, "%s:%zu: mapping of a reserved event id "
+                                    "(0x%" PRIx64 ")", s->name, rec, id);
         if (left < 12)
                 return simple_cut(s, rec, err, "truncated event mapping");
         n = simple_u32(s->data + off + 8);
