@@ -113,6 +113,20 @@ static void query_hex(FILE *out, const unsigned char *p, size_t n)
                 fprintf(out, "%02x", p[i]);
 }
 
+/* D in the fewest digits that read back as D (0.1, not 0.10000000000000001),
+ * as SQLite's own printing does, up to the 17 that always do. */
+static void query_json_double(FILE *out, double d)
+{
+        char buf[32];
+
+        for (int prec = 15; prec <= 17; prec++) {
+                snprintf(buf, sizeof(buf), "%.*g", prec, d);
+                if (prec == 17 || strtod(buf, NULL) == d)
+                        break;
+        }
+        fputs(buf, out);
+}
+
 static void query_json_value(FILE *out, sqlite3_stmt *st, int i)
 {
         double d;
@@ -127,7 +141,7 @@ static void query_json_value(FILE *out, sqlite3_stmt *st, int i)
         case SQLITE_FLOAT:
                 d = sqlite3_column_double(st, i);
                 if (isfinite(d))
-                        fprintf(out, "%.17g", d);
+                        query_json_double(out, d);
                 else
                         fputs("null", out);
                 break;
