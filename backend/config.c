@@ -223,9 +223,14 @@ int tj_init(const char *identifier)
                 ret = r;
         if (config.control) {
                 r = tj_control_start();
-                if (r < 0)
-                        config_warn("TJ_CONTROL: cannot serve the control endpoint: %s",
-                                    strerror(-r));
+                if (r < 0) {
+                        char dir[256];
+
+                        if (control_dir_name(dir, sizeof(dir), NULL) < 0)
+                                snprintf(dir, sizeof(dir), "its directory");
+                        config_warn("TJ_CONTROL: cannot serve the control endpoint in %s: %s",
+                                    dir, strerror(-r));
+                }
                 if (r < 0 && ret == 0)
                         ret = r;
         }

@@ -380,8 +380,7 @@ static void *control_main(void *arg)
 
 /* ---- start and stop ---------------------------------------------------------- */
 
-/* The directory of the sockets, created when missing.  0 or -errno. */
-static int control_dir(char *buf, size_t size)
+int control_dir_name(char *buf, size_t size, mode_t *ret_mode)
 {
         const char *v = getenv("TJ_CONTROL_DIR");
         mode_t mode = 0700;
@@ -395,7 +394,17 @@ static int control_dir(char *buf, size_t size)
                 n = snprintf(buf, size, "%s", CONTROL_DEFAULT_DIR);
                 mode = 0755;    /* others may reach the socket, and be refused */
         }
-        if (n < 0 || (size_t)n >= size)
+        if (ret_mode)
+                *ret_mode = mode;
+        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* The directory of the sockets, created when missing.  0 or -errno. */
+static int control_dir(char *buf, size_t size)
+{
+        mode_t mode;
+
+        if (control_dir_name(buf, size, &mode) < 0)
                 return -ENAMETOOLONG;
         if (mkdir(buf, mode) == 0)
                 (void)chmod(buf, mode); /* as documented, whatever the umask */

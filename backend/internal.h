@@ -190,6 +190,7 @@ TJ_HIDDEN int writer_check_outputs(const char *list);
 TJ_HIDDEN bool writer_has_async_outputs(void);
 TJ_HIDDEN void writer_attach_ring(struct ring *ring);
 TJ_HIDDEN int writer_start(void);
+
 TJ_HIDDEN void writer_wake(void);
 TJ_HIDDEN unsigned writer_space_seen(void);
 TJ_HIDDEN void writer_wait_space(unsigned seen);
@@ -221,5 +222,12 @@ struct writer_ring_stat {
 };
 TJ_HIDDEN size_t writer_output_stats(struct writer_output_stat *ret, size_t max);
 TJ_HIDDEN void writer_ring_stats(struct writer_ring_stat *ret);
+
+/* ---- control endpoint (control.c) ------------------------------------- */
+
+/* The directory of the control sockets in BUF (TJ_CONTROL_DIR, else
+ * $XDG_RUNTIME_DIR/tracejournal, else /run/tracejournal) and the mode it is
+ * made with; 0, or -ENAMETOOLONG. */
+TJ_HIDDEN int control_dir_name(char *buf, size_t size, mode_t *ret_mode);
 
 #endif /* TJ_INTERNAL_H */

@@ -136,10 +136,11 @@ check_eq lib-patterns-env-quiet-bad "tracejournal: TJ_QUIET: unknown value 'sile
 tracejournal: TJ_ON_FULL: unknown value 'wait', using 'drop'" "$(cat "$T/err")"
 TJ_QUIET=off TJ_SYNC=FALSE TJ_LOG_TIMESTAMP=no TJ_CONTROL=0 $RUN "$E" init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-flags-off "" "$(cat "$T/err")"
-# TJ_CONTROL=on serves the endpoint: here a directory that cannot be made says so.
+# TJ_CONTROL=on serves the endpoint: here a directory that cannot be made says so,
+# naming it.
 TJ_QUIET=0 TJ_CONTROL=on TJ_CONTROL_DIR="$T/none/ctl" $RUN "$E" init > "$T/out" 2> "$T/err"
 check_eq lib-patterns-env-control-on "init=-2
-tracejournal: TJ_CONTROL: cannot serve the control endpoint: No such file or directory" \
+tracejournal: TJ_CONTROL: cannot serve the control endpoint in $T/none/ctl: No such file or directory" \
         "$(cat "$T/out" "$T/err")"
 
 # A ring size of 0 (or 0K) is as invalid as any other: said, the default kept;
