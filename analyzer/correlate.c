@@ -495,7 +495,8 @@ static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order, int
                                        : "SELECT id, boot, pid, seq, coalesce(mono, time)");
         sqlite3_str_appendall(s, runs ? ", event, coalesce((SELECT run FROM temp.tq_runs r"
                                      " WHERE r.id = events.id), 0)" : ", event, 0");
-        sqlite3_str_appendall(s, o->pairs ? ", " CORR_PLACE("") ", host" : ", " CORR_PLACE("") ", NULL");
+        sqlite3_str_appendall(s, ", " CORR_PLACE(""));
+        sqlite3_str_appendall(s, o->pairs ? ", host" : ", NULL");
         for (pos = 0; pos < CORR_NARGS; pos++) {
                 argcol[pos] = used[pos] ? col++ : -1;
                 if (used[pos])

@@ -194,9 +194,11 @@ static int simple_args(const struct te_event *ev, const uint8_t *p, size_t len, 
         size_t o = 0;
         unsigned i;
 
+        /* checked again only after a string: a number takes 8 bytes of LEN
+         * and 8 of what the rest needs */
+        if (!simple_args_fit(ev, 0, len))
+                return -EBADMSG;
         for (i = 0; i < ev->nargs; i++) {
-                if (!simple_args_fit(ev, i, len - o))
-                        return -EBADMSG;
                 memset(&v[i], 0, sizeof(v[i]));
                 if (te_catalog_is_string(&ev->args[i])) {
                         uint32_t n;

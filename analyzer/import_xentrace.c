@@ -484,8 +484,8 @@ static int xen_record(struct xen *x, struct ingest *ing, size_t off, bool store,
         id = h & 0x0fffffff;
         n = (h >> 28) & 7;
         has_tsc = h >> 31;
-        len = 4 + (has_tsc ? 8 : 0) + 4 * (size_t) n;
         words = 4 + (has_tsc ? 8 : 0);          /* where the data words start */
+        len = words + 4 * (size_t) n;
         if (id == XEN_CPU_CHANGE && n != 2)
                 return xen_error(x, off, err, "CPU change record without its 2 data words");
         if (id == XEN_CPU_CHANGE && x->size - off >= words + 4 &&

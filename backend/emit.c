@@ -139,7 +139,7 @@ static void emit_async(const struct tj_event *ev, const struct tj_site *site,
 {
         struct ring *ring = emit_tls.ring;
         struct record *r;
-        size_t size, lens[TJ_MAX_ARGS];
+        size_t size, max, lens[TJ_MAX_ARGS];
 
         if (TJ_UNLIKELY(atomic_load_explicit(&writer_restart, memory_order_relaxed)))
                 writer_restart_after_fork();
@@ -151,8 +151,9 @@ static void emit_async(const struct tj_event *ev, const struct tj_site *site,
                 }
         }
         size = record_size(ev, v, lens);
-        if (size > ring_record_max(ring))
-                size = ring_record_max(ring);
+        max = ring_record_max(ring);
+        if (size > max)
+                size = max;
         r = emit_reserve(ring, size);
         if (!r) {
                 ring_count_drop(ring);

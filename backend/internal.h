@@ -190,7 +190,6 @@ TJ_HIDDEN int writer_check_outputs(const char *list);
 TJ_HIDDEN bool writer_has_async_outputs(void);
 TJ_HIDDEN void writer_attach_ring(struct ring *ring);
 TJ_HIDDEN int writer_start(void);
-
 TJ_HIDDEN void writer_wake(void);
 TJ_HIDDEN unsigned writer_space_seen(void);
 TJ_HIDDEN void writer_wait_space(unsigned seen);

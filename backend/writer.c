@@ -544,7 +544,7 @@ void writer_write_caller_only(const struct record *r_const)
 
 /* ---- the writer thread -------------------------------------------------- */
 
-/* After a drain of N records: let producers blocked on a full ring go on. */
+/* N records were taken from the rings: let producers blocked on a full one go on. */
 static void writer_space(size_t n)
 {
         if (n && atomic_load(&w.space_waiters)) {
@@ -559,11 +559,8 @@ static void writer_take(struct ring *ring, const struct record *r, size_t n)
         writer_fix_realtime((struct record *)r);
         writer_dispatch(r, false);
         ring_consume(ring, r);
-        /* Let blocked producers go on as soon as there is room. */
-        if (atomic_load_explicit(&w.space_waiters, memory_order_relaxed) && (n & 127) == 0) {
-                atomic_fetch_add(&w.space, 1);
-                writer_futex(&w.space, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL);
-        }
+        if ((n & 127) == 0)
+                writer_space(n);        /* blocked producers go on once there is room */
 }
 
 /*
