@@ -121,7 +121,7 @@ static void corr_table_place(struct corr_table *t, size_t j)
 static int corr_table_grow(struct corr_table *t)
 {
         if ((t->n + 1) * 2 > t->cap) {
-                size_t cap = t->cap ? t->cap * 2 : 1024;
+                size_t cap = t->cap ? t->cap * 2 : 64;
                 size_t *index = calloc(cap, sizeof(*index));
 
                 if (!index)
@@ -133,7 +133,7 @@ static int corr_table_grow(struct corr_table *t)
                         corr_table_place(t, j);
         }
         if (t->n == t->nalloc) {
-                size_t nalloc = t->nalloc ? t->nalloc * 2 : 512;
+                size_t nalloc = t->nalloc ? t->nalloc * 2 : 32;
                 struct corr_slot *slots = realloc(t->slots, nalloc * sizeof(*slots));
 
                 if (!slots)
@@ -456,31 +456,44 @@ static void corr_in(sqlite3_str *s, const struct corr_list *list, bool comma)
 /* The columns of the scan's rows (corr_scan_sql()), then the arguments it
  * reads, in corr_scan.argcol[]. */
 enum {
-        CORR_ID, CORR_BOOT, CORR_PID, CORR_SEQ, CORR_T, CORR_EVENT, CORR_RUN, CORR_PLACE,
-        CORR_HOST, CORR_ARGS
+        CORR_ID, CORR_BOOT, CORR_PID, CORR_SEQ, CORR_EVENT, CORR_RUN, CORR_PLACE, CORR_HOST,
+        CORR_KMONO, CORR_KTIME, CORR_ARGS
 };
 
 /*
  * The scan: the events of both lists in per-process event order, each with
- * its seq (NULL in a process ordered otherwise), its time for pairs' latency,
- * its event, the run of its pid (tq_runs, when RUNS), its place (CORR_PLACE),
- * its host for pairs (tq_pairs' rows are not copied from events, as the
- * other tables' are; NULL for leaks, a column less to sort) and the
+ * its boot and host for pairs (tq_pairs' rows are not copied from events, as
+ * the other tables' are; NULL for leaks, columns less to sort), its seq
+ * (NULL in a process ordered otherwise), its event, the run of its pid
+ * (tq_runs, when RUNS), its place (CORR_PLACE), its monotonic time (NULL in
+ * a process ordered by time) and time, whose first not NULL is its time for
+ * pairs' latency, and the
  * arguments the lists use (their correlators, --size or --by), whose columns
  * go to ARGCOL[position] (-1: not read).  Which list an event is in and which
  * argument is its correlator is worked out in C from the event name: the
  * sort moves every column of every row, and CASE columns doing it in SQL made
  * a tenth more work.  With ORDER, the processes of tq_order are ordered as
- * its HOW says (a join, left out when no process needs it).
+ * its HOW says (a join, left out when no process needs it).  The order
+ * within a process is by the columns CORR_SEQ, CORR_KMONO, CORR_KTIME, then
+ * the id.
+ *
+ * CORR_SQL_ROWS: the rows in row id order, not sorted: with EVENT, that
+ * event's only (the index on event holds them so), for corr_scan_rows() to
+ * merge; without, those of all events of the lists, read from the whole
+ * table.  CORR_SQL_KEYS: the same with only the columns that tell the
+ * process and the order (the others NULL, no arguments).
  */
-static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order, int *argcol)
+enum corr_sql { CORR_SQL_SORTED, CORR_SQL_ROWS, CORR_SQL_KEYS };
+
+static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order, enum corr_sql how,
+                           const char *event, int *argcol)
 {
         const struct corr_list *lists[2] = { &o->a, &o->b };
         sqlite3_str *s = sqlite3_str_new(NULL);
         bool used[CORR_NARGS] = { false };
         int pos, col = CORR_ARGS;
 
-        for (int l = 0; l < 2; l++)
+        for (int l = 0; l < 2 && how != CORR_SQL_KEYS; l++)
                 for (size_t i = 0; i < lists[l]->n; i++) {
                         const struct corr_spec *v = &lists[l]->v[i];
                         int extra = o->pairs ? v->by_pos : v->size_pos;
@@ -490,32 +503,43 @@ static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order, int
                         if (l == 0 && extra >= 0 && extra < CORR_NARGS)
                                 used[extra] = true;
                 }
-        sqlite3_str_appendall(s, order ? "SELECT id, boot, pid, CASE WHEN how THEN NULL ELSE seq END,"
-                                         " CASE WHEN how = 2 THEN time ELSE coalesce(mono, time) END"
-                                       : "SELECT id, boot, pid, seq, coalesce(mono, time)");
-        sqlite3_str_appendall(s, runs ? ", event, coalesce((SELECT run FROM temp.tq_runs r"
-                                     " WHERE r.id = events.id), 0)" : ", event, 0");
+        sqlite3_str_appendf(s, "SELECT id, %s, pid, %s, %s",
+                            o->pairs && how != CORR_SQL_KEYS ? "boot" : "NULL",
+                            order ? "CASE WHEN how THEN NULL ELSE seq END" : "seq",
+                            how == CORR_SQL_KEYS ? "NULL" : "event");
+        sqlite3_str_appendall(s, runs ? ", coalesce((SELECT run FROM temp.tq_runs r"
+                                     " WHERE r.id = events.id), 0)" : ", 0");
         sqlite3_str_appendall(s, ", " CORR_PLACE(""));
-        sqlite3_str_appendall(s, o->pairs ? ", host" : ", NULL");
+        sqlite3_str_appendall(s, o->pairs && how != CORR_SQL_KEYS ? ", host" : ", NULL");
+        sqlite3_str_appendall(s, order ? ", CASE WHEN how = 2 THEN NULL ELSE mono END, time"
+                                       : ", mono, time");
         for (pos = 0; pos < CORR_NARGS; pos++) {
                 argcol[pos] = used[pos] ? col++ : -1;
                 if (used[pos])
                         sqlite3_str_appendf(s, ", a%d", pos);
         }
-        sqlite3_str_appendall(s, " FROM events");
+        sqlite3_str_appendall(s, how == CORR_SQL_SORTED || event ? " FROM events"
+                                                                : " FROM events NOT INDEXED");
         if (order)
                 sqlite3_str_appendall(s, " LEFT JOIN temp.tq_order ON o_pid IS pid"
                                       " AND o_place IS " CORR_PLACE("events."));
+        if (event) {
+                sqlite3_str_appendf(s, " WHERE event = %Q ORDER BY id", event);
+                return sqlite3_str_finish(s);
+        }
         sqlite3_str_appendall(s, " WHERE event IN (");
         corr_in(s, &o->a, false);
         corr_in(s, &o->b, true);
+        if (how != CORR_SQL_SORTED) {
+                sqlite3_str_appendall(s, ") ORDER BY id");
+                return sqlite3_str_finish(s);
+        }
         /* pid before place: an integer compare settles most comparisons of the sort;
          * time orders what has neither seq nor mono (syslog files imported out of order) */
         sqlite3_str_appendf(s, ") ORDER BY pid, %d, ", CORR_PLACE + 1);
         if (runs)
                 sqlite3_str_appendf(s, "%d, ", CORR_RUN + 1);
-        sqlite3_str_appendf(s, "%s, time, id", order ? "4, CASE WHEN how = 2 THEN NULL ELSE mono END"
-                                                      : "seq, mono");
+        sqlite3_str_appendf(s, "%d, %d, %d, id", CORR_SEQ + 1, CORR_KMONO + 1, CORR_KTIME + 1);
         return sqlite3_str_finish(s);
 }
 
@@ -614,17 +638,62 @@ static int corr_first_build(sqlite3 *db, bool *ret_runs, bool *ret_order, struct
         return 0;
 }
 
+/*
+ * A process as the scan tells them apart: pid (NULL apart from 0), place
+ * (CORR_PLACE: NULL apart from '', compared byte for byte, as the sort
+ * does) and run.  The scan in row order (corr_scan_rows()) keeps one per
+ * process it has seen, with its live set and the order key of its last event.
+ */
+struct corr_ident {
+        int64_t pid, run;
+        const char *place;
+        size_t place_len;
+        bool pid_null, place_null;
+};
+
+struct corr_proc {
+        struct corr_ident id;
+        char *place;            /* what id.place points at */
+        bool from_start;        /* traced from its first event */
+        struct corr_table table;
+        int64_t last[3];        /* the order key of its last event: seq, mono, time */
+        unsigned last_null;     /* bit i: last[i] is NULL */
+        struct corr_proc *next; /* its hash chain */
+};
+
+/* The processes of a scan in row order, in the order seen and by identity
+ * (chained, a power of 2 heads). */
+struct corr_procs {
+        struct corr_proc **v;
+        size_t n;
+        struct corr_proc **hash;
+        size_t hash_size;
+};
+
 /* One scan's state: the statements that record findings, the live table. */
 struct corr_scan {
         sqlite3 *db;
         const struct corr_opts *o;
         sqlite3_stmt *problem, *leak, *pair, *first;
-        struct corr_table table;
+        struct corr_table *table;       /* the current process's */
         struct corr_totals tot;
-        int64_t trace_start;
-        bool from_start;        /* this process was traced from its first event */
+        int64_t trace_start;    /* the time of the first event, once known */
+        bool trace_start_known;
+        bool from_start;        /* the current process was traced from its first event */
         int argcol[CORR_NARGS]; /* the row's column of each argument read, -1 */
+        struct corr_procs procs;        /* corr_scan_rows()'s */
+        /* corr_stored(): the scan's RUNS and ORDER (corr_scan_sql()), whether
+         * the order of the rows is known good or bad, the findings stored
+         * while it was not known */
+        bool runs, order, verified, disorder;
+        uint64_t unverified;
 };
+
+/* Problems a scan in row order stores before the whole order is checked;
+ * at this many it is checked first (corr_stored()). */
+#define CORR_UNVERIFIED_MAX 4096
+
+static int corr_stored(struct corr_scan *sc);
 
 /* Record a problem row (bad free, duplicate, open pair) for event ID. */
 static int corr_problem(struct corr_scan *sc, int64_t id, const char *kind, uint64_t key,
@@ -640,14 +709,16 @@ static int corr_problem(struct corr_scan *sc, int64_t id, const char *kind, uint
         else
                 sqlite3_bind_null(st, 4);
         sc->tot.bad++;
+        if (corr_stored(sc) < 0)
+                return -EIO;
         return sqlite3_step(st) == SQLITE_DONE && sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
 }
 
 /* The current process ended: what is still live is a leak / in flight. */
 static int corr_process_end(struct corr_scan *sc)
 {
-        for (size_t i = 0; i < sc->table.n; i++) {
-                struct corr_slot *sl = &sc->table.slots[i];
+        for (size_t i = 0; i < sc->table->n; i++) {
+                struct corr_slot *sl = &sc->table->slots[i];
 
                 if (!sl->live)
                         continue;
@@ -668,7 +739,7 @@ static int corr_process_end(struct corr_scan *sc)
                 if (sqlite3_step(sc->leak) != SQLITE_DONE || sqlite3_reset(sc->leak) != SQLITE_OK)
                         return -EIO;
         }
-        corr_table_reset(&sc->table);
+        corr_table_reset(sc->table);
         return 0;
 }
 
@@ -684,10 +755,15 @@ static int corr_process_begin(struct corr_scan *sc, sqlite3_stmt *row)
         sqlite3_bind_int64(st, 3, sqlite3_column_int64(row, CORR_RUN));
         if (sqlite3_step(st) != SQLITE_ROW)
                 return -EIO;
-        if (sqlite3_column_type(row, CORR_SEQ) != SQLITE_NULL)
+        if (sqlite3_column_type(row, CORR_SEQ) != SQLITE_NULL) {
                 sc->from_start = sqlite3_column_int(st, 0) != 0;
-        else
+        } else {
+                if (!sc->trace_start_known &&
+                    store_int(sc->db, "SELECT min(time) FROM events", &sc->trace_start, NULL) < 0)
+                        return -EIO;
+                sc->trace_start_known = true;
                 sc->from_start = sqlite3_column_int64(st, 1) > sc->trace_start;
+        }
         sc->tot.procs++;
         return sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
 }
@@ -703,7 +779,7 @@ static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64
                 sc->tot.b++;
         if (key == 0)
                 return 0;
-        sl = corr_table_get(&sc->table, key);
+        sl = corr_table_get(sc->table, key);
         if (!sl)
                 return -ENOMEM;
         if (alloc) {
@@ -738,7 +814,7 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
                 sc->tot.a++;
         else
                 sc->tot.b++;
-        sl = corr_table_get(&sc->table, key);
+        sl = corr_table_get(sc->table, key);
         if (!sl)
                 return -ENOMEM;
         if (begin) {
@@ -821,12 +897,16 @@ static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, const struct corr
                 else
                         sqlite3_bind_value(st, 3, sqlite3_column_value(row, kcol));
                 sqlite3_bind_null(st, 4);
+                if (corr_stored(sc) < 0)
+                        return -EIO;
                 return sqlite3_step(st) == SQLITE_DONE && sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
         }
         key = (uint64_t) sqlite3_column_int64(row, kcol);
         if (sc->o->pairs)
-                return corr_pairs_event(sc, id, a, key, sqlite3_column_int64(row, CORR_T), extra,
-                                        x, row);
+                return corr_pairs_event(sc, id, a, key,
+                                        sqlite3_column_int64(row, sqlite3_column_type(row, CORR_KMONO)
+                                                             != SQLITE_NULL ? CORR_KMONO : CORR_KTIME),
+                                        extra, x, row);
         return corr_leaks_event(sc, id, a, key, extra, x);
 }
 
@@ -837,17 +917,432 @@ static int corr_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret, struct
         return 0;
 }
 
-/* Stream the events once and fill the temp tables. */
+/* Where ROW's process is: its identity, the place pointing into ROW. */
+static void corr_ident_of(sqlite3_stmt *row, struct corr_ident *id)
+{
+        id->pid_null = sqlite3_column_type(row, CORR_PID) == SQLITE_NULL;
+        id->pid = sqlite3_column_int64(row, CORR_PID);
+        id->run = sqlite3_column_int64(row, CORR_RUN);
+        id->place_null = sqlite3_column_type(row, CORR_PLACE) == SQLITE_NULL;
+        id->place = sqlite3_column_blob(row, CORR_PLACE);
+        id->place_len = (size_t) sqlite3_column_bytes(row, CORR_PLACE);
+}
+
+static bool corr_ident_eq(const struct corr_ident *a, const struct corr_ident *b)
+{
+        return a->pid == b->pid && a->run == b->run && a->pid_null == b->pid_null &&
+               a->place_null == b->place_null && a->place_len == b->place_len &&
+               (a->place_len == 0 || memcmp(a->place, b->place, a->place_len) == 0);
+}
+
+/* *DST = *SRC with a copy of its place in *BUF (freed first); -ENOMEM. */
+static int corr_ident_copy(struct corr_ident *dst, char **buf, const struct corr_ident *src)
+{
+        char *place = malloc(src->place_len + 1);
+
+        if (!place)
+                return -ENOMEM;
+        if (src->place_len)
+                memcpy(place, src->place, src->place_len);
+        free(*buf);
+        *buf = place;
+        *dst = *src;
+        dst->place = place;
+        return 0;
+}
+
+/* Of the place, its length and up to 8 bytes at each end: a boot id's
+ * hex digits or a host name's differ there, and a row costs no loop. */
+static size_t corr_ident_hash(const struct corr_ident *id)
+{
+        uint64_t h = ((uint64_t) id->pid ^ (uint64_t) id->run << 32 ^ id->place_len << 48) *
+                     0x9e3779b97f4a7c15ULL;
+        uint64_t head = 0, tail = 0;
+        size_t k = id->place_len < 8 ? id->place_len : 8;
+
+        if (k) {
+                memcpy(&head, id->place, k);
+                memcpy(&tail, id->place + id->place_len - k, k);
+        }
+        h = (h ^ head) * 0x100000001b3ULL;
+        h = (h ^ tail) * 0x9e3779b97f4a7c15ULL;
+        return (size_t) (h ^ h >> 31);
+}
+
+/* The sort's order of processes: pid, then place (NULL first), then run. */
+static int corr_proc_cmp(const void *pa, const void *pb)
+{
+        const struct corr_ident *a = &(*(struct corr_proc *const *) pa)->id;
+        const struct corr_ident *b = &(*(struct corr_proc *const *) pb)->id;
+        size_t n = a->place_len < b->place_len ? a->place_len : b->place_len;
+        int c;
+
+        if (a->pid_null != b->pid_null)
+                return a->pid_null ? -1 : 1;
+        if (a->pid != b->pid)
+                return a->pid < b->pid ? -1 : 1;
+        if (a->place_null != b->place_null)
+                return a->place_null ? -1 : 1;
+        if ((c = n ? memcmp(a->place, b->place, n) : 0) != 0)
+                return c;
+        if (a->place_len != b->place_len)
+                return a->place_len < b->place_len ? -1 : 1;
+        return a->run < b->run ? -1 : a->run > b->run;
+}
+
+/* The process of identity ID in PS, added when new (*RET_NEW); NULL: out of
+ * memory. */
+static struct corr_proc *corr_procs_get(struct corr_procs *ps, const struct corr_ident *id,
+                                        bool *ret_new)
+{
+        struct corr_proc *p, **v;
+        size_t h;
+
+        *ret_new = false;
+        if (ps->hash_size)
+                for (p = ps->hash[corr_ident_hash(id) & (ps->hash_size - 1)]; p; p = p->next)
+                        if (corr_ident_eq(&p->id, id))
+                                return p;
+        if (ps->n >= ps->hash_size) {   /* chains of one on average */
+                size_t size = ps->hash_size ? ps->hash_size * 2 : 16;
+                struct corr_proc **hash = calloc(size, sizeof(*hash));
+
+                v = realloc(ps->v, size * sizeof(*v));
+                if (v)
+                        ps->v = v;
+                if (!hash || !v) {
+                        free(hash);
+                        return NULL;
+                }
+                free(ps->hash);
+                ps->hash = hash;
+                ps->hash_size = size;
+                for (size_t i = 0; i < ps->n; i++) {
+                        h = corr_ident_hash(&ps->v[i]->id) & (size - 1);
+                        ps->v[i]->next = hash[h];
+                        hash[h] = ps->v[i];
+                }
+        }
+        p = calloc(1, sizeof(*p));
+        if (!p)
+                return NULL;
+        if (corr_ident_copy(&p->id, &p->place, id) < 0) {
+                free(p);
+                return NULL;
+        }
+        p->last_null = 7;       /* all NULL: the least key */
+        h = corr_ident_hash(id) & (ps->hash_size - 1);
+        p->next = ps->hash[h];
+        ps->hash[h] = p;
+        ps->v[ps->n++] = p;
+        *ret_new = true;
+        return p;
+}
+
+static void corr_procs_free(struct corr_procs *ps)
+{
+        for (size_t i = 0; i < ps->n; i++) {
+                free(ps->v[i]->place);
+                free(ps->v[i]->table.slots);
+                free(ps->v[i]->table.index);
+                free(ps->v[i]);
+        }
+        free(ps->v);
+        free(ps->hash);
+        *ps = (struct corr_procs) { 0 };
+}
+
+/*
+ * Whether ROW, the next event of process P in row order, comes after P's
+ * last event in the scan's order (CORR_SEQ, CORR_KMONO, CORR_KTIME, then the
+ * id, which grows in row order), NULL before any number; if so, ROW's key
+ * becomes P's last.  False too for a key neither integer nor NULL, which
+ * the sort would compare otherwise.
+ */
+static bool corr_proc_follows(struct corr_proc *p, sqlite3_stmt *row)
+{
+        static const int cols[3] = { CORR_SEQ, CORR_KMONO, CORR_KTIME };
+        int64_t k[3] = { 0, 0, 0 };
+        unsigned null = 0;
+        bool decided = false;
+
+        for (int i = 0; i < 3; i++) {
+                int type = sqlite3_column_type(row, cols[i]);
+                bool was_null = p->last_null >> i & 1;
+
+                if (type == SQLITE_NULL)
+                        null |= 1u << i;
+                else if (type == SQLITE_INTEGER)
+                        k[i] = sqlite3_column_int64(row, cols[i]);
+                else
+                        return false;
+                if (decided)
+                        continue;
+                if (type == SQLITE_NULL ? !was_null : !was_null && k[i] < p->last[i])
+                        return false;
+                decided = type != SQLITE_NULL && (was_null || k[i] > p->last[i]);
+        }
+        memcpy(p->last, k, sizeof(k));
+        p->last_null = null;
+        return true;
+}
+
+/* Scan ROW, an event of the current process. */
+static int corr_row(struct corr_scan *sc, sqlite3_stmt *row)
+{
+        const char *event = (const char *) sqlite3_column_text(row, CORR_EVENT) ?: "";
+        const struct corr_spec *sa = corr_spec_of(&sc->o->a, event);
+        const struct corr_spec *sb = corr_spec_of(&sc->o->b, event);
+        int r = 0;
+
+        /* an event in both lists (a realloc) frees, then allocates */
+        if (sb)
+                r = corr_event(sc, row, sb, sa, false);
+        if (r == 0 && sa)
+                r = corr_event(sc, row, sa, sa, true);
+        return r;
+}
+
+static int corr_streams_open(sqlite3 *db, const struct corr_opts *o, bool runs, bool order,
+                             enum corr_sql how, int *argcol, sqlite3_stmt ***ret_st,
+                             size_t *ret_n, struct tq_error *err);
+
+/*
+ * The scan without the sort: ST[0..N-1] each give rows in row id order
+ * (corr_streams_open()), merged here by id, each process kept apart in PS.
+ * That is the sort's order as long as every process's events come in row
+ * order in its event order, as a journal import stores them (the id is the
+ * journal's sequence number); 1 as soon as one does not, or a process or
+ * key is of a type the sort would compare otherwise: the caller undoes what
+ * was stored and sorts.  With SC, each row is scanned as an event of its
+ * process; without, the order is only checked.  -EIO: a finding not stored
+ * or a step failed; -ENOMEM.
+ */
+static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_stmt **st, size_t n)
+{
+        int64_t cur[n ? n : 1];
+        bool more[n ? n : 1], added;
+        struct corr_proc *p = NULL;
+        struct corr_ident id;
+        int r, rc;
+
+        for (size_t j = 0; j < n; j++) {
+                if ((rc = sqlite3_step(st[j])) != SQLITE_ROW && rc != SQLITE_DONE)
+                        return -EIO;
+                more[j] = rc == SQLITE_ROW;
+                cur[j] = more[j] ? sqlite3_column_int64(st[j], CORR_ID) : 0;
+        }
+        for (;;) {
+                size_t k = n;
+                sqlite3_stmt *row;
+                int pt, lt;
+
+                for (size_t j = 0; j < n; j++)
+                        if (more[j] && (k == n || cur[j] < cur[k]))
+                                k = j;
+                if (k == n)
+                        break;
+                row = st[k];
+                pt = sqlite3_column_type(row, CORR_PID);
+                lt = sqlite3_column_type(row, CORR_PLACE);
+                if ((pt != SQLITE_INTEGER && pt != SQLITE_NULL) ||
+                    (lt != SQLITE_TEXT && lt != SQLITE_NULL))
+                        return 1;
+                corr_ident_of(row, &id);
+                if (!p || !corr_ident_eq(&p->id, &id)) {
+                        p = corr_procs_get(ps, &id, &added);
+                        if (!p)
+                                return -ENOMEM;
+                        if (sc && added) {
+                                sc->table = &p->table;
+                                if ((r = corr_process_begin(sc, row)) < 0)
+                                        return r;
+                                p->from_start = sc->from_start;
+                        }
+                        if (sc) {
+                                sc->table = &p->table;
+                                sc->from_start = p->from_start;
+                        }
+                }
+                if ((!sc || !sc->verified) && !corr_proc_follows(p, row))
+                        return 1;
+                if (sc && (r = corr_row(sc, row)) < 0)
+                        return r;
+                if (sc && sc->disorder)
+                        return 1;
+                if ((rc = sqlite3_step(row)) != SQLITE_ROW && rc != SQLITE_DONE)
+                        return -EIO;
+                more[k] = rc == SQLITE_ROW;
+                cur[k] = more[k] ? sqlite3_column_int64(row, CORR_ID) : 0;
+        }
+        if (!sc)
+                return 0;
+        /* the whole order was good: what is still live, process by process
+         * in the sort's order */
+        sc->verified = true;
+        if (ps->n)
+                qsort(ps->v, ps->n, sizeof(*ps->v), corr_proc_cmp);
+        for (size_t i = 0; i < ps->n; i++) {
+                sc->table = &ps->v[i]->table;
+                if ((r = corr_process_end(sc)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/*
+ * A problem is about to be stored by a scan in row order.  The row order may
+ * yet turn out not to be the events' (a process's event coming after a
+ * later one), and all it stored be undone: past CORR_UNVERIFIED_MAX
+ * problems, check the whole order first, with only the columns that tell.
+ * Rows out of order make a problem of most rows (the frees of a trace
+ * stored after all its allocations: each allocation of a reused address a
+ * duplicate), and storing one costs more than the check reading a row; a
+ * matched pair, the other thing stored, is the common case and not counted.
+ * Sets sc->disorder, for corr_scan_rows() to stop at.
+ */
+static int corr_stored(struct corr_scan *sc)
+{
+        struct corr_procs ps = { 0 };
+        sqlite3_stmt **st = NULL;
+        size_t n = 0;
+        int argcol[CORR_NARGS];
+        int r;
+
+        if (sc->verified || sc->disorder || ++sc->unverified <= CORR_UNVERIFIED_MAX)
+                return 0;
+        r = corr_streams_open(sc->db, sc->o, sc->runs, sc->order, CORR_SQL_KEYS, argcol, &st, &n,
+                              NULL);
+        if (r == 0)
+                r = corr_scan_rows(NULL, &ps, st, n);
+        for (size_t j = 0; j < n; j++)
+                sqlite3_finalize(st[j]);
+        free(st);
+        corr_procs_free(&ps);
+        if (r < 0)
+                return r;
+        sc->verified = r == 0;
+        sc->disorder = r == 1;
+        return 0;
+}
+
+/* The scan sorted: ROW gives the events in the scan's order (corr_scan_sql()
+ * without an event), process after process. */
+static int corr_scan_sorted(struct corr_scan *sc, sqlite3_stmt *row)
+{
+        struct corr_table table = { 0 };
+        struct corr_ident cur = { 0 }, id;
+        char *place = NULL;
+        bool any = false;
+        int r = 0, rc;
+
+        sc->table = &table;
+        while ((rc = sqlite3_step(row)) == SQLITE_ROW) {
+                corr_ident_of(row, &id);
+                if (!any || !corr_ident_eq(&cur, &id)) {
+                        if (any && (r = corr_process_end(sc)) < 0)
+                                goto out;
+                        if ((r = corr_ident_copy(&cur, &place, &id)) < 0)
+                                goto out;
+                        any = true;
+                        if ((r = corr_process_begin(sc, row)) < 0)
+                                goto out;
+                }
+                if ((r = corr_row(sc, row)) < 0)
+                        goto out;
+        }
+        if (rc != SQLITE_DONE)
+                r = -EIO;
+        else if (any)
+                r = corr_process_end(sc);
+out:
+        free(place);
+        free(table.slots);
+        free(table.index);
+        sc->table = NULL;
+        return r;
+}
+
+/*
+ * The streams of rows in row order for corr_scan_rows(), into *RET_ST (*RET_N
+ * of them): one read from the whole table when the lists' events are a
+ * quarter of it or more, else one for each event the lists name, read
+ * through the index on event (a row through the index costs about what four
+ * rows of the table scan do).
+ */
+static int corr_streams_open(sqlite3 *db, const struct corr_opts *o, bool runs, bool order,
+                             enum corr_sql how, int *argcol, sqlite3_stmt ***ret_st,
+                             size_t *ret_n, struct tq_error *err)
+{
+        size_t total = o->a.n + o->b.n, n = 0;
+        const char **names = calloc(total + 1, sizeof(*names));
+        sqlite3_stmt **st = calloc(total + 1, sizeof(*st));
+        sqlite3_str *q = sqlite3_str_new(NULL);
+        int64_t rows = 0, listed = 0;
+        char *sql;
+        int r = 0;
+
+        *ret_st = st;
+        *ret_n = 0;
+        r = store_int(db, "SELECT count(*) FROM events", &rows, err);
+        sqlite3_str_appendall(q, "SELECT count(*) FROM (SELECT 1 FROM events WHERE event IN (");
+        corr_in(q, &o->a, false);
+        corr_in(q, &o->b, true);
+        sqlite3_str_appendf(q, ") LIMIT %lld)", (long long) (rows / 4 + 1));
+        sql = sqlite3_str_finish(q);
+        if (!names || !st || !sql) {
+                free(names);
+                sqlite3_free(sql);
+                return -ENOMEM;
+        }
+        if (r == 0)
+                r = store_int(db, sql, &listed, err);
+        sqlite3_free(sql);
+        if (r == 0 && listed > rows / 4) {
+                free(names);
+                sql = corr_scan_sql(o, runs, order, how, NULL, argcol);
+                if (!sql)
+                        return -ENOMEM;
+                r = corr_prepare(db, sql, &st[0], err);
+                sqlite3_free(sql);
+                *ret_n = r == 0;
+                return r;
+        }
+        for (size_t i = 0; i < total && r == 0; i++) {
+                const char *event = i < o->a.n ? o->a.v[i].event : o->b.v[i - o->a.n].event;
+                size_t j;
+
+                for (j = 0; j < n && strcmp(names[j], event) != 0; j++)
+                        ;
+                if (j < n)
+                        continue;       /* in both lists, or twice in one */
+                sql = corr_scan_sql(o, runs, order, how, event, argcol);
+                if (!sql)
+                        r = -ENOMEM;
+                else
+                        r = corr_prepare(db, sql, &st[n], err);
+                sqlite3_free(sql);
+                if (r == 0)
+                        names[n++] = event;
+        }
+        free(names);
+        *ret_n = n;
+        return r;
+}
+
+/* Stream the events once and fill the temp tables: in row order when that
+ * is the scan's order, else sorted.  $TRACEQL_TEST_CORR=sort always sorts,
+ * =show says on stderr which it did (tests). */
 static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals *ret_tot,
                      struct tq_error *err)
 {
         struct corr_scan sc = { .db = db, .o = o };
-        sqlite3_stmt *row = NULL, *start = NULL;
+        sqlite3_stmt *row = NULL, **st = NULL;
+        const char *test = getenv("TRACEQL_TEST_CORR");
+        bool runs = false, order = false, sorted = test && strcmp(test, "sort") == 0;
+        size_t n = 0;
         char *sql = NULL;
-        bool runs = false, order = false;
-        int64_t boot_pid_seen = 0, prun = 0;
-        sqlite3_value *pplace = NULL, *ppid = NULL;
-        int r, rc;
+        int r;
 
         r = store_exec(db, corr_temp_sql, err);
         if (r < 0)
@@ -864,13 +1359,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                 goto out;
         if ((r = corr_first_build(db, &runs, &order, err)) < 0)
                 goto out;
-        sql = corr_scan_sql(o, runs, order, sc.argcol);
-        if (!sql) {
-                r = -ENOMEM;
-                goto out;
-        }
-        if ((r = corr_prepare(db, sql, &row, err)) < 0 ||
-            (r = corr_prepare(db, "INSERT INTO temp.tq_leaks SELECT id, time, boot, host, pid, tid, ?2, ?3,"
+        if ((r = corr_prepare(db, "INSERT INTO temp.tq_leaks SELECT id, time, boot, host, pid, tid, ?2, ?3,"
                               " event, code_file, code_line, code_func FROM events WHERE id = ?1",
                               &sc.leak, err)) < 0 ||
             (r = corr_prepare(db, o->pairs
@@ -883,52 +1372,54 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                               &sc.pair, err)) < 0 ||
             (r = corr_prepare(db, "SELECT max(seq1), max(t0) FROM temp.tq_first"
                               " WHERE pid IS ?2 AND place IS ?1 AND run = ?3",
-                              &sc.first, err)) < 0 ||
-            (r = corr_prepare(db, "SELECT min(time) FROM events", &start, err)) < 0)
+                              &sc.first, err)) < 0)
                 goto out;
-        if (sqlite3_step(start) == SQLITE_ROW)
-                sc.trace_start = sqlite3_column_int64(start, 0);
-        while ((rc = sqlite3_step(row)) == SQLITE_ROW) {
-                const char *event = (const char *) sqlite3_column_text(row, CORR_EVENT) ?: "";
-                const struct corr_spec *sa = corr_spec_of(&o->a, event);
-                const struct corr_spec *sb = corr_spec_of(&o->b, event);
-
-                if (!boot_pid_seen || sqlite3_value_int64(ppid) != sqlite3_column_int64(row, CORR_PID) ||
-                    prun != sqlite3_column_int64(row, CORR_RUN) ||
-                    sqlite3_stricmp((const char *) sqlite3_value_text(pplace) ?: "",
-                                    (const char *) sqlite3_column_text(row, CORR_PLACE) ?: "") != 0) {
-                        if (boot_pid_seen && (r = corr_process_end(&sc)) < 0)
-                                goto sqlerr;
-                        sqlite3_value_free(pplace);
-                        sqlite3_value_free(ppid);
-                        pplace = sqlite3_value_dup(sqlite3_column_value(row, CORR_PLACE));
-                        ppid = sqlite3_value_dup(sqlite3_column_value(row, CORR_PID));
-                        prun = sqlite3_column_int64(row, CORR_RUN);
-                        boot_pid_seen = 1;
-                        if ((r = corr_process_begin(&sc, row)) < 0)
-                                goto sqlerr;
+        if (!sorted) {
+                sc.runs = runs;
+                sc.order = order;
+                if ((r = corr_streams_open(db, o, runs, order, CORR_SQL_ROWS, sc.argcol, &st, &n,
+                                           err)) < 0 ||
+                    (r = store_exec(db, "SAVEPOINT corr_rows", err)) < 0)
+                        goto out;
+                r = corr_scan_rows(&sc, &sc.procs, st, n);
+                for (size_t j = 0; j < n; j++)
+                        sqlite3_finalize(st[j]);
+                n = 0;
+                corr_procs_free(&sc.procs);
+                if (r == -ENOMEM)
+                        goto out;
+                if (r < 0)
+                        goto sqlerr;
+                if (r == 1) {
+                        r = store_exec(db, "ROLLBACK TO corr_rows", err);
+                        if (r < 0)
+                                goto out;
+                        sc.tot = (struct corr_totals) { 0 };
+                        sorted = true;
                 }
-                /* an event in both lists (a realloc) frees, then allocates */
-                r = 0;
-                if (sb)
-                        r = corr_event(&sc, row, sb, sa, false);
-                if (r == 0 && sa)
-                        r = corr_event(&sc, row, sa, sa, true);
+                if ((r = store_exec(db, "RELEASE corr_rows", err)) < 0)
+                        goto out;
+                if (test && strcmp(test, "show") == 0)
+                        fprintf(stderr, "traceql: scan %s\n", sorted ? "sorted" : "in row order");
+        }
+        if (sorted) {
+                sc.verified = true;     /* corr_stored(): nothing to check */
+                sql = corr_scan_sql(o, runs, order, CORR_SQL_SORTED, NULL, sc.argcol);
+                if (!sql) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                if ((r = corr_prepare(db, sql, &row, err)) < 0)
+                        goto out;
+                r = corr_scan_sorted(&sc, row);
                 if (r == -ENOMEM)
                         goto out;
                 if (r < 0)
                         goto sqlerr;
         }
-        if (rc != SQLITE_DONE) {
-                r = -EIO;
-                goto sqlerr;
-        }
-        if (boot_pid_seen && (r = corr_process_end(&sc)) < 0)
-                goto sqlerr;
         sqlite3_finalize(row);
         sqlite3_finalize(sc.first);
-        sqlite3_finalize(start);
-        row = sc.first = start = NULL;
+        row = sc.first = NULL;
         r = store_exec(db, "DROP TABLE temp.tq_first; DROP TABLE temp.tq_order;"
                        " DROP TABLE temp.tq_runs; DROP TABLE temp.tq_seq1", err);
         if (r < 0)
@@ -941,16 +1432,15 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
 sqlerr:
         r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
 out:
-        sqlite3_value_free(pplace);
-        sqlite3_value_free(ppid);
+        for (size_t j = 0; j < n; j++)
+                sqlite3_finalize(st[j]);
+        free(st);
+        corr_procs_free(&sc.procs);
         sqlite3_finalize(row);
-        sqlite3_finalize(start);
         sqlite3_finalize(sc.leak);
         sqlite3_finalize(sc.problem);
         sqlite3_finalize(sc.pair);
         sqlite3_finalize(sc.first);
-        free(sc.table.slots);
-        free(sc.table.index);
         sqlite3_free(sql);
         return r;
 }
