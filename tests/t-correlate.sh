@@ -173,6 +173,31 @@ check_eq correlate-syslog-mixed-seq-pairs "1|1000000000" "$($TQ --db "$T/mixed.d
         --format csv pairs --begin m --end f --sql "select count(*) || '|' || max(latency) from tq_pairs" |
         tail -n 1)"
 
+# Random traces (tests/correlate/random.py, seeds 1..40): stored in their
+# order or not, the scan finds what the sort does, down to every row of
+# every table.
+for seed in $(seq 1 40); do
+        python3 "$D/random.py" "$seed" > "$T/r.trace"
+        python3 "$D/mkexport.py" "$T/r.trace" > "$T/r.export"
+        rm -f "$T"/r.db*
+        $TQ --db "$T/r.db" import --export "$T/r.export"
+        for cmd in "leaks --alloc m,r:new --free f,r:old --size size --sql
+                        'select * from tq_leaks; select * from tq_bad_frees order by id, kind, address'" \
+                   "pairs --begin b --end e --by w --sql 'select * from tq_pairs order by begin_id, end_id;
+                        select * from tq_pairs_open order by id, kind, key'"; do
+                for how in show sort; do
+                        rc=0
+                        eval "TRACEQL_TEST_CORR=$how \$TQ --db \"\$T/r.db\" --no-sync --format csv $cmd" \
+                                > "$T/r.$how" 2> "$T/r.$how.err" || rc=$?
+                        echo "exit $rc" >> "$T/r.$how"
+                done
+                grep -q '^traceql: scan in row order' "$T/r.show.err" && rows=$((${rows:-0} + 1))
+                check_file "correlate-random-$seed-${cmd%% *}" "$T/r.sort" "$T/r.show"
+        done
+done
+# (both ways taken: not every trace was sorted)
+check_eq correlate-random-row-order-taken yes "$([ "${rows:-0}" -ge 10 ] && [ "$rows" -le 70 ] && echo yes)"
+
 # The example through the real journald: its 3 deliberate leaks with their
 # call sites, and every request paired.
 if ! have_journald; then skip correlate-example "no journald"; exit 0; fi
