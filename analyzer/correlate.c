@@ -674,6 +674,7 @@ struct corr_procs {
 struct corr_scan {
         sqlite3 *db;
         const struct corr_opts *o;
+        struct tq_error *err;   /* for corr_stored()'s failure */
         sqlite3_stmt *problem, *leak, *pair, *first;
         struct corr_table *table;       /* the current process's */
         struct corr_totals tot;
@@ -700,6 +701,7 @@ static int corr_problem(struct corr_scan *sc, int64_t id, const char *kind, uint
                         int64_t earlier)
 {
         sqlite3_stmt *st = sc->problem;
+        int r;
 
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
@@ -709,22 +711,24 @@ static int corr_problem(struct corr_scan *sc, int64_t id, const char *kind, uint
         else
                 sqlite3_bind_null(st, 4);
         sc->tot.bad++;
-        if (corr_stored(sc) < 0)
-                return -EIO;
+        if ((r = corr_stored(sc)) < 0)
+                return r;
         return sqlite3_step(st) == SQLITE_DONE && sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
 }
 
 /* The current process ended: what is still live is a leak / in flight. */
 static int corr_process_end(struct corr_scan *sc)
 {
+        int r;
+
         for (size_t i = 0; i < sc->table->n; i++) {
                 struct corr_slot *sl = &sc->table->slots[i];
 
                 if (!sl->live)
                         continue;
                 if (sc->o->pairs) {
-                        if (corr_problem(sc, sl->id, "in-flight", sl->key, 0) < 0)
-                                return -EIO;
+                        if ((r = corr_problem(sc, sl->id, "in-flight", sl->key, 0)) < 0)
+                                return r;
                         continue;
                 }
                 sc->tot.leaks++;
@@ -772,6 +776,7 @@ static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64
                             int64_t size)
 {
         struct corr_slot *sl;
+        int r;
 
         if (alloc)
                 sc->tot.a++;
@@ -783,8 +788,9 @@ static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64
         if (!sl)
                 return -ENOMEM;
         if (alloc) {
-                if (sl->id && sl->live && corr_problem(sc, id, "duplicate-alloc", key, sl->id) < 0)
-                        return -EIO;
+                if (sl->id && sl->live &&
+                    (r = corr_problem(sc, id, "duplicate-alloc", key, sl->id)) < 0)
+                        return r;
                 sl->id = id;
                 sl->size = size;
                 sl->sized = sized;
@@ -808,7 +814,7 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
 {
         struct corr_slot *sl;
         int64_t lat;
-        int b;
+        int b, r;
 
         if (begin)
                 sc->tot.a++;
@@ -818,8 +824,9 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         if (!sl)
                 return -ENOMEM;
         if (begin) {
-                if (sl->id && sl->live && corr_problem(sc, sl->id, "duplicate-begin", key, id) < 0)
-                        return -EIO;
+                if (sl->id && sl->live &&
+                    (r = corr_problem(sc, sl->id, "duplicate-begin", key, id)) < 0)
+                        return r;
                 sl->id = id;
                 sl->t = t;
                 sl->size = by;
@@ -883,6 +890,7 @@ static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, const struct corr
         int64_t x = extra ? sqlite3_column_int64(row, xcol) : 0;
         sqlite3_stmt *st = sc->problem;
         uint64_t key;
+        int r;
 
         if (kcol < 0 || sqlite3_column_type(row, kcol) != SQLITE_INTEGER) {
                 if (a)
@@ -897,8 +905,8 @@ static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, const struct corr
                 else
                         sqlite3_bind_value(st, 3, sqlite3_column_value(row, kcol));
                 sqlite3_bind_null(st, 4);
-                if (corr_stored(sc) < 0)
-                        return -EIO;
+                if ((r = corr_stored(sc)) < 0)
+                        return r;
                 return sqlite3_step(st) == SQLITE_DONE && sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
         }
         key = (uint64_t) sqlite3_column_int64(row, kcol);
@@ -1215,6 +1223,10 @@ static int corr_stored(struct corr_scan *sc)
                               NULL);
         if (r == 0)
                 r = corr_scan_rows(NULL, &ps, st, n);
+        /* the message first: finalizing a stream still running resets the
+         * connection's to "not an error" */
+        if (r < 0 && r != -ENOMEM)
+                r = tq_error_set(sc->err, -EIO, "%s: %s", store_name(sc->db), sqlite3_errmsg(sc->db));
         for (size_t j = 0; j < n; j++)
                 sqlite3_finalize(st[j]);
         free(st);
@@ -1336,7 +1348,7 @@ static int corr_streams_open(sqlite3 *db, const struct corr_opts *o, bool runs, 
 static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals *ret_tot,
                      struct tq_error *err)
 {
-        struct corr_scan sc = { .db = db, .o = o };
+        struct corr_scan sc = { .db = db, .o = o, .err = err };
         sqlite3_stmt *row = NULL, **st = NULL;
         const char *test = getenv("TRACEQL_TEST_CORR");
         bool runs = false, order = false, sorted = test && strcmp(test, "sort") == 0;
@@ -1382,14 +1394,16 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                     (r = store_exec(db, "SAVEPOINT corr_rows", err)) < 0)
                         goto out;
                 r = corr_scan_rows(&sc, &sc.procs, st, n);
+                /* the message first: finalizing a stream still running
+                 * resets it (unless corr_stored() set it) */
+                if (r < 0 && r != -ENOMEM && !err->msg[0])
+                        r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
                 for (size_t j = 0; j < n; j++)
                         sqlite3_finalize(st[j]);
                 n = 0;
                 corr_procs_free(&sc.procs);
-                if (r == -ENOMEM)
-                        goto out;
                 if (r < 0)
-                        goto sqlerr;
+                        goto out;
                 if (r == 1) {
                         r = store_exec(db, "ROLLBACK TO corr_rows", err);
                         if (r < 0)
