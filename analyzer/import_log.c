@@ -14,7 +14,9 @@
  * A line that starts like a prefix (four digits and '-', or digits and '@')
  * must be a valid one.  The event's arguments come from its format in the
  * trace-events files given with --events (te_pattern.c); a line that yields
- * no event is kept with its message and event ''.
+ * no event is kept with its message and event ''.  A format with newlines
+ * inside (QEMU's grammar allows them before the end, and both write them as
+ * they are) takes that many lines more: import_log_more().
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -54,6 +56,31 @@ static int import_log_tid_prefix(struct import_text *t, const char *line, size_t
 bad:
         return tq_error_set(err, -EBADMSG, "invalid 'TID@SEC.USEC:' prefix '%.*s'",
                             (int) (i + 1 < len ? i + 1 : len), line);
+}
+
+unsigned import_log_more(struct import_text *t, const char *line, size_t len)
+{
+        const char *end = line + len, *p = line, *name;
+
+        if (len >= 5 && line[0] >= '0' && line[0] <= '9' && line[4] == '-') {
+                p = memchr(line, ' ', len);     /* the ISO 8601 prefix */
+                if (!p)
+                        return 0;
+                p++;
+        }
+        for (name = p; p < end && *p >= '0' && *p <= '9'; p++)
+                ;
+        if (p > name && p < end && *p == '@') {
+                p = memchr(p, ':', (size_t) (end - p));     /* "TID@SEC.USEC:" */
+                if (!p)
+                        return 0;
+                p++;
+        } else {
+                p = name;
+        }
+        for (name = p; p < end && *p != ' '; p++)
+                ;
+        return te_patterns_newlines(t->patterns, name, (size_t) (p - name));
 }
 
 int import_log_line(struct import_text *t, const char *line, size_t len,

@@ -261,6 +261,8 @@ struct import_text_file {
         bool whole;                     /* not a regular file: read once, never resumed */
         char *line;
         size_t line_size;
+        char *more, *joined;            /* import_text_join()'s lines */
+        size_t more_size, joined_size;
         int64_t offset;                 /* bytes consumed from the start of the file */
         uint64_t lineno;
 };
@@ -323,8 +325,68 @@ struct import_text_run {
         struct import_text_file *x;
         struct import_text *t;
         import_text_line_fn fn;
+        import_text_more_fn more;       /* NULL: one line an entry */
         struct import_text_stats *st;
 };
+
+/*
+ * The entry whose first line is *LINE (*N bytes) goes on over the next K
+ * lines: read them and join them to it with newlines, in x->joined, and
+ * point *LINE there; *RAW and the counts grow by what was read.  1 when the
+ * file ends first (a writer may be in the middle: the entry is left for the
+ * next import; read whole, what there is is the entry), -ENOMEM.
+ */
+static int import_text_join(struct import_text_run *run, char **line, ssize_t *n, int64_t *raw,
+                            unsigned k)
+{
+        struct import_text_file *x = run->x;
+        size_t len = (size_t) *n;
+        int64_t more = 0;
+        unsigned lines = 0;
+        ssize_t m;
+        char *p;
+
+        if (len + 1 > x->joined_size) {
+                p = realloc(x->joined, len + 1);
+                if (!p)
+                        return -ENOMEM;
+                x->joined = p;
+                x->joined_size = len + 1;
+        }
+        memcpy(x->joined, *line, len + 1);
+        for (; lines < k; lines++) {
+                m = getline(&x->more, &x->more_size, x->f);
+                if (m <= 0 || (x->more[m - 1] != '\n' && !x->whole)) {
+                        if (!x->whole)
+                                return 1;
+                        break;
+                }
+                more += m;
+                if (x->more[m - 1] == '\n')
+                        m--;
+                if (m > 0 && x->more[m - 1] == '\r')
+                        m--;
+                if (len + 1 + (size_t) m + 1 > x->joined_size) {
+                        size_t size = 2 * (len + 1 + (size_t) m + 1);
+
+                        p = realloc(x->joined, size);
+                        if (!p)
+                                return -ENOMEM;
+                        x->joined = p;
+                        x->joined_size = size;
+                }
+                x->joined[len++] = '\n';
+                memcpy(x->joined + len, x->more, (size_t) m);
+                len += (size_t) m;
+                x->joined[len] = '\0';
+        }
+        x->lineno += lines;
+        run->st->lines += lines;
+        *raw += more;
+        *line = x->joined;
+        *n = (ssize_t) len;
+        return 0;
+}
 
 /* The reader (ring_run()): parse every complete line into a slot. */
 static int import_text_reader(struct ring *ring, void *userdata, struct tq_error *err)
@@ -338,6 +400,8 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
         while ((n = getline(&x->line, &x->line_size, x->f)) > 0) {
                 int64_t raw = n;
                 char *line = x->line;
+                uint64_t at;
+                unsigned k;
 
                 if (line[n - 1] == '\n')
                         n--;
@@ -345,7 +409,7 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
                         run->st->incomplete = true;     /* a writer may be in the middle */
                         break;
                 }
-                x->lineno++;
+                at = ++x->lineno;
                 run->st->lines++;
                 if (n > 0 && line[n - 1] == '\r')
                         n--;
@@ -353,6 +417,16 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
                 if (x->offset == 0 && n >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
                         line += 3;      /* a UTF-8 byte order mark */
                         n -= 3;
+                }
+                k = run->more && !memchr(line, '\0', (size_t) n) ?
+                    run->more(run->t, line, (size_t) n) : 0;
+                if (k > 0 && (r = import_text_join(run, &line, &n, &raw, k)) != 0) {
+                        if (r < 0)
+                                return tq_error_set(err, r, "out of memory");
+                        x->lineno--;
+                        run->st->lines--;
+                        run->st->incomplete = run->st->incomplete_event = true;
+                        break;
                 }
                 slot = ring_get(ring);
                 if (!slot)
@@ -368,7 +442,7 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
                         char why[sizeof(err->msg)];
 
                         snprintf(why, sizeof(why), "%s", err->msg);
-                        return tq_error_set(err, r, "%s:%" PRIu64 ": %s", x->name, x->lineno, why);
+                        return tq_error_set(err, r, "%s:%" PRIu64 ": %s", x->name, at, why);
                 }
                 x->offset += raw;
                 if (r == 1)
@@ -389,6 +463,9 @@ static int import_text_lines(struct import_text_file *x, struct import_text *t,
                              struct import_text_stats *st, struct tq_error *err)
 {
         struct import_text_run run = { .x = x, .t = t, .fn = fn, .st = st };
+
+        if (fn == import_log_line)
+                run.more = import_log_more;     /* formats with newlines */
 
         return ring_run(import_text_reader, &run, ring_write_entry, ing, err);
 }
@@ -439,6 +516,8 @@ out:
         (void) ingest_end(ing, false, NULL, NULL);
         free(cursor);
         free(x.line);
+        free(x.more);
+        free(x.joined);
         free(t.field);
         free(t.value);
         return r;

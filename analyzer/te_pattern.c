@@ -46,6 +46,8 @@ struct te_pattern_event {
         char conv[TQ_MAX_ARGS];         /* printf conversion of each argument, 0 for none */
         unsigned char bits[TQ_MAX_ARGS];        /* its width: %x of an int -1 is 32 f's */
         unsigned group[TQ_MAX_ARGS];    /* capture group of each argument, 0 for none */
+        unsigned newlines;              /* '\n' in the format, once counted */
+        bool newlines_counted;
 };
 
 struct te_patterns {
@@ -417,7 +419,8 @@ static struct te_pattern_event *te_patterns_find(const struct te_patterns *p, co
         for (i = te_pattern_hash(name, n) & mask; p->events[i].ev; i = (i + 1) & mask) {
                 const char *en = p->events[i].ev->name;
 
-                if (strncmp(en, name, n) == 0 && en[n] == '\0')
+                /* NAME may hold a NUL: compare lengths, then bytes */
+                if (strnlen(en, n + 1) == n && memcmp(en, name, n) == 0)
                         return &p->events[i];
         }
         return NULL;
@@ -428,6 +431,26 @@ const char *te_patterns_signature(const struct te_patterns *p, const char *event
         const struct te_pattern_event *pe = te_patterns_find(p, event, len);
 
         return pe ? pe->sig : NULL;
+}
+
+unsigned te_patterns_newlines(struct te_patterns *p, const char *event, size_t len)
+{
+        struct te_pattern_event *pe = p ? te_patterns_find(p, event, len) : NULL;
+        sqlite3_str *s;
+        const char *f;
+
+        if (!pe)
+                return 0;
+        if (!pe->newlines_counted) {
+                s = sqlite3_str_new(NULL);
+                te_pattern_decode(pe->ev->fmt, s);
+                f = sqlite3_str_value(s);
+                for (pe->newlines = 0; f && (f = strchr(f, '\n')); f++)
+                        pe->newlines++;
+                pe->newlines_counted = sqlite3_str_errcode(s) == SQLITE_OK;
+                sqlite3_free(sqlite3_str_finish(s));
+        }
+        return pe->newlines;
 }
 
 /* Parse S[0..N) in BASE (optional sign, optional 0x for 16); false when it

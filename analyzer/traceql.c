@@ -345,8 +345,9 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
         if (st.cut)
                 fprintf(stderr, ", %llu cut short inside STRUCTURED-DATA",
                         (unsigned long long) st.cut);
-        fprintf(stderr, "%s\n",
-                st.incomplete ? "; an unfinished last line is left for the next import" : "");
+        fprintf(stderr, "%s\n", !st.incomplete ? "" : st.incomplete_event ?
+                "; an unfinished last event (its format goes on over more lines) is left for "
+                "the next import" : "; an unfinished last line is left for the next import");
 out:
         sqlite3_close_v2(db);
         return ret;

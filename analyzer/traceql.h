@@ -338,6 +338,9 @@ int te_patterns_load(struct te_patterns *p, char *const *files, struct tq_error 
 size_t te_patterns_count(const struct te_patterns *p);
 /* The "name:k ..." signature of EVENT (LEN bytes), NULL when not declared. */
 const char *te_patterns_signature(const struct te_patterns *p, const char *event, size_t len);
+/* The newlines in the format of EVENT (LEN bytes), 0 when not declared.  P
+ * may be NULL. */
+unsigned te_patterns_newlines(struct te_patterns *p, const char *event, size_t len);
 /*
  * MSG is "<event> <rendered format>": when the event is declared and the rest
  * matches its format, add TRACE_EVENT, TRACE_ARGS and the TRACE_ARG_ fields to
@@ -367,6 +370,8 @@ struct import_text {
  * adds PATH:LINE), -ENOMEM. */
 typedef int (*import_text_line_fn)(struct import_text *t, const char *line, size_t len,
                                    struct ingest_entry *e, struct tq_error *err);
+/* How many of the lines after LINE (LEN bytes) belong to its entry. */
+typedef unsigned (*import_text_more_fn)(struct import_text *t, const char *line, size_t len);
 
 struct import_text_stats {
         uint64_t lines;                 /* lines read (this run) */
@@ -375,6 +380,7 @@ struct import_text_stats {
         uint64_t unmatched;             /* of which with event '' */
         uint64_t cut;                   /* of which cut short inside STRUCTURED-DATA */
         bool incomplete;                /* a last line without newline was left for later */
+        bool incomplete_event;          /* ... or the lines of an event but the first */
 };
 
 /* Add "NAME=" + S[0..N) to E; UNESCAPE decodes rsyslog's #ooo control
@@ -413,6 +419,7 @@ int import_syslog_line(struct import_text *t, const char *line, size_t len,
                        struct ingest_entry *e, struct tq_error *err);
 int import_log_line(struct import_text *t, const char *line, size_t len,
                     struct ingest_entry *e, struct tq_error *err);
+unsigned import_log_more(struct import_text *t, const char *line, size_t len);
 
 /* ---- te_catalog.c: trace-events files for the binary and text importers ---- */
 struct te_catalog;

@@ -50,6 +50,28 @@ check_eq log-stdin-last-line "traceql: <stdin>: 2 lines, 2 new events, 0 of them
         "$(cat "$T/err")|$("$TQ" --db "$T/stdin.db" --no-sync --format csv \
         "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
 
+# An event whose format has a newline inside takes the next line too; a file
+# that ends before it (a writer in the middle) leaves the event for the next
+# import, which has it whole.  Standard input, read once, keeps what there is.
+ML=$TOP/tests/log/multiline.events
+printf 'plain x 1\nnl_ev a 2\n' > "$T/cut.log"
+"$TQ" --db "$T/cut.db" import --log "$T/cut.log" --events "$ML" 2> "$T/err"
+check_eq log-multiline-cut "traceql: $T/cut.log: 1 lines, 1 new events, 0 of them without a known event; an unfinished last event (its format goes on over more lines) is left for the next import" \
+        "$(cat "$T/err")"
+printf 'b 3\nplain x 4\n' >> "$T/cut.log"
+"$TQ" --db "$T/cut.db" import --log "$T/cut.log" --events "$ML" 2> "$T/err"
+check_eq log-multiline-resumed \
+        "traceql: $T/cut.log: 3 lines, 2 new events, 0 of them without a known event|plain 1|nl_ev 2 3|plain 4" \
+        "$(cat "$T/err")|$("$TQ" --db "$T/cut.db" --no-sync --format csv \
+        "select trim(event || ' ' || a0 || ' ' || coalesce(a1, '')) as v from events order by id" |
+        tail -n +2 | paste -sd '|')"
+printf 'nl_ev a 5\nb 6\nnl_ev a 7\n' | "$TQ" --db "$T/cutin.db" import --log - --events "$ML" 2> "$T/err"
+check_eq log-multiline-stdin \
+        "traceql: <stdin>: 3 lines, 2 new events, 1 of them without a known event|nl_ev 5 6|nl_ev a 7" \
+        "$(cat "$T/err")|$("$TQ" --db "$T/cutin.db" --no-sync --format csv \
+        "select coalesce(nullif(event, '') || ' ' || a0 || ' ' || a1, message) as v from events order by id" |
+        tail -n +2 | paste -sd '|')"
+
 # ---- blockdemo's own log output, with and without TJ_LOG_TIMESTAMP ----------
 BD=$B/examples/blockdemo
 if [ ! -x "$BD" ]; then fail log-blockdemo "$BD missing: run make examples"; exit 0; fi

@@ -5,8 +5,9 @@
  * prefixes).  It is imported from a memory stream (import_text_stream
  * on fmemopen) into a fresh in-memory traceql database through the same path
  * as `traceql import --log`, with the patterns of a fixed trace-events
- * text (blockdemo's events, plus formats with widths, hex, chars and '*'), so
- * both the line parser and the format -> pattern matching are exercised.
+ * text (blockdemo's events, plus formats with widths, hex, chars, '*' and
+ * newlines inside), so the line parser, the joining of an event's lines and
+ * the format -> pattern matching are exercised.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,7 +31,8 @@ static const char fuzz_events[] =
         "blk_drain_all(void) \"all requests done\"\n"
         "fz_hex(uint32_t v, uint64_t p, char c) \"v=%08x p=0x%\" PRIx64 \" c=%c\"\n"
         "fz_width(int a, unsigned b, const char *s) \"[%-5d|%5u|%.3s] (%%)\"\n"
-        "fz_star(int w, int v, unsigned o) \"%*d o%#o\"\n";
+        "fz_star(int w, int v, unsigned o) \"%*d o%#o\"\n"
+        "fz_lines(int a, const char *s) \"a %d\\nb %s\\n\\nc\"\n";
 
 static struct te_patterns *fuzz_patterns(void)
 {
