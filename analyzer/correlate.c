@@ -569,15 +569,19 @@ static const char corr_temp_sql[] =
  * has begun, an event's run being the most times any number up to it was
  * seen before.  Other pids are all run 0, and absent from tq_runs.
  *
- * tq_order: each process with events without seq, its first time and how
- * its events are ordered (grouped only when some event has no seq: the
- * constant EXISTS is tried before the scan of events).  TRACE_SEQ orders only
- * a process whose events all have one: a NULL sorts first, so the kernel
- * events of an ftrace import would all come before the program's own marker
- * events.  HOW is 1 (monotonic time) when some event has a seq and all a
- * monotonic time, 2 (time) when some have a monotonic time and some not, or
- * some a seq and none a monotonic time; 0 when the scan's usual order gives
- * the same (no seq, and a monotonic time in all events or in none).
+ * tq_order: each process with events of the lists without seq, its first
+ * time and how those events are ordered (grouped only when some event has no
+ * seq: the constant EXISTS is tried before the scan of events).  TRACE_SEQ
+ * orders only a process whose events all have one: a NULL sorts first, so
+ * the kernel events of an ftrace import would all come before the program's
+ * own marker events.  Only the events of the lists count: the others are not
+ * scanned (a tj_dropped entry, which has no seq, made a process traced with
+ * seq ordered by monotonic time, and traced from its start taken for one
+ * begun before the trace if it came late).  HOW is 1 (monotonic time) when
+ * some event has a seq and all a monotonic time, 2 (time) when some have a
+ * monotonic time and some not, or some a seq and none a monotonic time; 0
+ * when the scan's usual order gives the same (no seq, and a monotonic time in
+ * all events or in none).  Its first time is of all its events.
  *
  * tq_first: per run, has it an event of seq 1; for a process in tq_order,
  * its first time.
@@ -604,22 +608,41 @@ static const char corr_first_sql[] =
         "INSERT INTO temp.tq_first SELECT e.pid, " CORR_PLACE("e.") ", r.run, 1, NULL"
         " FROM temp.tq_runs r JOIN events e ON e.id = r.id WHERE e.seq = 1;"
         "INSERT INTO temp.tq_order SELECT pid, " CORR_PLACE("") " AS place,"
-        " CASE WHEN count(mono) > 0 AND count(mono) < count(*) THEN 2"
-        " WHEN count(seq) > 0 THEN 1 + (count(mono) = 0) ELSE 0 END, min(time) FROM events"
+        " CASE WHEN count(mono) FILTER (WHERE listed) > 0"
+        " AND count(mono) FILTER (WHERE listed) < count(*) FILTER (WHERE listed) THEN 2"
+        " WHEN count(seq) FILTER (WHERE listed) > 0"
+        " THEN 1 + (count(mono) FILTER (WHERE listed) = 0) ELSE 0 END, min(time)"
+        " FROM (SELECT *, event IN (SELECT event FROM temp.tq_listed) AS listed FROM events)"
         " WHERE EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE noseq)"
-        " GROUP BY pid, place HAVING count(seq) < count(*);"
+        " GROUP BY pid, place HAVING count(seq) FILTER (WHERE listed) < count(*) FILTER (WHERE listed);"
         "INSERT INTO temp.tq_first SELECT o_pid, o_place, 0, 0, t0 FROM temp.tq_order;"
         "CREATE INDEX temp.tq_first_process ON tq_first (pid, place, run);"
         "CREATE INDEX temp.tq_order_process ON tq_order (o_pid, o_place);";
 
-/* Fill tq_seq1, tq_runs, tq_order and tq_first; *RET_RUNS: some pid was
- * reused; *RET_ORDER: some process is not in the scan's usual order. */
-static int corr_first_build(sqlite3 *db, bool *ret_runs, bool *ret_order, struct tq_error *err)
+/* Fill tq_seq1, tq_runs, tq_order and tq_first for the lists of O; *RET_RUNS:
+ * some pid was reused; *RET_ORDER: some process is not in the scan's usual
+ * order. */
+static int corr_first_build(sqlite3 *db, const struct corr_opts *o, bool *ret_runs,
+                            bool *ret_order, struct tq_error *err)
 {
+        sqlite3_str *s = sqlite3_str_new(NULL);
+        char *sql;
         int64_t any;
         int r;
 
-        r = store_exec(db, corr_seq1_sql, err);
+        sqlite3_str_appendall(s, "DROP TABLE IF EXISTS temp.tq_listed;"
+                              "CREATE TEMP TABLE tq_listed (event TEXT PRIMARY KEY) WITHOUT ROWID;"
+                              "INSERT OR IGNORE INTO temp.tq_listed VALUES ");
+        for (size_t i = 0; i < o->a.n + o->b.n; i++)
+                sqlite3_str_appendf(s, "%s(%Q)", i ? "," : "",
+                                    i < o->a.n ? o->a.v[i].event : o->b.v[i - o->a.n].event);
+        sql = sqlite3_str_finish(s);
+        if (!sql)
+                return -ENOMEM;
+        r = store_exec(db, sql, err);
+        sqlite3_free(sql);
+        if (r == 0)
+                r = store_exec(db, corr_seq1_sql, err);
         if (r == 0)
                 r = store_int(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE n > 1)", &any,
                               err);
@@ -1369,7 +1392,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         r = store_exec(db, "BEGIN", err);
         if (r < 0)
                 goto out;
-        if ((r = corr_first_build(db, &runs, &order, err)) < 0)
+        if ((r = corr_first_build(db, o, &runs, &order, err)) < 0)
                 goto out;
         if ((r = corr_prepare(db, "INSERT INTO temp.tq_leaks SELECT id, time, boot, host, pid, tid, ?2, ?3,"
                               " event, code_file, code_line, code_func FROM events WHERE id = ?1",
@@ -1435,7 +1458,8 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         sqlite3_finalize(sc.first);
         row = sc.first = NULL;
         r = store_exec(db, "DROP TABLE temp.tq_first; DROP TABLE temp.tq_order;"
-                       " DROP TABLE temp.tq_runs; DROP TABLE temp.tq_seq1", err);
+                       " DROP TABLE temp.tq_runs; DROP TABLE temp.tq_seq1;"
+                       " DROP TABLE temp.tq_listed", err);
         if (r < 0)
                 goto out;
         r = store_exec(db, "COMMIT", err);

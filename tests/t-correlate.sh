@@ -209,6 +209,18 @@ check_eq correlate-syslog-mixed-seq-pairs "1|1000000000" "$($TQ --db "$T/mixed.d
         --format csv pairs --begin m --end f --sql "select count(*) || '|' || max(latency) from tq_pairs" |
         tail -n 1)"
 
+# Only the events of the lists decide how a process is ordered: a tj_dropped
+# entry (the library's loss report, without seq) left the process ordered by
+# monotonic time, where this free (seq 2, read the clock first) came before
+# its allocation (seq 1): a leak and a free before the trace.
+printf '%s\n' '100 100 1/200 m a.c:1 p:p=0x10' '100 100 2/100 f b.c:1 p:p=0x10' \
+        '100 100 -/300 tj_dropped t.c:1 count:u=3' > "$T/dropped.trace"
+python3 "$D/mkexport.py" "$T/dropped.trace" > "$T/dropped.export"
+$TQ --db "$T/dropped.db" import --export "$T/dropped.export"
+rc=0
+$TQ --db "$T/dropped.db" --no-sync --format csv leaks --alloc m --free f > "$T/dropped.out" || rc=$?
+check_eq correlate-dropped-seq-order "0|1,1,0,,0,1,0" "$rc|$(tail -n 1 "$T/dropped.out")"
+
 # Random traces (tests/correlate/random.py, seeds 1..40): stored in their
 # order or not, the scan finds what the sort does, down to every row of
 # every table.
