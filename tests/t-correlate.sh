@@ -221,11 +221,11 @@ rc=0
 $TQ --db "$T/dropped.db" --no-sync --format csv leaks --alloc m --free f > "$T/dropped.out" || rc=$?
 check_eq correlate-dropped-seq-order "0|1,1,0,,0,1,0" "$rc|$(tail -n 1 "$T/dropped.out")"
 
-# Random traces (tests/correlate/random.py, seeds 1..40): stored in their
+# Random traces (tests/correlate/randtrace.py, seeds 1..40): stored in their
 # order or not, the scan finds what the sort does, down to every row of
 # every table.
 for seed in $(seq 1 40); do
-        python3 "$D/random.py" "$seed" > "$T/r.trace"
+        python3 "$D/randtrace.py" "$seed" > "$T/r.trace"
         python3 "$D/mkexport.py" "$T/r.trace" > "$T/r.export"
         rm -f "$T"/r.db*
         $TQ --db "$T/r.db" import --export "$T/r.export"

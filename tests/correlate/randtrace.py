@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""random.py SEED - a random crafted trace (mkexport.py's format) for
+"""randtrace.py SEED - a random crafted trace (mkexport.py's format) for
 traceql leaks and pairs: a few processes (pids on two boots, a pid reused,
 traces begun mid-run), allocations, frees and reallocs of a small pool of
 addresses, begins and ends of requests; events without TRACE_SEQ, without a
