@@ -62,12 +62,14 @@ have_journald() { [ -S /run/systemd/journal/socket ]; }
 # with_tracefs CMD...: run CMD with a writable tracefs at /sys/kernel/tracing:
 # as it is when it is mounted and writable, else (as root) in a private mount
 # namespace where tracefs is mounted for CMD alone.  Exit status 77 when
-# neither works (the caller SKIPs, saying why), else CMD's.
+# neither works (the caller SKIPs, saying why), else CMD's.  unshare -m is
+# tried first, as the other tests do: where it fails (a chroot whose / is not a
+# mount point, no CAP_SYS_ADMIN) its own status 1 would read as CMD's.
 with_tracefs() {
         if [ -w /sys/kernel/tracing/trace_marker ] && [ -r /sys/kernel/tracing/trace ]; then
                 "$@"; return
         fi
-        [ "$(id -u)" = 0 ] && command -v unshare > /dev/null || return 77
+        [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null || return 77
         unshare -m sh -c 'mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null &&
                 [ -w /sys/kernel/tracing/trace_marker ] || exit 77
                 echo 1 > /sys/kernel/tracing/tracing_on
