@@ -717,6 +717,16 @@ struct corr_scan {
  * at this many it is checked first (corr_stored()). */
 #define CORR_UNVERIFIED_MAX 4096
 
+/*
+ * The scan in row order keeps every process's live set to the end, where the
+ * sort needs one process's at a time: past this many processes, or past this
+ * many correlator values kept beside the largest process's (about 64 MiB of
+ * them), it gives way to the sort, whose memory is bounded.
+ * $TRACEQL_TEST_CORR_VALUES lowers the second for tests.
+ */
+#define CORR_ROWS_PROCS_MAX 16384
+#define CORR_ROWS_VALUES_MAX (1u << 20)
+
 static int corr_stored(struct corr_scan *sc);
 
 /* Record a problem row (bad free, duplicate, open pair) for event ID. */
@@ -1144,10 +1154,12 @@ static int corr_streams_open(sqlite3 *db, const struct corr_opts *o, bool runs, 
  * That is the sort's order as long as every process's events come in row
  * order in its event order, as a journal import stores them (the id is the
  * journal's sequence number); 1 as soon as one does not, or a process or
- * key is of a type the sort would compare otherwise: the caller undoes what
- * was stored and sorts.  With SC, each row is scanned as an event of its
- * process; without, the order is only checked.  -EIO: a finding not stored
- * or a step failed; -ENOMEM.
+ * key is of a type the sort would compare otherwise, or the live sets kept
+ * grow past what the sort would hold (CORR_ROWS_PROCS_MAX,
+ * CORR_ROWS_VALUES_MAX): the caller undoes what was stored and sorts.
+ * With SC, each row is scanned as an event of its process; without, the
+ * order is only checked.  -EIO: a finding not stored or a step failed;
+ * -ENOMEM.
  */
 static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_stmt **st, size_t n)
 {
@@ -1155,6 +1167,9 @@ static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_s
         bool more[n ? n : 1], added;
         struct corr_proc *p = NULL;
         struct corr_ident id;
+        const char *test = getenv("TRACEQL_TEST_CORR_VALUES");
+        size_t values = 0, largest = 0, values_max = test ? strtoul(test, NULL, 10) :
+                                                     CORR_ROWS_VALUES_MAX;
         int r, rc;
 
         for (size_t j = 0; j < n; j++) {
@@ -1184,6 +1199,8 @@ static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_s
                         p = corr_procs_get(ps, &id, &added);
                         if (!p)
                                 return -ENOMEM;
+                        if (ps->n > CORR_ROWS_PROCS_MAX)
+                                return 1;
                         if (sc && added) {
                                 sc->table = &p->table;
                                 if ((r = corr_process_begin(sc, row)) < 0)
@@ -1197,10 +1214,19 @@ static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_s
                 }
                 if ((!sc || !sc->verified) && !corr_proc_follows(p, row))
                         return 1;
-                if (sc && (r = corr_row(sc, row)) < 0)
-                        return r;
-                if (sc && sc->disorder)
-                        return 1;
+                if (sc) {
+                        size_t before = p->table.n;
+
+                        if ((r = corr_row(sc, row)) < 0)
+                                return r;
+                        if (sc->disorder)
+                                return 1;
+                        values += p->table.n - before;
+                        if (p->table.n > largest)
+                                largest = p->table.n;
+                        if (values - largest > values_max)
+                                return 1;
+                }
                 if ((rc = sqlite3_step(row)) != SQLITE_ROW && rc != SQLITE_DONE)
                         return -EIO;
                 more[k] = rc == SQLITE_ROW;

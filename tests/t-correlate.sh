@@ -221,6 +221,32 @@ rc=0
 $TQ --db "$T/dropped.db" --no-sync --format csv leaks --alloc m --free f > "$T/dropped.out" || rc=$?
 check_eq correlate-dropped-seq-order "0|1,1,0,,0,1,0" "$rc|$(tail -n 1 "$T/dropped.out")"
 
+# The scan in row order keeps every process's live set to the end: past
+# 16384 processes, or past so many values beside the largest process's
+# (TRACEQL_TEST_CORR_VALUES lowers the 1M), it gives way to the sort.
+awk 'BEGIN { for (p = 1; p <= 16385; p++) printf "%d 1 1 m a.c:1 p:p=0x10\n", p
+             print "1 1 2 f b.c:1 p:p=0x10" }' > "$T/procs.trace"
+awk 'BEGIN { for (i = 1; i <= 20; i++) printf "5 5 %d m a.c:1 p:p=0x%x\n6 6 %d m a.c:1 p:p=0x%x\n", i, i * 16, i, i * 16
+             print "6 6 21 f b.c:1 p:p=0x10" }' > "$T/values.trace"
+for tr in procs values; do
+        python3 "$D/mkexport.py" "$T/$tr.trace" > "$T/$tr.export"
+        $TQ --db "$T/$tr.db" import --export "$T/$tr.export"
+done
+# bounded NAME DB WHICH ENV...: the scan is WHICH, and finds what the sort does
+bounded() {
+        name=$1 db=$2 which=$3
+        shift 3
+        env "$@" TRACEQL_TEST_CORR=show $TQ --db "$T/$db.db" --no-sync --format csv leaks --alloc m --free f \
+                > "$T/$name.show" 2> "$T/$name.err" || :
+        TRACEQL_TEST_CORR=sort $TQ --db "$T/$db.db" --no-sync --format csv leaks --alloc m --free f \
+                > "$T/$name.sort" 2> /dev/null || :
+        check_file "correlate-$name-same" "$T/$name.sort" "$T/$name.show"
+        check_eq "correlate-$name" "traceql: scan $which" "$(cat "$T/$name.err")"
+}
+bounded bound-procs procs sorted
+bounded bound-values values sorted TRACEQL_TEST_CORR_VALUES=10
+bounded bound-values-under values "in row order" TRACEQL_TEST_CORR_VALUES=20
+
 # Random traces (tests/correlate/randtrace.py, seeds 1..40): stored in their
 # order or not, the scan finds what the sort does, down to every row of
 # every table.
