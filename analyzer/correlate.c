@@ -612,7 +612,10 @@ static const char corr_first_sql[] =
         " AND count(mono) FILTER (WHERE listed) < count(*) FILTER (WHERE listed) THEN 2"
         " WHEN count(seq) FILTER (WHERE listed) > 0"
         " THEN 1 + (count(mono) FILTER (WHERE listed) = 0) ELSE 0 END, min(time)"
-        " FROM (SELECT *, event IN (SELECT event FROM temp.tq_listed) AS listed FROM events)"
+        " FROM (SELECT *, event IN (";
+/* (the events of the lists, corr_in(), then:) */
+static const char corr_first_end_sql[] =
+        ") AS listed FROM events)"
         " WHERE EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE noseq)"
         " GROUP BY pid, place HAVING count(seq) FILTER (WHERE listed) < count(*) FILTER (WHERE listed);"
         "INSERT INTO temp.tq_first SELECT o_pid, o_place, 0, 0, t0 FROM temp.tq_order;"
@@ -630,35 +633,31 @@ static int corr_first_build(sqlite3 *db, const struct corr_opts *o, bool *ret_ru
         int64_t any;
         int r;
 
-        sqlite3_str_appendall(s, "DROP TABLE IF EXISTS temp.tq_listed;"
-                              "CREATE TEMP TABLE tq_listed (event TEXT PRIMARY KEY) WITHOUT ROWID;"
-                              "INSERT OR IGNORE INTO temp.tq_listed VALUES ");
-        for (size_t i = 0; i < o->a.n + o->b.n; i++)
-                sqlite3_str_appendf(s, "%s(%Q)", i ? "," : "",
-                                    i < o->a.n ? o->a.v[i].event : o->b.v[i - o->a.n].event);
+        sqlite3_str_appendall(s, corr_first_sql);
+        corr_in(s, &o->a, false);
+        corr_in(s, &o->b, true);
+        sqlite3_str_appendall(s, corr_first_end_sql);
         sql = sqlite3_str_finish(s);
         if (!sql)
                 return -ENOMEM;
-        r = store_exec(db, sql, err);
-        sqlite3_free(sql);
-        if (r == 0)
-                r = store_exec(db, corr_seq1_sql, err);
+        r = store_exec(db, corr_seq1_sql, err);
         if (r == 0)
                 r = store_int(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE n > 1)", &any,
                               err);
         if (r < 0)
-                return r;
+                goto out;
         *ret_runs = any;
         if (*ret_runs && (r = store_exec(db, corr_runs_sql, err)) < 0)
-                return r;
-        r = store_exec(db, corr_first_sql, err);
+                goto out;
+        r = store_exec(db, sql, err);
         if (r == 0)
                 r = store_int(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_order WHERE how)", &any,
                               err);
-        if (r < 0)
-                return r;
-        *ret_order = any;
-        return 0;
+        if (r == 0)
+                *ret_order = any;
+out:
+        sqlite3_free(sql);
+        return r;
 }
 
 /*
@@ -969,11 +968,23 @@ static void corr_ident_of(sqlite3_stmt *row, struct corr_ident *id)
         id->place_len = (size_t) sqlite3_column_bytes(row, CORR_PLACE);
 }
 
-static bool corr_ident_eq(const struct corr_ident *a, const struct corr_ident *b)
+/* The sort's order of processes: pid, then place (NULL first), then run. */
+static int corr_ident_cmp(const struct corr_ident *a, const struct corr_ident *b)
 {
-        return a->pid == b->pid && a->run == b->run && a->pid_null == b->pid_null &&
-               a->place_null == b->place_null && a->place_len == b->place_len &&
-               (a->place_len == 0 || memcmp(a->place, b->place, a->place_len) == 0);
+        size_t n = a->place_len < b->place_len ? a->place_len : b->place_len;
+        int c;
+
+        if (a->pid_null != b->pid_null)
+                return a->pid_null ? -1 : 1;
+        if (a->pid != b->pid)
+                return a->pid < b->pid ? -1 : 1;
+        if (a->place_null != b->place_null)
+                return a->place_null ? -1 : 1;
+        if ((c = n ? memcmp(a->place, b->place, n) : 0) != 0)
+                return c;
+        if (a->place_len != b->place_len)
+                return a->place_len < b->place_len ? -1 : 1;
+        return a->run < b->run ? -1 : a->run > b->run;
 }
 
 /* *DST = *SRC with a copy of its place in *BUF (freed first); -ENOMEM. */
@@ -1010,25 +1021,11 @@ static size_t corr_ident_hash(const struct corr_ident *id)
         return (size_t) (h ^ h >> 31);
 }
 
-/* The sort's order of processes: pid, then place (NULL first), then run. */
+/* corr_ident_cmp() of two struct corr_proc *, for qsort(). */
 static int corr_proc_cmp(const void *pa, const void *pb)
 {
-        const struct corr_ident *a = &(*(struct corr_proc *const *) pa)->id;
-        const struct corr_ident *b = &(*(struct corr_proc *const *) pb)->id;
-        size_t n = a->place_len < b->place_len ? a->place_len : b->place_len;
-        int c;
-
-        if (a->pid_null != b->pid_null)
-                return a->pid_null ? -1 : 1;
-        if (a->pid != b->pid)
-                return a->pid < b->pid ? -1 : 1;
-        if (a->place_null != b->place_null)
-                return a->place_null ? -1 : 1;
-        if ((c = n ? memcmp(a->place, b->place, n) : 0) != 0)
-                return c;
-        if (a->place_len != b->place_len)
-                return a->place_len < b->place_len ? -1 : 1;
-        return a->run < b->run ? -1 : a->run > b->run;
+        return corr_ident_cmp(&(*(struct corr_proc *const *) pa)->id,
+                              &(*(struct corr_proc *const *) pb)->id);
 }
 
 /* The process of identity ID in PS, added when new (*RET_NEW); NULL: out of
@@ -1042,7 +1039,7 @@ static struct corr_proc *corr_procs_get(struct corr_procs *ps, const struct corr
         *ret_new = false;
         if (ps->hash_size)
                 for (p = ps->hash[corr_ident_hash(id) & (ps->hash_size - 1)]; p; p = p->next)
-                        if (corr_ident_eq(&p->id, id))
+                        if (corr_ident_cmp(&p->id, id) == 0)
                                 return p;
         if (ps->n >= ps->hash_size) {   /* chains of one on average */
                 size_t size = ps->hash_size ? ps->hash_size * 2 : 16;
@@ -1195,14 +1192,13 @@ static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_s
                     (lt != SQLITE_TEXT && lt != SQLITE_NULL))
                         return 1;
                 corr_ident_of(row, &id);
-                if (!p || !corr_ident_eq(&p->id, &id)) {
+                if (!p || corr_ident_cmp(&p->id, &id) != 0) {
                         p = corr_procs_get(ps, &id, &added);
                         if (!p)
                                 return -ENOMEM;
                         if (ps->n > CORR_ROWS_PROCS_MAX)
                                 return 1;
                         if (sc && added) {
-                                sc->table = &p->table;
                                 if ((r = corr_process_begin(sc, row)) < 0)
                                         return r;
                                 p->from_start = sc->from_start;
@@ -1300,7 +1296,7 @@ static int corr_scan_sorted(struct corr_scan *sc, sqlite3_stmt *row)
         sc->table = &table;
         while ((rc = sqlite3_step(row)) == SQLITE_ROW) {
                 corr_ident_of(row, &id);
-                if (!any || !corr_ident_eq(&cur, &id)) {
+                if (!any || corr_ident_cmp(&cur, &id) != 0) {
                         if (any && (r = corr_process_end(sc)) < 0)
                                 goto out;
                         if ((r = corr_ident_copy(&cur, &place, &id)) < 0)
@@ -1331,12 +1327,16 @@ out:
  * through the index on event (a row through the index costs about what four
  * rows of the table scan do).
  */
+static const char *corr_event_at(const struct corr_opts *o, size_t i)
+{
+        return i < o->a.n ? o->a.v[i].event : o->b.v[i - o->a.n].event;
+}
+
 static int corr_streams_open(sqlite3 *db, const struct corr_opts *o, bool runs, bool order,
                              enum corr_sql how, int *argcol, sqlite3_stmt ***ret_st,
                              size_t *ret_n, struct tq_error *err)
 {
         size_t total = o->a.n + o->b.n, n = 0;
-        const char **names = calloc(total + 1, sizeof(*names));
         sqlite3_stmt **st = calloc(total + 1, sizeof(*st));
         sqlite3_str *q = sqlite3_str_new(NULL);
         int64_t rows = 0, listed = 0;
@@ -1351,8 +1351,7 @@ static int corr_streams_open(sqlite3 *db, const struct corr_opts *o, bool runs, 
         corr_in(q, &o->b, true);
         sqlite3_str_appendf(q, ") LIMIT %lld)", (long long) (rows / 4 + 1));
         sql = sqlite3_str_finish(q);
-        if (!names || !st || !sql) {
-                free(names);
+        if (!st || !sql) {
                 sqlite3_free(sql);
                 return -ENOMEM;
         }
@@ -1360,7 +1359,6 @@ static int corr_streams_open(sqlite3 *db, const struct corr_opts *o, bool runs, 
                 r = store_int(db, sql, &listed, err);
         sqlite3_free(sql);
         if (r == 0 && listed > rows / 4) {
-                free(names);
                 sql = corr_scan_sql(o, runs, order, how, NULL, argcol);
                 if (!sql)
                         return -ENOMEM;
@@ -1370,12 +1368,12 @@ static int corr_streams_open(sqlite3 *db, const struct corr_opts *o, bool runs, 
                 return r;
         }
         for (size_t i = 0; i < total && r == 0; i++) {
-                const char *event = i < o->a.n ? o->a.v[i].event : o->b.v[i - o->a.n].event;
+                const char *event = corr_event_at(o, i);
                 size_t j;
 
-                for (j = 0; j < n && strcmp(names[j], event) != 0; j++)
+                for (j = 0; j < i && strcmp(corr_event_at(o, j), event) != 0; j++)
                         ;
-                if (j < n)
+                if (j < i)
                         continue;       /* in both lists, or twice in one */
                 sql = corr_scan_sql(o, runs, order, how, event, argcol);
                 if (!sql)
@@ -1384,9 +1382,8 @@ static int corr_streams_open(sqlite3 *db, const struct corr_opts *o, bool runs, 
                         r = corr_prepare(db, sql, &st[n], err);
                 sqlite3_free(sql);
                 if (r == 0)
-                        names[n++] = event;
+                        n++;
         }
-        free(names);
         *ret_n = n;
         return r;
 }
@@ -1484,8 +1481,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         sqlite3_finalize(sc.first);
         row = sc.first = NULL;
         r = store_exec(db, "DROP TABLE temp.tq_first; DROP TABLE temp.tq_order;"
-                       " DROP TABLE temp.tq_runs; DROP TABLE temp.tq_seq1;"
-                       " DROP TABLE temp.tq_listed", err);
+                       " DROP TABLE temp.tq_runs; DROP TABLE temp.tq_seq1", err);
         if (r < 0)
                 goto out;
         r = store_exec(db, "COMMIT", err);
