@@ -58,7 +58,7 @@ bad:
                             (int) (i + 1 < len ? i + 1 : len), line);
 }
 
-unsigned import_log_more(struct import_text *t, const char *line, size_t len)
+static unsigned import_log_more(struct import_text *t, const char *line, size_t len)
 {
         const char *end = line + len, *p = line, *name;
 
@@ -83,8 +83,8 @@ unsigned import_log_more(struct import_text *t, const char *line, size_t len)
         return te_patterns_newlines(t->patterns, name, (size_t) (p - name));
 }
 
-int import_log_line(struct import_text *t, const char *line, size_t len,
-                    struct ingest_entry *e, struct tq_error *err)
+static int import_log_line(struct import_text *t, const char *line, size_t len,
+                           struct ingest_entry *e, struct tq_error *err)
 {
         size_t used = 0;
         int64_t ns;
@@ -114,3 +114,7 @@ int import_log_line(struct import_text *t, const char *line, size_t len,
                 return r;
         return import_text_recognise(t, e);
 }
+
+const struct import_text_format import_log_format = {
+        .kind = "log", .line = import_log_line, .more = import_log_more,
+};

@@ -455,8 +455,8 @@ static int import_syslog_5424(struct import_text *t, struct import_syslog_cur *c
         return import_text_field(t, e, "MESSAGE", c->p, (size_t) (c->end - c->p), true);
 }
 
-int import_syslog_line(struct import_text *t, const char *line, size_t len,
-                       struct ingest_entry *e, struct tq_error *err)
+static int import_syslog_line(struct import_text *t, const char *line, size_t len,
+                              struct ingest_entry *e, struct tq_error *err)
 {
         struct import_syslog_cur c = { line, line + len };
         int64_t ns;
@@ -493,3 +493,7 @@ int import_syslog_line(struct import_text *t, const char *line, size_t len,
                 return r;
         return import_text_recognise(t, e);
 }
+
+const struct import_text_format import_syslog_format = {
+        .kind = "syslog", .line = import_syslog_line,
+};

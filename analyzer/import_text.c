@@ -324,8 +324,7 @@ static int import_text_resume(struct import_text_file *x, struct ingest *ing, in
 struct import_text_run {
         struct import_text_file *x;
         struct import_text *t;
-        import_text_line_fn fn;
-        import_text_more_fn more;       /* NULL: one line an entry */
+        const struct import_text_format *fmt;
         struct import_text_stats *st;
 };
 
@@ -418,8 +417,8 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
                         line += 3;      /* a UTF-8 byte order mark */
                         n -= 3;
                 }
-                k = run->more && !memchr(line, '\0', (size_t) n) ?
-                    run->more(run->t, line, (size_t) n) : 0;
+                k = run->fmt->more && !memchr(line, '\0', (size_t) n) ?
+                    run->fmt->more(run->t, line, (size_t) n) : 0;
                 if (k > 0 && (r = import_text_join(run, &line, &n, &raw, k)) != 0) {
                         if (r < 0)
                                 return tq_error_set(err, r, "out of memory");
@@ -435,7 +434,7 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
                 if (memchr(line, '\0', (size_t) n))
                         r = tq_error_set(err, -EBADMSG, "NUL byte in the line");
                 else
-                        r = run->fn(run->t, line, (size_t) n, &slot->e, err);
+                        r = run->fmt->line(run->t, line, (size_t) n, &slot->e, err);
                 if (r == -ENOMEM)
                         return tq_error_set(err, r, "out of memory");
                 if (r < 0) {
@@ -459,20 +458,17 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
  * the lines (a third of the work), the calling thread writes the rows.
  * x->offset is after the last complete line once it returns. */
 static int import_text_lines(struct import_text_file *x, struct import_text *t,
-                             struct ingest *ing, import_text_line_fn fn,
+                             struct ingest *ing, const struct import_text_format *fmt,
                              struct import_text_stats *st, struct tq_error *err)
 {
-        struct import_text_run run = { .x = x, .t = t, .fn = fn, .st = st };
-
-        if (fn == import_log_line)
-                run.more = import_log_more;     /* formats with newlines */
+        struct import_text_run run = { .x = x, .t = t, .fmt = fmt, .st = st };
 
         return ring_run(import_text_reader, &run, ring_write_entry, ing, err);
 }
 
-int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
-                       const char *location, struct te_patterns *patterns, int64_t ref_time,
-                       import_text_line_fn fn, struct import_text_stats *ret_stats,
+int import_text_stream(sqlite3 *db, const struct import_text_format *fmt, FILE *f,
+                       const char *name, const char *location, struct te_patterns *patterns,
+                       int64_t ref_time, struct import_text_stats *ret_stats,
                        struct tq_error *err)
 {
         struct import_text_file x = { .f = f, .name = name };
@@ -485,13 +481,13 @@ int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
         int r;
 
         x.whole = f == stdin || fstat(fileno(f), &fs) < 0 || !S_ISREG(fs.st_mode);
-        r = ingest_begin(db, kind, location, "", &ing, &cursor, &offset, err);
+        r = ingest_begin(db, fmt->kind, location, "", &ing, &cursor, &offset, err);
         if (r < 0)
                 goto out;
         r = import_text_resume(&x, ing, offset, cursor, err);
         if (r < 0)
                 goto out;
-        r = import_text_lines(&x, &t, ing, fn, &st, err);
+        r = import_text_lines(&x, &t, ing, fmt, &st, err);
         if (r < 0)
                 goto out;
         if (!x.whole && import_print_fd(fileno(f), x.offset, print) < 0) {
@@ -523,8 +519,8 @@ out:
         return r;
 }
 
-int import_text_file(sqlite3 *db, const char *kind, const char *path, char *const *events,
-                     import_text_line_fn fn, struct import_text_stats *ret_stats,
+int import_text_file(sqlite3 *db, const struct import_text_format *fmt, const char *path,
+                     char *const *events, struct import_text_stats *ret_stats,
                      struct tq_error *err)
 {
         struct import_text_file x = { 0 };
@@ -544,8 +540,7 @@ int import_text_file(sqlite3 *db, const char *kind, const char *path, char *cons
         r = import_text_open(&x, path, real, &ref_time, err);
         if (r < 0)
                 goto out;
-        r = import_text_stream(db, kind, x.f, x.name, real, patterns, ref_time, fn, ret_stats,
-                               err);
+        r = import_text_stream(db, fmt, x.f, x.name, real, patterns, ref_time, ret_stats, err);
 out:
         if (x.f && x.f != stdin)
                 fclose(x.f);

@@ -332,8 +332,8 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
                 ret = traceql_fail(TQ_EXIT_DB, r, &err);
                 goto out;
         }
-        r = import_text_file(db, is_syslog ? "syslog" : "log", file, o->events,
-                             is_syslog ? import_syslog_line : import_log_line, &st, &err);
+        r = import_text_file(db, is_syslog ? &import_syslog_format : &import_log_format, file,
+                             o->events, &st, &err);
         if (r < 0) {
                 ret = traceql_fail(TQ_EXIT_INPUT, r, &err);
                 goto out;

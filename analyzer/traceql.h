@@ -373,6 +373,15 @@ typedef int (*import_text_line_fn)(struct import_text *t, const char *line, size
 /* How many of the lines after LINE (LEN bytes) belong to its entry. */
 typedef unsigned (*import_text_more_fn)(struct import_text *t, const char *line, size_t len);
 
+/* A text format: the kind of source it is recorded as, its line parser, and
+ * how many lines after a line belong to its entry (NULL: none). */
+struct import_text_format {
+        const char *kind;
+        import_text_line_fn line;
+        import_text_more_fn more;
+};
+extern const struct import_text_format import_syslog_format, import_log_format;
+
 struct import_text_stats {
         uint64_t lines;                 /* lines read (this run) */
         uint64_t added;                 /* rows added */
@@ -399,27 +408,21 @@ int import_text_recognise(struct import_text *t, struct ingest_entry *e);
 int import_text_iso8601(const char *s, size_t len, bool need_zone, int64_t *ret_ns,
                         size_t *ret_used);
 
-/* Import the text file PATH ("-" for stdin) line by line with FN, recording
- * it as a source of KIND; EVENTS the trace-events files (NULL-terminated, or
+/* Import the text file PATH ("-" for stdin) in format FMT, recording it as a
+ * source of FMT's kind; EVENTS the trace-events files (NULL-terminated, or
  * NULL).  One transaction: a bad line fails with ERR "PATH:LINE: why" and
  * imports nothing.  A regular file resumes at the offset stored last time. */
-int import_text_file(sqlite3 *db, const char *kind, const char *path, char *const *events,
-                     import_text_line_fn fn, struct import_text_stats *ret_stats,
+int import_text_file(sqlite3 *db, const struct import_text_format *fmt, const char *path,
+                     char *const *events, struct import_text_stats *ret_stats,
                      struct tq_error *err);
 
 /* import_text_file() on the open stream F: NAME for messages, LOCATION for
  * the sources table ("-" stores no offset), PATTERNS borrowed (may be NULL),
  * REF_TIME for the RFC 3164 year. */
-int import_text_stream(sqlite3 *db, const char *kind, FILE *f, const char *name,
-                       const char *location, struct te_patterns *patterns, int64_t ref_time,
-                       import_text_line_fn fn, struct import_text_stats *ret_stats,
+int import_text_stream(sqlite3 *db, const struct import_text_format *fmt, FILE *f,
+                       const char *name, const char *location, struct te_patterns *patterns,
+                       int64_t ref_time, struct import_text_stats *ret_stats,
                        struct tq_error *err);
-
-int import_syslog_line(struct import_text *t, const char *line, size_t len,
-                       struct ingest_entry *e, struct tq_error *err);
-int import_log_line(struct import_text *t, const char *line, size_t len,
-                    struct ingest_entry *e, struct tq_error *err);
-unsigned import_log_more(struct import_text *t, const char *line, size_t len);
 
 /* ---- te_catalog.c: trace-events files for the binary and text importers ---- */
 struct te_catalog;

@@ -16,8 +16,7 @@
 
 #include "traceql.h"
 
-#define FUZZ_KIND "log"
-#define FUZZ_LINE import_log_line
+#define FUZZ_FORMAT (&import_log_format)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -70,8 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 goto out;
         if (size == 0)
                 (void) getc(f);
-        (void) import_text_stream(db, FUZZ_KIND, f, "fuzz", "fuzz", fuzz_patterns(),
-                                  1795305600, FUZZ_LINE, &st, &err);
+        (void) import_text_stream(db, FUZZ_FORMAT, f, "fuzz", "fuzz", fuzz_patterns(),
+                                  1795305600, &st, &err);
         (void) sqlite3_exec(db, "SELECT * FROM args", NULL, NULL, NULL);
 out:
         if (f)
