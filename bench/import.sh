@@ -14,6 +14,7 @@ trap 'rm -rf "$W"' EXIT
 ID="tq-bench-$$-$(date +%s)"
 cc -O2 -o "$W/bare" bench/traceql_import.c $(pkg-config --cflags --libs libsystemd)
 cc -O2 -o "$W/send" tests/traceql_send.c $(pkg-config --cflags --libs libsystemd)
+cc -O2 -o "$W/floor" bench/store_floor.c $(pkg-config --cflags --libs sqlite3)
 
 # send N entries shaped like blockdemo's (4 typed args) under ID, N/10 under
 # ID-small and N/2 under ID-half (memory: SQLite's page caches fill up over
@@ -36,14 +37,34 @@ while [ "$(journalctl -q -o cat "SYSLOG_IDENTIFIER=$ID" | wc -l)" -lt "$N" ] && 
 # start, a new database, final commit and close included) of the same
 # entries: a noisy machine moves both, so the ratio is given of the best
 # times and of the medians.
+# Each round also measures the ceiling of any import that reads through the
+# sd-journal API and keeps a SQLite row per entry, split over two threads as
+# traceql is: the least its reader can do (the bare loop plus each entry's
+# cursor, libsystemd 252's only source of its sequence number) and the least
+# its writer can do (bench/store_floor.c: SQLite alone storing the same rows,
+# bound from C: with no crash safety, and --safe, as traceql must), alone and
+# at once (two processes started together, until both are done).
+secs() { echo $(($2 - $1)) | awk '{ printf "%.4f\n", $1 / 1e9 }'; }
 for r in $(seq "$ROUNDS"); do
         "$W/bare" "$ID" | awk '{ print $3 }' >> "$W/bare.s"
         rm -f "$W"/big.db*
         t0=$(date +%s%N)
         $B/traceql --db "$W/big.db" import --identifier "$ID"
         t1=$(date +%s%N)
-        echo $((t1 - t0)) | awk '{ printf "%.4f\n", $1 / 1e9 }' >> "$W/tq.s"
+        secs "$t0" "$t1" >> "$W/tq.s"
+        "$W/bare" "$ID" cursor | awk '{ print $3 }' >> "$W/cursor.s"
+        "$W/floor" sql/schema.sql "$W/floor.db" "$N" journal | awk '{ print $3 }' >> "$W/floor.s"
+        "$W/floor" --safe sql/schema.sql "$W/floor.db" "$N" journal | awk '{ print $3 }' >> "$W/safe.s"
+        for how in "" --safe; do
+                t0=$(date +%s%N)
+                "$W/bare" "$ID" cursor > /dev/null & p=$!
+                "$W/floor" $how sql/schema.sql "$W/floor.db" "$N" journal > /dev/null
+                wait $p
+                t1=$(date +%s%N)
+                secs "$t0" "$t1" >> "$W/pair$how.s"
+        done
 done
+rm -f "$W"/floor.db*
 rows=$($B/traceql --db "$W/big.db" --no-sync --format csv 'select count(*) from events' | tail -1)
 rm -f "$W"/big.db*
 /usr/bin/time -f %M -o "$W/rss.bare" "$W/bare" "$ID" > /dev/null
@@ -73,7 +94,16 @@ bb=$(best "$W/bare.s") bm=$(median "$W/bare.s") tb=$(best "$W/tq.s") tm=$(median
 echo "traceql import: $N entries, $ROUNDS rounds; seconds: best, median (entries/s of each)"
 echo "traceql import: bare sd_journal loop   $bb, $bm s ($(rate "$bb"), $(rate "$bm") entries/s)"
 echo "traceql import: traceql import         $tb, $tm s ($(rate "$tb"), $(rate "$tm") entries/s; $rows rows)"
-echo "traceql import: ratio traceql/bare     $(awk -v a="$bb" -v b="$tb" 'BEGIN { printf "%.2f", a / b }') of the best times, $(awk -v a="$bm" -v b="$tm" 'BEGIN { printf "%.2f", a / b }') of the medians (goal >= 0.8)"
+div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo "traceql import: ratio traceql/bare     $(div "$bb" "$tb") of the best times, $(div "$bm" "$tm") of the medians (goal >= 0.8)"
+cb=$(best "$W/cursor.s") cm=$(median "$W/cursor.s") fb=$(best "$W/floor.s") fm=$(median "$W/floor.s")
+sb=$(best "$W/safe.s") sm=$(median "$W/safe.s")
+pb=$(best "$W/pair.s") pm=$(median "$W/pair.s") qb=$(best "$W/pair--safe.s") qm=$(median "$W/pair--safe.s")
+echo "traceql import: floor: reader, bare loop + each entry's cursor   $cb, $cm s ($(div "$cb" "$bb"), $(div "$cm" "$bm") x the bare loop)"
+echo "traceql import: floor: writer, SQLite alone, no crash safety     $fb, $fm s ($(div "$fb" "$bb"), $(div "$fm" "$bm") x the bare loop)"
+echo "traceql import: floor: writer, SQLite alone, crash-safe (WAL)    $sb, $sm s ($(div "$sb" "$bb"), $(div "$sm" "$bm") x the bare loop)"
+echo "traceql import: floor: reader and writer at once, two cores      $pb, $pm s; crash-safe $qb, $qm s"
+echo "traceql import: ceiling of any import reading through sd-journal into SQLite rows: bare/both $(div "$bb" "$pb"), $(div "$bm" "$pm"); crash-safe $(div "$bb" "$qb"), $(div "$bm" "$qm") (best, median)"
 echo "traceql import: peak anonymous RSS $((N / 10)) entries $anon_small KiB, $((N / 2)) entries $anon_half KiB, $N entries $anon_big KiB (goal: flat; sampled every 10 ms)"
 echo "traceql import: max RSS $((N / 10)) entries $(cat "$W/rss.small") KiB, $N entries $(cat "$W/rss.big") KiB (with the mapped journal files)"
 echo "traceql import:   (the bare loop's RSS for $N entries: $(cat "$W/rss.bare") KiB: the journal files sd-journal maps count in RSS)"

@@ -1,14 +1,20 @@
 /*
  * traceql_import.c - the baseline for traceql's import throughput.
  *
- *   traceql_import IDENTIFIER
+ *   traceql_import IDENTIFIER [cursor]
  *
  * Reads every journal entry of SYSLOG_IDENTIFIER=IDENTIFIER with the bare
  * sd-journal loop (sd_journal_next + sd_journal_enumerate_data over every
  * field, touching each byte count) and prints "N entries S seconds R
  * entries/s".  bench/import.sh compares traceql import with it.
+ *
+ * With "cursor", it also asks each entry's cursor (sd_journal_get_cursor),
+ * the only way libsystemd 252 (Debian 12's) gives an entry's sequence
+ * number, which an import must keep to know the entry again: the least a
+ * reader through the sd-journal API does.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <systemd/sd-journal.h>
@@ -24,8 +30,8 @@ int main(int argc, char **argv)
         double s;
         int r;
 
-        if (argc != 2) {
-                fputs("usage: traceql_import IDENTIFIER\n", stderr);
+        if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "cursor") != 0)) {
+                fputs("usage: traceql_import IDENTIFIER [cursor]\n", stderr);
                 return 2;
         }
         snprintf(match, sizeof(match), "SYSLOG_IDENTIFIER=%s", argv[1]);
@@ -39,6 +45,13 @@ int main(int argc, char **argv)
         }
         while (sd_journal_next(j) > 0) {
                 n++;
+                if (argc == 3) {
+                        char *cursor = NULL;
+
+                        if (sd_journal_get_cursor(j, &cursor) >= 0)
+                                bytes += strlen(cursor);
+                        free(cursor);
+                }
                 while (sd_journal_enumerate_data(j, &data, &len) > 0)
                         bytes += len;
         }
