@@ -61,6 +61,8 @@ struct te_event {
         bool disabled;          /* the 'disable' property */
         char *fmt;              /* the format as written: literals and PRI macros */
         bool fmt_empty;         /* the format prints nothing at all */
+        bool fmt_unfit;         /* a 'disable' event's format does not fit its
+                                   argument types: kept, never compiled */
         struct te_arg args[TE_MAX_ARGS];
         unsigned nargs;
         const char *file;       /* borrowed from te_list.files */

@@ -442,7 +442,8 @@ static void te_emit_render(const struct te_event *ev, FILE *out)
 
         fprintf(out, "static int _tj_render_%s(char *buf, size_t size, const tj_value *v)\n{\n",
                 ev->name);
-        if (ev->fmt_empty) {
+        /* an unfit format belongs to a 'disable' event: never rendered */
+        if (ev->fmt_empty || ev->fmt_unfit) {
                 fprintf(out, "%s(void)v;\n%sif (size > 0)\n%s%sbuf[0] = '\\0';\n%sreturn 0;\n}\n\n",
                         te_emit_ind, te_emit_ind, te_emit_ind, te_emit_ind, te_emit_ind);
                 return;
