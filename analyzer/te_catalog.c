@@ -178,6 +178,44 @@ bool te_catalog_is_string(const struct te_arg *a)
 
 /* ---- rendering the format ---- */
 
+bool te_catalog_in_conv(const char *s, size_t n)
+{
+        size_t i = n, k;
+
+        while (i > 0 && strchr("#0- +'123456789.*", s[i - 1]))
+                i--;
+        if (i == 0 || s[i - 1] != '%')
+                return false;
+        /* "%%" is a percent sign: an odd run of '%' opens a conversion */
+        for (k = i - 1; k > 0 && s[k - 1] == '%'; k--)
+                ;
+        return (i - k) % 2 == 1;
+}
+
+#define TE_CATALOG_PRI(w) { "PRId" #w, PRId##w }, { "PRIi" #w, PRIi##w }, \
+        { "PRIo" #w, PRIo##w }, { "PRIu" #w, PRIu##w }, { "PRIx" #w, PRIx##w }, \
+        { "PRIX" #w, PRIX##w }
+
+/* The PRI macros tracegen takes (te_format.c), as this <inttypes.h> spells them. */
+static const struct {
+        const char *name;
+        const char *text;
+} te_catalog_pri[] = {
+        TE_CATALOG_PRI(8), TE_CATALOG_PRI(16), TE_CATALOG_PRI(32), TE_CATALOG_PRI(64),
+        TE_CATALOG_PRI(PTR), TE_CATALOG_PRI(MAX), TE_CATALOG_PRI(LEAST8),
+        TE_CATALOG_PRI(LEAST16), TE_CATALOG_PRI(LEAST32), TE_CATALOG_PRI(LEAST64),
+        TE_CATALOG_PRI(FAST8), TE_CATALOG_PRI(FAST64),
+};
+
+const char *te_catalog_pri_text(const char *name, size_t len)
+{
+        for (size_t i = 0; i < sizeof(te_catalog_pri) / sizeof(te_catalog_pri[0]); i++)
+                if (strlen(te_catalog_pri[i].name) == len &&
+                    strncmp(te_catalog_pri[i].name, name, len) == 0)
+                        return te_catalog_pri[i].text;
+        return NULL;
+}
+
 /* Decode the format as written (C literals and PRI macros) into a plain
  * printf format in BUF; a PRI macro becomes its conversion letter, after
  * "ll" when it names a 64-bit type (PRIx64, PRIxPTR, PRIxMAX), as glibc's
@@ -193,6 +231,7 @@ static void te_catalog_decode(const char *fmt, char *buf, size_t size)
                         if (*p == '"')
                                 in = true;
                         else if (strncmp(p, "PRI", 3) == 0 && p[3]) {
+                                const char *name = p, *text;
                                 char conv = p[3];
 
                                 p += 3;
@@ -200,13 +239,20 @@ static void te_catalog_decode(const char *fmt, char *buf, size_t size)
                                 while (p[1] && (p[1] == '_' || (p[1] >= 'A' && p[1] <= 'Z') ||
                                                 (p[1] >= '0' && p[1] <= '9')))
                                         p++;
-                                if ((p + 1 - suffix >= 2 && strncmp(p - 1, "64", 2) == 0) ||
+                                text = te_catalog_in_conv(buf, n) ? NULL :
+                                       te_catalog_pri_text(name, (size_t) (p + 1 - name));
+                                if (text) {
+                                        while (*text && n + 3 < size)
+                                                buf[n++] = *text++;
+                                } else if ((p + 1 - suffix >= 2 && strncmp(p - 1, "64", 2) == 0) ||
                                     (p + 1 - suffix == 3 && (strncmp(suffix, "PTR", 3) == 0 ||
                                                              strncmp(suffix, "MAX", 3) == 0))) {
                                         buf[n++] = 'l';
                                         buf[n++] = 'l';
+                                        buf[n++] = conv;
+                                } else {
+                                        buf[n++] = conv;
                                 }
-                                buf[n++] = conv;
                         }
                         p++;
                         continue;

@@ -251,12 +251,20 @@ static void te_pattern_decode(const char *fmt, sqlite3_str *out)
                         if (*p)
                                 p++;
                 } else if (*p == 'P' && strncmp(p, "PRI", 3) == 0 && p[3]) {
-                        const char *m = p, *d;
+                        const char *m = p, *d, *text;
                         char conv = p[3];
 
                         while ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
                                (*p >= 'a' && *p <= 'z') || *p == '_')
                                 p++;
+                        text = te_catalog_in_conv(sqlite3_str_value(out) ? sqlite3_str_value(out) : "",
+                                                  (size_t) sqlite3_str_length(out)) ? NULL :
+                               te_catalog_pri_text(m, (size_t) (p - m));
+                        if (text) {
+                                /* outside a conversion: the text it stands for */
+                                sqlite3_str_appendall(out, text);
+                                continue;
+                        }
                         for (d = p; d > m && d[-1] >= '0' && d[-1] <= '9'; d--)
                                 ;
                         /* the length modifier of the macro's width */

@@ -452,6 +452,11 @@ int te_catalog_add_path(struct te_catalog *cat, const char *path, struct tq_erro
 /* The declaration of event NAME (LEN bytes), borrowed; NULL when unknown or CAT is NULL. */
 const struct te_event *te_catalog_find(const struct te_catalog *cat, const char *name, size_t len);
 char te_catalog_kind(const struct te_arg *a);      /* 'i', 'u', 'p' or 's' */
+/* Whether the plain printf format S (N bytes) ends inside a conversion:
+ * there a PRI macro is its length and letter, elsewhere the text
+ * <inttypes.h> gives it (te_catalog_pri_text(); NULL for no such macro). */
+bool te_catalog_in_conv(const char *s, size_t n);
+const char *te_catalog_pri_text(const char *name, size_t len);
 bool te_catalog_is_string(const struct te_arg *a); /* a char pointer, as QEMU's simple backend */
 /* "<event> <format rendered with V>", to free with sqlite3_free; NULL: no memory. */
 char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, unsigned n);
