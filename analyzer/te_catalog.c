@@ -182,7 +182,7 @@ bool te_catalog_in_conv(const char *s, size_t n)
 {
         size_t i = n, k;
 
-        while (i > 0 && strchr("#0- +'123456789.*", s[i - 1]))
+        while (i > 0 && s[i - 1] && strchr("#0- +'123456789.*", s[i - 1]))
                 i--;
         if (i == 0 || s[i - 1] != '%')
                 return false;

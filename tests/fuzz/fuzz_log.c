@@ -5,9 +5,10 @@
  * prefixes).  It is imported from a memory stream (import_text_stream
  * on fmemopen) into a fresh in-memory traceql database through the same path
  * as `traceql import --log`, with the patterns of a fixed trace-events
- * text (blockdemo's events, plus formats with widths, hex, chars, '*' and
- * newlines inside), so the line parser, the joining of an event's lines and
- * the format -> pattern matching are exercised.
+ * text (blockdemo's events, plus formats with widths, hex, chars, '*',
+ * newlines inside and PRI macros outside a conversion), so the line parser,
+ * the joining of an event's lines and the format -> pattern matching are
+ * exercised.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -31,7 +32,8 @@ static const char fuzz_events[] =
         "fz_hex(uint32_t v, uint64_t p, char c) \"v=%08x p=0x%\" PRIx64 \" c=%c\"\n"
         "fz_width(int a, unsigned b, const char *s) \"[%-5d|%5u|%.3s] (%%)\"\n"
         "fz_star(int w, int v, unsigned o) \"%*d o%#o\"\n"
-        "fz_lines(int a, const char *s) \"a %d\\nb %s\\n\\nc\"\n";
+        "fz_lines(int a, const char *s) \"a %d\\nb %s\\n\\nc\"\n"
+        "fz_pri(uint8_t v, int64_t n) \"v %u\" PRIx8 \" n %\" PRId64 PRIu32\n";
 
 static struct te_patterns *fuzz_patterns(void)
 {
