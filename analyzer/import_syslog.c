@@ -4,7 +4,7 @@
  * Reads the lines rsyslog and syslog-ng write, and what our syslog output
  * (backend/out_syslog.c) sends, in any of these forms:
  *
- *   [<PRI>]Mmm dd hh:mm:ss [HOST] TAG[PID]: MSG              RFC 3164, local time
+ *   [<PRI>]Mmm dd hh:mm:ss[.f] [HOST] TAG[PID]: MSG          RFC 3164, local time
  *   [<PRI>]YYYY-MM-DDThh:mm:ss[.f]±hh:mm [HOST] TAG[PID]: MSG rsyslog's file format
  *   [<PRI>]1 TIMESTAMP HOST APP PROCID MSGID [SD] MSG         RFC 5424
  *
@@ -14,6 +14,7 @@
  * modification, or the one before when that would put the line more than a
  * day after the modification (so a file spanning New Year reads right); a
  * day its month never has (Apr 31) is an invalid timestamp, as in RFC 3339.
+ * The fraction of a second is syslog-ng's, with frac-digits().
  * rsyslog's #ooo escapes of control characters are decoded.
  *
  * The event and its arguments come from the tj@32473 STRUCTURED-DATA element
@@ -103,17 +104,39 @@ static int import_syslog_2digits(const char *s, int max)
         return v > max ? -1 : v;
 }
 
-/* "Mmm dd hh:mm:ss " (dd may be " 1" or "01"). */
+/* ".f" after the seconds at *P (syslog-ng writes it with frac-digits()):
+ * nanoseconds in *RET_NS and *P past it; digits past nanoseconds are
+ * dropped, as in an RFC 3339 time.  -1 for a '.' without a digit. */
+static int import_syslog_3164_frac(const char **p, const char *end, int64_t *ret_ns)
+{
+        const char *q = *p;
+        int64_t ns = 0, scale = 100000000;
+
+        if (q >= end || *q != '.')
+                return 0;
+        if (++q >= end || *q < '0' || *q > '9')
+                return -1;
+        for (; q < end && *q >= '0' && *q <= '9'; q++) {
+                ns += (*q - '0') * scale;
+                scale /= 10;
+        }
+        *p = q;
+        *ret_ns = ns;
+        return 0;
+}
+
+/* "Mmm dd hh:mm:ss[.f] " (dd may be " 1" or "01"). */
 static int import_syslog_3164_time(struct import_text *t, struct import_syslog_cur *c,
                                    int64_t *ret_ns, struct tq_error *err)
 {
         /* Feb 29 exists in some year: import_syslog_local() finds which */
         static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-        const char *p = c->p, *mon;
+        const char *p = c->p, *q = p + 15, *mon;
+        int64_t frac = 0;
         int mday, h, m, s;
 
         if (c->end - p < 16 || p[3] != ' ' || p[6] != ' ' || p[9] != ':' || p[12] != ':' ||
-            (p[15] != ' ' && c->end - p > 15))
+            (p[15] != ' ' && p[15] != '.'))
                 return tq_error_set(err, -EBADMSG, "not a syslog line (no timestamp)");
         mon = memmem(import_syslog_months, sizeof(import_syslog_months) - 1, p, 3);
         if (!mon || (mon - import_syslog_months) % 3)
@@ -124,10 +147,17 @@ static int import_syslog_3164_time(struct import_text *t, struct import_syslog_c
         m = import_syslog_2digits(p + 10, 59);
         s = import_syslog_2digits(p + 13, 60);
         if (mday < 1 || mday > mdays[(mon - import_syslog_months) / 3] || h < 0 || m < 0 ||
-            s < 0)
-                return tq_error_set(err, -EBADMSG, "invalid timestamp '%.15s'", p);
-        *ret_ns = import_syslog_local(t, (int) (mon - import_syslog_months) / 3, mday, h, m, s);
-        c->p = p + 16 > c->end ? c->end : p + 16;
+            s < 0 || import_syslog_3164_frac(&q, c->end, &frac) < 0 ||
+            (q < c->end && *q != ' ')) {
+                const char *sp = memchr(p + 15, ' ', (size_t) (c->end - p - 15));
+
+                return tq_error_set(err, -EBADMSG, "invalid timestamp '%.*s'",
+                                    (int) ((sp ? sp : c->end) - p > 40 ? 40 :
+                                           (sp ? sp : c->end) - p), p);
+        }
+        *ret_ns = import_syslog_local(t, (int) (mon - import_syslog_months) / 3, mday, h, m, s) +
+                  frac;
+        c->p = q < c->end ? q + 1 : c->end;
         return 0;
 }
 
