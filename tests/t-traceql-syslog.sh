@@ -5,10 +5,12 @@
 # 2026-11-22 00:00 UTC for the RFC 3164 year, with examples/trace-events and
 # NAME.events when there is one) and
 # tests/syslog/NAME.out holds the summary or error, the exit status and the
-# events table.  Then resuming, and end to end: blockdemo's syslog output goes
-# to a relay rsyslogd on a unix socket that forwards over TCP to a "central"
-# rsyslogd on 127.0.0.1 writing files, whose import must give the same events
-# and values as the journald import of the same run.
+# events table; tests/syslog/syslog-ng-*.log are real syslog-ng 3.38 files
+# (tests/syslog/README, tests/syslog/syslog-ng.conf), as syslog-ng cannot be
+# installed beside rsyslog.  Then resuming, and end to end: blockdemo's
+# syslog output goes to a relay rsyslogd on a unix socket that forwards over
+# TCP to a "central" rsyslogd on 127.0.0.1 writing files, whose import must
+# give the same events and values as the journald import of the same run.
 # TRACEQL_UPDATE_GOLDEN=1 rewrites the .out files instead of comparing.
 . "$(dirname "$0")/lib/common.sh"
 
