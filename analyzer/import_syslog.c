@@ -150,10 +150,10 @@ static int import_syslog_3164_time(struct import_text *t, struct import_syslog_c
             s < 0 || import_syslog_3164_frac(&q, c->end, &frac) < 0 ||
             (q < c->end && *q != ' ')) {
                 const char *sp = memchr(p + 15, ' ', (size_t) (c->end - p - 15));
+                ptrdiff_t len = (sp ? sp : c->end) - p;
 
                 return tq_error_set(err, -EBADMSG, "invalid timestamp '%.*s'",
-                                    (int) ((sp ? sp : c->end) - p > 40 ? 40 :
-                                           (sp ? sp : c->end) - p), p);
+                                    (int) (len > 40 ? 40 : len), p);
         }
         *ret_ns = import_syslog_local(t, (int) (mon - import_syslog_months) / 3, mday, h, m, s) +
                   frac;

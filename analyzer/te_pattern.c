@@ -257,7 +257,8 @@ static void te_pattern_decode(const char *fmt, sqlite3_str *out)
                         while ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
                                (*p >= 'a' && *p <= 'z') || *p == '_')
                                 p++;
-                        text = te_catalog_in_conv(sqlite3_str_value(out) ? sqlite3_str_value(out) : "",
+                        /* (sqlite3_str_value() is NULL only for length 0) */
+                        text = te_catalog_in_conv(sqlite3_str_value(out),
                                                   (size_t) sqlite3_str_length(out)) ? NULL :
                                te_catalog_pri_text(m, (size_t) (p - m));
                         if (text) {
