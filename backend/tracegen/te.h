@@ -59,6 +59,9 @@ struct te_arg {
 struct te_event {
         char *name;
         bool disabled;          /* the 'disable' property */
+        bool vcpu;              /* the 'vcpu' property of QEMU before 8.1: an
+                                   implicit first argument 'void *__cpu' and
+                                   "cpu=%p " before the format */
         char *fmt;              /* the format as written: literals and PRI macros */
         bool fmt_empty;         /* the format prints nothing at all */
         bool fmt_unfit;         /* a 'disable' event's format does not fit its
@@ -68,6 +71,7 @@ struct te_event {
         const char *file;       /* borrowed from te_list.files */
         unsigned line;
         unsigned col;           /* column of the name */
+        unsigned vcpu_col;      /* column of the 'vcpu' property */
 };
 
 struct te_list {

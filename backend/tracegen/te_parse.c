@@ -288,6 +288,12 @@ static int te_parse_head(struct te_parse_ctx *ctx, const char *line, size_t len,
                         if (ev->disabled)
                                 return te_parse_error(ctx, i, "duplicate property 'disable'");
                         ev->disabled = true;
+                } else if (w - i == 4 && strncmp(line + i, "vcpu", 4) == 0 &&
+                           w < len && te_parse_is_blank(line[w])) {
+                        if (ev->vcpu)
+                                return te_parse_error(ctx, i, "duplicate property 'vcpu'");
+                        ev->vcpu = true;
+                        ev->vcpu_col = (unsigned)i + 1;
                 } else if (w < len && te_parse_is_blank(line[w])) {
                         size_t n = w;
 
@@ -319,6 +325,48 @@ static int te_parse_head(struct te_parse_ctx *ctx, const char *line, size_t len,
         return 0;
 }
 
+/*
+ * The 'vcpu' property, as QEMU's tracetool had it until 8.1
+ * (scripts/tracetool/vcpu.py): the event takes 'void *__cpu' (the CPUState
+ * the caller passes) before its declared arguments, and its format is
+ * "cpu=%p " followed by the declared one.  Called once the declared
+ * arguments and format were read and matched.
+ */
+static int te_parse_vcpu(struct te_parse_ctx *ctx, struct te_event *ev)
+{
+        struct te_arg cpu = { .kind = TE_KIND_POINTER, .col = ev->vcpu_col };
+        const char *rest;
+        char *fmt;
+
+        if (ev->nargs >= TE_MAX_ARGS)
+                return te_parse_error(ctx, ev->vcpu_col - 1, "a 'vcpu' event takes at most %d "
+                                      "arguments: the property adds 'void *__cpu' before them",
+                                      TE_MAX_ARGS - 1);
+        /* no declared argument can be '__cpu': names beginning with "__" are
+         * the generated code's (te_parse_bad_arg_name()) */
+        rest = ev->fmt_empty ? "" : ev->fmt;
+        fmt = malloc(strlen(rest) + sizeof("\"cpu=%p \" "));
+        cpu.name = strdup("__cpu");
+        cpu.type.spelling = strdup("void *");
+        if (!fmt || !cpu.name || !cpu.type.spelling) {
+                free(fmt);
+                free(cpu.name);
+                free(cpu.type.spelling);
+                return -ENOMEM;
+        }
+        strcpy(fmt, *rest ? "\"cpu=%p \" " : "\"cpu=%p \"");
+        strcat(fmt, rest);
+        free(ev->fmt);
+        ev->fmt = fmt;
+        ev->fmt_empty = false;
+        cpu.type.base = TE_VOID;
+        cpu.type.ptr = 1;
+        memmove(&ev->args[1], &ev->args[0], ev->nargs * sizeof(ev->args[0]));
+        ev->args[0] = cpu;
+        ev->nargs++;
+        return 0;
+}
+
 /* Parse the event line LINE (LEN bytes, no newline) into EV. */
 static int te_parse_event(struct te_parse_ctx *ctx, const char *line, size_t len,
                           struct te_event *ev)
@@ -342,14 +390,19 @@ static int te_parse_event(struct te_parse_ctx *ctx, const char *line, size_t len
                 /* QEMU has events without a format; they print nothing. */
                 ev->fmt = strdup("\"\"");
                 ev->fmt_empty = true;
-                return ev->fmt ? 0 : -ENOMEM;
+                if (!ev->fmt)
+                        return -ENOMEM;
+                return ev->vcpu ? te_parse_vcpu(ctx, ev) : 0;
         }
         if (f >= len)
                 return te_parse_error(ctx, f, "expected a format string after ')'");
         if (line[f] != '"')
                 return te_parse_error(ctx, f, "expected a format string after ')', found '%c'",
                                       line[f]);
-        return te_format_parse(ctx, line, f, len, ev, arg_off);
+        r = te_format_parse(ctx, line, f, len, ev, arg_off);
+        if (r == 0 && ev->vcpu)
+                r = te_parse_vcpu(ctx, ev);
+        return r;
 }
 
 static int te_parse_grow(struct te_list *list)

@@ -27,5 +27,6 @@ int main(void)
         trace_ga_off(1);
         if (trace_event_get_state_backends(TRACE_GB_REQ))
                 trace_gb_req((void *)0xabc, 512, NULL);
+        trace_gb_cpu((void *)0x1000, -5);
         return 0;
 }
