@@ -2,7 +2,9 @@
 # import.sh - `make bench` figures for traceql: journal -> SQLite import
 # throughput against a bare sd_journal_next + sd_journal_enumerate_data loop
 # over the same entries (goal: ratio >= 0.8), and import memory for N/10 and
-# N entries (goal: flat).  No thresholds: it prints the figures.
+# N entries (goal: flat); then, with valgrind, the instructions per entry of
+# each (callgrind), repeatable where the times are not.  No thresholds: it
+# prints the figures.
 #   sh bench/import.sh [N [ROUNDS]]       (default 100000 entries, 7 rounds)
 set -eu
 cd "$(dirname "$0")/.."
@@ -107,3 +109,32 @@ echo "traceql import: ceiling of any import reading through sd-journal into SQLi
 echo "traceql import: peak anonymous RSS $((N / 10)) entries $anon_small KiB, $((N / 2)) entries $anon_half KiB, $N entries $anon_big KiB (goal: flat; sampled every 10 ms)"
 echo "traceql import: max RSS $((N / 10)) entries $(cat "$W/rss.small") KiB, $N entries $(cat "$W/rss.big") KiB (with the mapped journal files)"
 echo "traceql import:   (the bare loop's RSS for $N entries: $(cat "$W/rss.bare") KiB: the journal files sd-journal maps count in RSS)"
+
+# Instructions (callgrind), which a noisy machine does not move: the same
+# binaries on the same entries count the same.  The N/2 entries of ID-half:
+# the bare loop, the bare loop with cursors, SQLite alone storing them
+# crash-safe, and traceql import per thread (the calling thread writes,
+# the second reads the journal, the third checkpoints the WAL).
+if command -v valgrind > /dev/null 2>&1; then
+        H=$((N / 2))
+        cg_total() { sed -n 's/^summary: //p' "$1" | head -1; }
+        cg() {  # cg OUT CMD...: callgrind's total of CMD (every thread summed)
+                out=$1; shift
+                valgrind --tool=callgrind --callgrind-out-file="$W/$out" "$@" > /dev/null 2>&1
+                cg_total "$W/$out"
+        }
+        ib=$(cg cg.bare "$W/bare" "$ID-half")
+        ic=$(cg cg.cursor "$W/bare" "$ID-half" cursor)
+        is=$(cg cg.safe "$W/floor" --safe sql/schema.sql "$W/floor.db" "$H" journal)
+        rm -f "$W"/floor.db* "$W"/cg.db*
+        valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg.tq" \
+                $B/traceql --db "$W/cg.db" import --identifier "$ID-half" > /dev/null 2>&1
+        iw=$(cg_total "$W/cg.tq-01") ir=$(cg_total "$W/cg.tq-02") ik=$(cg_total "$W/cg.tq-03" 2>/dev/null || echo 0)
+        rm -f "$W"/cg.db*
+        per() { awk -v a="$1" -v n="$H" 'BEGIN { printf "%.0f", a / n }'; }
+        echo "traceql import: instructions per entry (callgrind, $H entries; repeatable): bare loop $(per "$ib"), bare loop + cursor $(per "$ic") ($(div "$ic" "$ib") x), SQLite alone crash-safe $(per "$is") ($(div "$is" "$ib") x)"
+        echo "traceql import: instructions per entry of traceql import: reader thread $(per "$ir") ($(div "$ir" "$ib") x the bare loop), writer thread $(per "$iw") ($(div "$iw" "$ib") x), checkpointer $(per "${ik:-0}"); all threads $(div "$((ir + iw + ${ik:-0}))" "$ib") x"
+        echo "traceql import: instruction ceilings of traceql/bare: reader thread alone $(div "$ib" "$ir"); all threads on one core $(div "$ib" "$((ir + iw + ${ik:-0}))")"
+else
+        echo "traceql import: instructions per entry: n/a (valgrind missing)"
+fi
