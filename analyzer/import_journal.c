@@ -1040,6 +1040,25 @@ static int import_journal_slot(struct ring_slot *slot, void *userdata, struct tq
         return import_journal_write(im, slot, err);
 }
 
+/* Keep this import's window with its source (sources.window), for the sync
+ * before a query to replay (import_journal_window_parse()). */
+static int import_journal_set_window(struct import_journal *im, struct tq_error *err)
+{
+        const struct import_journal_opts *o = im->o;
+        char window[128] = "";
+        size_t n = 0;
+
+        if (o->since_us)
+                n += (size_t) snprintf(window + n, sizeof(window) - n, " since=%" PRIu64,
+                                       o->since_us);
+        if (o->has_until)
+                n += (size_t) snprintf(window + n, sizeof(window) - n, " until=%" PRIu64,
+                                       o->until_us);
+        if (o->boot)
+                n += (size_t) snprintf(window + n, sizeof(window) - n, " boot=%s", o->boot);
+        return ingest_set_window(im->ing, n ? window + 1 : NULL, err);
+}
+
 int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *ret_added,
                    struct tq_error *err)
 {
@@ -1070,6 +1089,8 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
         if (r < 0)
                 goto out;
         r = ingest_begin(db, "journal", location, filter, &im.ing, &cursor, NULL, err);
+        if (r == 0)
+                r = import_journal_set_window(&im, err);
         if (r < 0)
                 goto out;
         if (o->progress)
@@ -1145,12 +1166,62 @@ static char **import_journal_split(const char *s, char sep)
 }
 
 /* Replay one stored journal source. */
+/* Read WINDOW (sources.window, import_journal_set_window()) into O; a
+ * database from elsewhere may hold anything there: -EINVAL. */
+static int import_journal_window_parse(const char *window, struct import_journal_opts *o,
+                                       char *boot)
+{
+        const char *p = window;
+        char *end;
+        size_t n;
+
+        while (p && *p) {
+                if (strncmp(p, "since=", 6) == 0 || strncmp(p, "until=", 6) == 0) {
+                        unsigned long long v;
+
+                        if (p[6] < '0' || p[6] > '9')
+                                return -EINVAL;
+                        errno = 0;
+                        v = strtoull(p + 6, &end, 10);
+                        if (errno || (*end && *end != ' '))
+                                return -EINVAL;
+                        if (p[0] == 's')
+                                o->since_us = v;
+                        else {
+                                o->until_us = v;
+                                o->has_until = true;
+                        }
+                        p = end;
+                } else if (strncmp(p, "boot=", 5) == 0) {
+                        for (n = 0; n < 32 && ((p[5 + n] >= '0' && p[5 + n] <= '9') ||
+                                               (p[5 + n] >= 'a' && p[5 + n] <= 'f')); n++)
+                                ;
+                        if (n != 32 || (p[37] && p[37] != ' '))
+                                return -EINVAL;
+                        memcpy(boot, p + 5, 32);
+                        boot[32] = '\0';
+                        o->boot = boot;
+                        p += 37;
+                } else
+                        return -EINVAL;
+                if (*p == ' ' && p[1])
+                        p++;
+                else if (*p)
+                        return -EINVAL;
+        }
+        return 0;
+}
+
 static int import_journal_replay(sqlite3 *db, const char *location, const char *filter,
-                                 struct tq_error *err)
+                                 const char *window, struct tq_error *err)
 {
         struct import_journal_opts o = { 0 };
-        char **files = NULL, **idents = NULL;
+        char **files = NULL, **idents = NULL, boot[33];
         int r = -ENOMEM;
+
+        if (import_journal_window_parse(window, &o, boot) < 0)
+                return tq_error_set(err, -EINVAL, "%s: journal source '%s': invalid window '%s' "
+                                    "in its sources row", store_name(db), location, window);
 
         if (strncmp(location, "dir:", 4) == 0)
                 o.directory = location + 4;
@@ -1210,8 +1281,8 @@ int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err)
                 *ret_any = true;
                 return 0;
         }
-        rc = sqlite3_prepare_v2(db, "SELECT kind, location, filter FROM sources ORDER BY id",
-                                -1, &st, NULL);
+        rc = sqlite3_prepare_v2(db, "SELECT kind, location, filter, window FROM sources "
+                                "ORDER BY id", -1, &st, NULL);
         while (rc == SQLITE_OK || rc == SQLITE_ROW) {
                 rc = sqlite3_step(st);
                 if (rc != SQLITE_ROW)
@@ -1219,20 +1290,22 @@ int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err)
                 any = true;
                 if (strcmp((const char *) sqlite3_column_text(st, 0), "journal") != 0)
                         continue;
-                if (n + 2 > size) {
-                        char **v = realloc(locs, (size ? size * 2 : 8) * sizeof(*v));
+                if (n + 3 > size) {
+                        char **v = realloc(locs, (size ? size * 2 : 9) * sizeof(*v));
 
                         if (!v) {
                                 r = -ENOMEM;
                                 goto out;
                         }
                         locs = v;
-                        size = size ? size * 2 : 8;
+                        size = size ? size * 2 : 9;
                 }
                 locs[n] = strdup((const char *) sqlite3_column_text(st, 1));
                 locs[n + 1] = strdup((const char *) sqlite3_column_text(st, 2));
-                n += 2;
-                if (!locs[n - 2] || !locs[n - 1]) {
+                locs[n + 2] = strdup(sqlite3_column_type(st, 3) == SQLITE_NULL ? "" :
+                                     (const char *) sqlite3_column_text(st, 3));
+                n += 3;
+                if (!locs[n - 3] || !locs[n - 2] || !locs[n - 1]) {
                         r = -ENOMEM;
                         goto out;
                 }
@@ -1244,14 +1317,14 @@ int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err)
         sqlite3_finalize(st);
         st = NULL;
         if (!any)
-                r = import_journal_replay(db, "", "", err);     /* a new database: the local journal */
-        for (i = 0; r == 0 && i < n; i += 2) {
+                r = import_journal_replay(db, "", "", "", err); /* a new database: the local journal */
+        for (i = 0; r == 0 && i < n; i += 3) {
                 /* another import may have taken the lock since */
                 if (i > 0 && !import_journal_writable(db)) {
                         import_journal_not_synced(db);
                         break;
                 }
-                r = import_journal_replay(db, locs[i], locs[i + 1], err);
+                r = import_journal_replay(db, locs[i], locs[i + 1], locs[i + 2], err);
         }
         *ret_any = any;
 out:

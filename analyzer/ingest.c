@@ -678,6 +678,22 @@ out:
         return 0;
 }
 
+int ingest_set_window(struct ingest *ing, const char *window, struct tq_error *err)
+{
+        sqlite3_stmt *st = NULL;
+        int rc, r;
+
+        r = ingest_prepare(ing, "UPDATE sources SET window = ?1 WHERE id = ?2", &st, err);
+        if (r < 0)
+                return r;
+        if (window)
+                sqlite3_bind_text(st, 1, window, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, ing->source);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        return rc == SQLITE_DONE ? 0 : ingest_sqlerr(ing, rc, err);
+}
+
 /* The seqnum_ids.id of the entry's seqnum id, interned; 0 when it has none. */
 static int ingest_jid(struct ingest *ing, const struct ingest_entry *e, int64_t *ret_jid,
                       struct tq_error *err)

@@ -253,21 +253,26 @@ static int store_create(sqlite3 *db, struct tq_error *err)
         return r;
 }
 
-/* Bring a version 1 database to version 2 (sql/migrate1.sql), all or
- * nothing, unless another process did it since we looked. */
-static int store_migrate(sqlite3 *db, struct tq_error *err)
+/* Bring a version FROM database to FROM + 1 (sql/migrate<FROM>.sql), all
+ * or nothing, unless another process did it since we looked. */
+static int store_migrate(sqlite3 *db, int64_t from, struct tq_error *err)
 {
+        char name[32];
         int64_t version;
         int r;
 
+        snprintf(name, sizeof(name), "migrate%" PRId64, from);
+        if (!tq_sql_get(name))  /* every older version has its step: a build error */
+                return tq_error_set(err, -EPROTO, "%s: no upgrade from schema version %" PRId64,
+                                    store_name(db), from);
         r = store_exec(db, "BEGIN IMMEDIATE", err);
         if (r < 0)
                 return r;
         r = store_int(db, "PRAGMA user_version", &version, err);
-        if (r == 0 && version != 1)
+        if (r == 0 && version != from)
                 return store_exec(db, "COMMIT", err);
         if (r == 0)
-                r = store_exec(db, tq_sql_get("migrate1"), err);
+                r = store_exec(db, tq_sql_get(name), err);
         if (r == 0)
                 r = store_exec(db, "COMMIT", err);
         if (r < 0)
@@ -276,7 +281,7 @@ static int store_migrate(sqlite3 *db, struct tq_error *err)
 }
 
 /* Is it a traceql database of our version?  Create the schema in an empty
- * one when writing; upgrade a version 1 one when writing. */
+ * one when writing; upgrade an older one when writing. */
 static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error *err)
 {
         int64_t appid, version, nobjects;
@@ -311,12 +316,13 @@ static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error
         r = store_int(db, "PRAGMA user_version", &version, err);
         if (r < 0)
                 goto out;
-        if (version == 1 && TQ_SCHEMA_VERSION == 2) {
-                if (!(flags & STORE_WRITE))
-                        return tq_error_set(err, -EPROTO,
-                                            "%s: database schema version 1, this traceql reads "
-                                            "version 2 (any import upgrades it)", path);
-                r = store_migrate(db, err);
+        /* an older version is upgraded one step at a time (sql/migrateN.sql) */
+        if (version >= 1 && version < TQ_SCHEMA_VERSION && !(flags & STORE_WRITE))
+                return tq_error_set(err, -EPROTO, "%s: database schema version %" PRId64 ", "
+                                    "this traceql reads version %d (any import upgrades it)",
+                                    path, version, TQ_SCHEMA_VERSION);
+        while (version >= 1 && version < TQ_SCHEMA_VERSION) {
+                r = store_migrate(db, version, err);
                 if (r == 0)
                         r = store_int(db, "PRAGMA user_version", &version, err);
                 if (r < 0)

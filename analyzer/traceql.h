@@ -51,7 +51,7 @@ enum tq_exit {
 };
 
 #define TQ_MAX_ARGS 10          /* trace-events allows at most 10 arguments */
-#define TQ_SCHEMA_VERSION 2     /* PRAGMA user_version and meta.schema_version */
+#define TQ_SCHEMA_VERSION 3     /* PRAGMA user_version and meta.schema_version */
 #define TQ_APPLICATION_ID 0x54514c31    /* PRAGMA application_id, "TQL1" */
 #define STORE_PAGE_SIZE 16384   /* PRAGMA page_size of a new database */
 /* events.id of a journal entry: jid << TQ_ID_SEQ_BITS | jseq (sql/schema.sql);
@@ -202,6 +202,9 @@ struct ingest;
 int ingest_begin(sqlite3 *db, const char *kind, const char *location, const char *filter,
                  struct ingest **ret_ing, char **ret_cursor, int64_t *ret_offset,
                  struct tq_error *err);
+/* Record WINDOW (the journal import's --since/--until/--boot as
+ * sources.window, NULL for none) with the source, in the open transaction. */
+int ingest_set_window(struct ingest *ing, const char *window, struct tq_error *err);
 
 /* The file of ING's source is not the one imported before (replaced, or
  * rotated and a new file under its name): the source's row keeps its rows

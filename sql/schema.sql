@@ -1,4 +1,4 @@
--- schema.sql - the traceql database, schema version 2.
+-- schema.sql - the traceql database, schema version 3.
 --
 -- traceql runs this once on a new database, in one transaction.  Everything
 -- later analyzers (losses, leaks, pairs) build on is here; the per-event views
@@ -17,7 +17,7 @@
 -- in SQL as a hex literal (0xffffffffffffffff), which SQLite reads as the same
 -- 64-bit pattern.
 PRAGMA application_id = 1414614065;
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- Key/value facts about the database: schema_version, created (unix ns),
 -- traceql_version that created it.
@@ -42,6 +42,9 @@ CREATE TABLE sources (
         offset   INTEGER,               -- export, text and trace files: byte offset after what was read
         rows     INTEGER NOT NULL DEFAULT 0,    -- rows this source added, all imports
         updated  INTEGER,               -- unix ns of the last commit
+        window   TEXT,                  -- journal: the window of its last import, replayed by a
+                                        -- query's sync: 'since=US', 'until=US', 'boot=ID' (µs,
+                                        -- 32 hex digits), blank-separated; NULL for none
         UNIQUE (kind, location, filter)
 );
 

@@ -206,6 +206,17 @@ $RUN "$TQ" --db "$T/since.db" import --since "@$(($(date +%s) + 3600))" --identi
 $RUN "$TQ" --db "$T/until.db" import --until "@1000" --identifier "$ID"
 $RUN "$TQ" --db "$T/window.db" import --since "2000-01-01" --until now --identifier "$ID"
 check_eq traceql-since-until "0|0|5" "$(q "$T/since.db" 'select count(*) from events')|$(q "$T/until.db" 'select count(*) from events')|$(q "$T/window.db" 'select count(*) from events')"
+# The sync before a query replays each source's window (sources.window): the
+# windows above stay as imported; an import without one widens it.
+qs() { $RUN "$TQ" --db "$1" --format csv "$2" > "$T/q.out" && tail -n +2 "$T/q.out"; }
+check_eq traceql-sync-window "0|0|0|5" "$(qs "$T/until.db" 'select count(*) from events')|$(qs "$T/since.db" 'select count(*) from events')|$(qs "$T/boot0.db" 'select count(*) from events')|$(qs "$T/window.db" 'select count(*) from events')"
+check_eq traceql-sync-window-stored "until=1000000000|boot=00000000000000000000000000000001|boot=$(tr -d - < /proc/sys/kernel/random/boot_id)|since=$(($(date -d 2000-01-01 +%s) * 1000000))|until=" \
+        "$(q "$T/until.db" 'select window from sources')|$(q "$T/boot0.db" 'select window from sources')|$(q "$T/boot.db" 'select window from sources')|$(q "$T/window.db" 'select window from sources' | sed 's/ until=[0-9]*$/|until=/')"
+$RUN "$TQ" --db "$T/until.db" import --identifier "$ID"
+check_eq traceql-sync-window-widened "5|NULL|5" "$(q "$T/until.db" 'select count(*) from events')|$(q "$T/until.db" "select ifnull(window, 'NULL') from sources")|$(qs "$T/until.db" 'select count(*) from events')"
+$RUN "$TQ" --db "$T/until.db" --write --no-sync "update sources set window = 'until=x'" > /dev/null
+rc=0; $RUN "$TQ" --db "$T/until.db" 'select 1' > /dev/null 2> "$T/err" || rc=$?
+check_eq traceql-sync-window-invalid "4|traceql: $T/until.db: journal source '': invalid window 'until=x' in its sources row" "$rc|$(cat "$T/err")"
 
 # ---- the same entries through the export format -------------------------
 journalctl -q -o export "SYSLOG_IDENTIFIER=$ID" > "$T/x.export"
