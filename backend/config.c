@@ -135,14 +135,14 @@ static void config_read_env(const char *identifier)
         config.log_timestamp = config_flag("TJ_LOG_TIMESTAMP");
         config.control = config_flag("TJ_CONTROL");
         v = getenv("TJ_ON_FULL");
-        if (v && strcmp(v, "block") == 0)
+        if (v && strcasecmp(v, "block") == 0)
                 config.block = true;
-        else if (v && *v && strcmp(v, "drop") != 0)
+        else if (v && *v && strcasecmp(v, "drop") != 0)
                 config_warn("TJ_ON_FULL: unknown value '%s', using 'drop'", v);
         v = getenv("TJ_SYSLOG_FORMAT");
-        if (v && strcmp(v, "rfc5424") == 0)
+        if (v && strcasecmp(v, "rfc5424") == 0)
                 config.syslog_rfc5424 = true;
-        else if (v && *v && strcmp(v, "rfc3164") != 0)
+        else if (v && *v && strcasecmp(v, "rfc3164") != 0)
                 config_warn("TJ_SYSLOG_FORMAT: unknown value '%s', using 'rfc3164'", v);
         v = getenv("TJ_SYSLOG_SOCKET");
         if (v && *v) {

@@ -64,6 +64,14 @@ for ev in bad/*.events; do
 done
 
 # ---- the CLI ----
+# A file name's control characters are shown as \xHH in messages, as the
+# line's own are: a hostile name sends no escape sequence to the terminal.
+esc=$(printf '\033')
+printf 'bad(int a "x\n' > "$T/bad${esc}[31mname.events"
+run gen-cli-name-escaped 1 "$TG" --check "$T/bad${esc}[31mname.events"
+check_eq gen-cli-name-escaped-msg "tracegen: $T/bad\\x1b[31mname.events:1:4: missing ')' to close the argument list" "$(cat "$T/err")"
+run gen-cli-missing-escaped 3 "$TG" --check "$T/no${esc}file"
+check_eq gen-cli-missing-escaped-msg "tracegen: $T/no\\x1bfile: No such file or directory" "$(cat "$T/err")"
 version=$(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")
 run gen-cli-version 0 "$TG" --version
 check_eq gen-cli-version-text "tracegen $version" "$(cat "$T/out")"

@@ -36,6 +36,17 @@ wait $rpid || true
 check_eq lib-syslog-reinit-default "rfc5424 rfc3164" \
         "$(sed -E 's/^<30>1 .*/rfc5424/; s/^<30>[A-Z][a-z]{2} .*/rfc3164/' "$T/recv" | tr '\n' ' ' | sed 's/ $//')"
 
+# The values of TJ_SYSLOG_FORMAT (and TJ_ON_FULL) are read in any case, as
+# the boolean variables are: RFC5424 is rfc5424, without a warning.
+"$B/tests/dgram-recv" "$T/uc.sock" 1 > "$T/recv" &
+rpid=$!
+while [ ! -S "$T/uc.sock" ]; do sleep 0.1; done
+TJ_QUIET=0 TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/uc.sock" TJ_SYSLOG_FORMAT=RFC5424 TJ_ON_FULL=Block \
+        TJ_EVENTS=tgb_req $RUN "$B/tests/lib-emit" init req:1 flush > /dev/null 2> "$T/err"
+wait $rpid || true
+check_eq lib-syslog-format-case "rfc5424|" \
+        "$(sed -E 's/^<30>1 .*/rfc5424/; s/^<30>[A-Z][a-z]{2} .*/rfc3164/' "$T/recv")|$(cat "$T/err")"
+
 # A stream socket, as syslog(3) falls back to (sendto() was refused with
 # EPROTOTYPE and every event dropped): each message ends with a NUL.
 R="$B/tests/dgram-recv"

@@ -28,28 +28,35 @@ struct te_parse_line {
         size_t len;
 };
 
-/* What a message quotes from the line (a type, a conversion, a byte) shows
- * its control characters as \xHH, as traceql's messages do: a hostile file
- * sends no escape sequence to the terminal, nor makes a message two lines. */
+void te_fputs_quoted(const char *s, FILE *f)
+{
+        for (; *s; s++) {
+                unsigned char c = (unsigned char)*s;
+
+                if (c >= 0x20 && c != 0x7f)
+                        fputc(c, f);
+                else
+                        fprintf(f, "\\x%02x", c);
+        }
+}
+
+/* What a message quotes from the line (a type, a conversion, a byte), and
+ * the file's name, show their control characters as \xHH, as traceql's
+ * messages do: a hostile file sends no escape sequence to the terminal, nor
+ * makes a message two lines. */
 int te_parse_error(struct te_parse_ctx *ctx, size_t off, const char *fmt, ...)
 {
         char *msg = NULL;
-        const char *p;
         va_list ap;
         int n;
 
-        fprintf(ctx->err, "tracegen: %s:%u:%zu: ", ctx->path, ctx->line, off + 1);
+        fputs("tracegen: ", ctx->err);
+        te_fputs_quoted(ctx->path, ctx->err);
+        fprintf(ctx->err, ":%u:%zu: ", ctx->line, off + 1);
         va_start(ap, fmt);
         n = vasprintf(&msg, fmt, ap);
         va_end(ap);
-        for (p = n < 0 ? "out of memory" : msg; *p; p++) {
-                unsigned char c = (unsigned char)*p;
-
-                if (c >= 0x20 && c != 0x7f)
-                        fputc(c, ctx->err);
-                else
-                        fprintf(ctx->err, "\\x%02x", c);
-        }
+        te_fputs_quoted(n < 0 ? "out of memory" : msg, ctx->err);
         if (n >= 0)
                 free(msg);
         fputc('\n', ctx->err);

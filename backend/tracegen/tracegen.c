@@ -38,6 +38,14 @@ struct tracegen_output {
         char *target;
 };
 
+/* "tracegen: PATH: reason", the path's control characters as \xHH. */
+static void tracegen_file_error(const char *path, int errnum)
+{
+        fputs("tracegen: ", stderr);
+        te_fputs_quoted(path, stderr);
+        fprintf(stderr, ": %s\n", strerror(errnum));
+}
+
 static void tracegen_nomem(void)
 {
         fputs("tracegen: out of memory\n", stderr);
@@ -240,7 +248,7 @@ static int tracegen_read(struct te_list *list, char **files, int n)
 
                 f = is_stdin ? stdin : fopen(files[i], "re");
                 if (!f) {
-                        fprintf(stderr, "tracegen: %s: %s\n", files[i], strerror(errno));
+                        tracegen_file_error(files[i], errno);
                         return TRACEGEN_EXIT_IO;
                 }
                 r = te_parse_file(list, is_stdin ? "<stdin>" : files[i], f, stderr);
@@ -251,7 +259,7 @@ static int tracegen_read(struct te_list *list, char **files, int n)
                 if (r == -EINVAL) {
                         status = TRACEGEN_EXIT_INPUT;
                 } else if (r < 0) {
-                        fprintf(stderr, "tracegen: %s: %s\n", files[i], strerror(-r));
+                        tracegen_file_error(files[i], -r);
                         return TRACEGEN_EXIT_IO;
                 }
         }
@@ -311,13 +319,13 @@ static int tracegen_write(struct tracegen_output *outs, size_t n)
                 r = te_out_prepare(outs[i].path, outs[i].text, outs[i].len, &outs[i].tmp,
                                    &outs[i].target);
                 if (r < 0)
-                        fprintf(stderr, "tracegen: %s: %s\n", outs[i].path, strerror(-r));
+                        tracegen_file_error(outs[i].path, -r);
         }
         for (i = 0; i < n && r == 0; i++) {
                 r = te_out_commit(outs[i].tmp, outs[i].target, outs[i].path, outs[i].text,
                                   outs[i].len);
                 if (r < 0)
-                        fprintf(stderr, "tracegen: %s: %s\n", outs[i].path, strerror(-r));
+                        tracegen_file_error(outs[i].path, -r);
                 else {
                         free(outs[i].tmp);
                         outs[i].tmp = NULL;
