@@ -11,10 +11,12 @@
  * refusal is counted in the stats.  (A directory the kernel does not let the
  * peer search, such as a 0700 $XDG_RUNTIME_DIR, refuses before that.)
  *
- * One connection at a time, one request per connection: the request line is
- * read with a bounded size and time, parsed by control_request_parse(), then
- * carried out with the library's own thread-safe entry points (tj_enable,
- * tj_flush, tj_set_outputs...) and answered.  Nothing a client sends can do
+ * Up to CONTROL_CLIENTS connections at once, from one poll() loop, one
+ * request per connection: the request line is read with a bounded size and
+ * time, parsed by control_request_parse(), then carried out with the
+ * library's own thread-safe entry points (tj_enable, tj_flush,
+ * tj_set_outputs...) and answered, the reply sent within a time bound of its
+ * own.  A client that sends or reads nothing holds up no other.  Nothing a client sends can do
  * more than get an error reply; SIGPIPE is never raised (MSG_NOSIGNAL).
  */
 #include <errno.h>
@@ -63,78 +65,24 @@ static int64_t control_now_ms(void)
         return tj_clock_ns(CLOCK_MONOTONIC) / 1000000;
 }
 
-/* Wait until FD is ready for EVENTS, the deadline passes (-ETIMEDOUT) or we
- * are asked to stop (-ECANCELED). */
-static int control_wait(int fd, short events, int64_t deadline)
-{
-        for (;;) {
-                struct pollfd p[2] = { { fd, events, 0 }, { ctl.stop_fd, POLLIN, 0 } };
-                int64_t left = deadline - control_now_ms();
-                int r;
-
-                if (left <= 0)
-                        return -ETIMEDOUT;
-                r = poll(p, 2, (int)left);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r < 0)
-                        return -errno;
-                if (p[1].revents)
-                        return -ECANCELED;
-                if (p[0].revents)
-                        return 0;
-        }
-}
-
 /*
- * Read the request line into BUF (CONTROL_REQUEST_MAX bytes): up to and with
- * its '\n', or up to the peer's end of stream.  Returns the length, or -E2BIG
- * when the buffer filled up without a '\n' (LEN bytes are then in BUF), or
- * -errno.
+ * One connection.  It reads its request line, with a bounded size and time,
+ * then writes its reply, within its own time bound, then is closed; the
+ * endpoint serves CONTROL_CLIENTS of them at once, so a client that sends
+ * nothing (or reads nothing) holds up no other.
  */
-static ssize_t control_read_request(int fd, char *buf, int64_t deadline)
-{
-        size_t len = 0;
+struct control_client {
+        int fd;                         /* -1: a free slot */
+        bool writing;                   /* the reply is being sent */
+        int64_t deadline;               /* of what it does now, CLOCK_MONOTONIC ms */
+        size_t len;                     /* request bytes in buf */
+        char buf[CONTROL_REQUEST_MAX];
+        char *reply;                    /* malloc'ed, or a static message */
+        size_t reply_len, sent;
+        bool reply_owned;
+};
 
-        while (len < CONTROL_REQUEST_MAX) {
-                ssize_t n;
-                int r = control_wait(fd, POLLIN, deadline);
-
-                if (r < 0)
-                        return r;
-                n = recv(fd, buf + len, CONTROL_REQUEST_MAX - len, MSG_DONTWAIT);
-                if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        return (ssize_t)len;
-                if (memchr(buf + len, '\n', (size_t)n))
-                        return (ssize_t)(len + (size_t)n);
-                len += (size_t)n;
-        }
-        return (ssize_t)len;
-}
-
-/* Send the reply, within its own time bound (the request's may be over). */
-static void control_send(int fd, const char *data, size_t len)
-{
-        int64_t deadline = control_now_ms() + CONTROL_IO_TIMEOUT_MS;
-
-        while (len > 0) {
-                ssize_t n;
-
-                if (control_wait(fd, POLLOUT, deadline) < 0)
-                        return;
-                n = send(fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-                if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                        continue;
-                if (n <= 0)
-                        return;
-                data += n;
-                len -= (size_t)n;
-        }
-}
+#define CONTROL_CLIENTS 8
 
 /* ---- carrying out a request ------------------------------------------------ */
 
@@ -270,8 +218,16 @@ static int control_execute(const struct control_request *req, FILE *out,
         return -EINVAL;
 }
 
-/* Answer one request on FD: data lines, then "ok" or "error MESSAGE". */
-static void control_answer(int fd, const char *buf, size_t len)
+static void control_reply_static(struct control_client *c, const char *msg)
+{
+        c->reply = (char *)msg;
+        c->reply_len = strlen(msg);
+        c->reply_owned = false;
+}
+
+/* The reply to the request in C's buffer: data lines, then "ok" or "error
+ * MESSAGE". */
+static void control_answer(struct control_client *c)
 {
         struct control_request req;
         char err[CONTROL_ARG_MAX + 256] = "";
@@ -280,61 +236,130 @@ static void control_answer(int fd, const char *buf, size_t len)
         FILE *out = open_memstream(&reply, &size);
         int r;
 
+        atomic_fetch_add(&ctl.served, 1);
         if (!out) {
-                static const char nomem[] = "error out of memory\n";
-
-                control_send(fd, nomem, sizeof(nomem) - 1);
+                control_reply_static(c, "error out of memory\n");
                 return;
         }
-        r = control_request_parse(buf, len, &req, err, sizeof(err));
+        r = control_request_parse(c->buf, c->len, &req, err, sizeof(err));
         if (r == 0)
                 r = control_execute(&req, out, err, sizeof(err));
         if (r < 0)
                 fprintf(out, "error %s\n", err[0] ? err : strerror(-r));
         else
                 fputs("ok\n", out);
-        if (fclose(out) == 0)
-                control_send(fd, reply, size);
-        free(reply);
-        atomic_fetch_add(&ctl.served, 1);
+        if (fclose(out) != 0) {
+                free(reply);
+                control_reply_static(c, "error out of memory\n");
+                return;
+        }
+        c->reply = reply;
+        c->reply_len = size;
+        c->reply_owned = true;
 }
 
-/* One connection: check who it is, read its request, answer, close. */
-static void control_serve(int fd)
+/* Go on to sending C's reply, within a time bound of its own. */
+static void control_start_reply(struct control_client *c)
 {
-        char buf[CONTROL_REQUEST_MAX];
-        int64_t deadline = control_now_ms() + CONTROL_IO_TIMEOUT_MS;
+        c->writing = true;
+        c->sent = 0;
+        c->deadline = control_now_ms() + CONTROL_IO_TIMEOUT_MS;
+}
+
+static void control_client_close(struct control_client *c)
+{
+        if (c->reply_owned)
+                free(c->reply);
+        c->reply = NULL;
+        c->reply_owned = false;
+        close(c->fd);
+        c->fd = -1;
+}
+
+/* A new connection in slot C: check who it is; the owner's uid and root
+ * may send a request, anybody else gets the refusal. */
+static void control_client_open(struct control_client *c, int fd)
+{
         struct ucred cred;
         socklen_t credlen = sizeof(cred);
-        ssize_t n;
 
+        c->fd = fd;
+        c->writing = false;
+        c->len = 0;
+        c->reply = NULL;
+        c->reply_owned = false;
+        c->deadline = control_now_ms() + CONTROL_IO_TIMEOUT_MS;
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) < 0) {
-                static const char msg[] = "error permission denied: no peer credentials\n";
-
                 atomic_fetch_add(&ctl.refused, 1);
-                control_send(fd, msg, sizeof(msg) - 1);
-                return;
-        }
-        if (cred.uid != 0 && cred.uid != geteuid()) {
+                control_reply_static(c, "error permission denied: no peer credentials\n");
+                control_start_reply(c);
+        } else if (cred.uid != 0 && cred.uid != geteuid()) {
                 char msg[160];
-                int len = snprintf(msg, sizeof(msg), "error permission denied: uid %u is "
-                                   "neither the owner (uid %u) nor root\n",
-                                   (unsigned)cred.uid, (unsigned)geteuid());
 
                 atomic_fetch_add(&ctl.refused, 1);
-                control_send(fd, msg, (size_t)len);
-                return;
+                snprintf(msg, sizeof(msg), "error permission denied: uid %u is neither the "
+                         "owner (uid %u) nor root\n", (unsigned)cred.uid, (unsigned)geteuid());
+                c->reply = strdup(msg);
+                if (c->reply) {
+                        c->reply_len = strlen(msg);
+                        c->reply_owned = true;
+                } else
+                        control_reply_static(c, "error permission denied\n");
+                control_start_reply(c);
         }
-        n = control_read_request(fd, buf, deadline);
-        if (n == -ETIMEDOUT) {
-                static const char msg[] = "error timed out waiting for the request\n";
+}
 
-                control_send(fd, msg, sizeof(msg) - 1);
+/* C's socket can be read: take what came.  The request is complete at its
+ * '\n' (what came with it is the parser's to judge), at the peer's end of
+ * stream, or when the buffer is full (the parser says it is too long). */
+static void control_client_read(struct control_client *c)
+{
+        ssize_t n = recv(c->fd, c->buf + c->len, CONTROL_REQUEST_MAX - c->len, MSG_DONTWAIT);
+
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return;
+        if (n < 0) {
+                control_client_close(c);
                 return;
         }
-        if (n < 0)
+        if (n > 0 && !memchr(c->buf + c->len, '\n', (size_t)n) &&
+            c->len + (size_t)n < CONTROL_REQUEST_MAX) {
+                c->len += (size_t)n;
                 return;
-        control_answer(fd, buf, (size_t)n);
+        }
+        c->len += (size_t)n;
+        control_answer(c);
+        control_start_reply(c);
+}
+
+/* C's socket can be written: send what is left of the reply; closed once
+ * it is all sent, or when the peer is gone. */
+static void control_client_write(struct control_client *c)
+{
+        ssize_t n = send(c->fd, c->reply + c->sent, c->reply_len - c->sent,
+                         MSG_DONTWAIT | MSG_NOSIGNAL);
+
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return;
+        if (n <= 0) {
+                control_client_close(c);
+                return;
+        }
+        c->sent += (size_t)n;
+        if (c->sent == c->reply_len)
+                control_client_close(c);
+}
+
+/* Past its deadline: a request that did not come whole gets the time-out
+ * error; a reply the peer does not read is given up. */
+static void control_client_expire(struct control_client *c)
+{
+        if (c->writing) {
+                control_client_close(c);
+                return;
+        }
+        control_reply_static(c, "error timed out waiting for the request\n");
+        control_start_reply(c);
 }
 
 /*
@@ -353,28 +378,74 @@ static void control_accept_failed(int error)
 
 static void *control_main(void *arg)
 {
-        (void)arg;
-        for (;;) {
-                struct pollfd p[2] = { { ctl.fd, POLLIN, 0 }, { ctl.stop_fd, POLLIN, 0 } };
-                int fd;
+        struct control_client clients[CONTROL_CLIENTS];
+        size_t i;
 
-                if (poll(p, 2, -1) < 0) {
-                        if (errno == EINTR)
+        (void)arg;
+        for (i = 0; i < CONTROL_CLIENTS; i++)
+                clients[i].fd = -1;
+        for (;;) {
+                struct pollfd p[2 + CONTROL_CLIENTS];
+                size_t which[2 + CONTROL_CLIENTS];      /* the client of p[k] */
+                int64_t now = control_now_ms(), wait = -1;
+                size_t n = 2, k, slot = CONTROL_CLIENTS;
+                int r;
+
+                p[0] = (struct pollfd){ ctl.stop_fd, POLLIN, 0 };
+                p[1] = (struct pollfd){ -1, POLLIN, 0 };        /* -1: ignored by poll() */
+                for (i = 0; i < CONTROL_CLIENTS; i++) {
+                        struct control_client *c = &clients[i];
+
+                        if (c->fd < 0) {
+                                slot = slot < CONTROL_CLIENTS ? slot : i;
                                 continue;
-                        break;
+                        }
+                        if (c->deadline <= now) {
+                                control_client_expire(c);
+                                if (c->fd < 0) {
+                                        slot = slot < CONTROL_CLIENTS ? slot : i;
+                                        continue;
+                                }
+                        }
+                        if (wait < 0 || c->deadline - now < wait)
+                                wait = c->deadline - now;
                 }
-                if (p[1].revents)
+                /* a connection waits in the listen queue while every slot is taken */
+                if (slot < CONTROL_CLIENTS)
+                        p[1].fd = ctl.fd;
+                for (i = 0; i < CONTROL_CLIENTS; i++)
+                        if (clients[i].fd >= 0) {
+                                which[n] = i;
+                                p[n++] = (struct pollfd){ clients[i].fd,
+                                                          clients[i].writing ? POLLOUT : POLLIN, 0 };
+                        }
+                r = poll(p, n, wait < 0 ? -1 : (int)(wait > INT32_MAX ? INT32_MAX : wait));
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r < 0 || p[0].revents)
                         break;
-                if (!p[0].revents)
-                        continue;
-                fd = accept4(ctl.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-                if (fd < 0) {
-                        control_accept_failed(errno);
-                        continue;
+                for (k = 2; k < n; k++) {
+                        struct control_client *c = &clients[which[k]];
+
+                        if (!p[k].revents)
+                                continue;
+                        if (c->writing)
+                                control_client_write(c);
+                        else
+                                control_client_read(c);
                 }
-                control_serve(fd);
-                close(fd);
+                if (p[1].revents && slot < CONTROL_CLIENTS) {
+                        int fd = accept4(ctl.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+                        if (fd < 0)
+                                control_accept_failed(errno);
+                        else
+                                control_client_open(&clients[slot], fd);
+                }
         }
+        for (i = 0; i < CONTROL_CLIENTS; i++)
+                if (clients[i].fd >= 0)
+                        control_client_close(&clients[i]);
         return NULL;
 }
 

@@ -142,6 +142,26 @@ check_eq control-raw-megabyte "error request too long (at most 4095 bytes)" "$(c
 head -c 300000 /dev/urandom | "$SEND" "$S" > /dev/null 2>&1 || true
 "$SEND" "$S" idle > "$T/reply" 2> /dev/null || true
 check_eq control-raw-idle "error timed out waiting for the request" "$(cat "$T/reply")"
+# A client that sends nothing holds up no other: a request made while it is
+# connected is answered before its time-out (one connection at a time, the
+# second waited the idle one's 2 s out).  Order, not time, is asserted.
+rm -f "$T/order"
+{ "$SEND" "$S" idle > "$T/idle.reply" 2> "$T/idle.err"; echo idle >> "$T/order"; } &
+ipid=$!
+i=0; while ! grep -q connected "$T/idle.err" 2> /dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+$RUN "$TQ" ctl "$P" stats > /dev/null 2>&1 && echo stats >> "$T/order"
+wait $ipid
+check_eq control-idle-holds-none "stats idle|error timed out waiting for the request" \
+        "$(tr '\n' ' ' < "$T/order" | sed 's/ $//')|$(cat "$T/idle.reply")"
+# Nine idle clients take the eight slots and one waits in the listen queue;
+# a request behind them is answered once slots free up, and all nine get
+# their time-out.
+pids=
+for k in 1 2 3 4 5 6 7 8 9; do "$SEND" "$S" idle > "$T/idle$k.reply" 2> /dev/null & pids="$pids $!"; done
+sleep 0.3
+rc=0; $RUN "$TQ" ctl "$P" stats > "$T/out" 2>&1 || rc=$?
+for k in $pids; do wait "$k" || true; done
+check_eq control-slots-full "0|9" "$rc|$(cat "$T"/idle?.reply | grep -c 'error timed out waiting for the request')"
 if kill -0 "$P" 2> /dev/null; then pass control-survives-bad-requests; else
         fail control-survives-bad-requests "blockdemo is gone"; fi
 

@@ -6,7 +6,8 @@
  * Sends standard input as is (NUL bytes, no newline, megabytes...), closes
  * its sending side and copies the reply to standard output, so that the
  * tests can hand the server what traceql ctl never would.  With "idle" it
- * sends nothing and keeps the sending side open (the server must time out).
+ * sends nothing and keeps the sending side open (the server must time out),
+ * saying "connected" on standard error once it is.
  * Exit status 0 when a reply came, 1 otherwise.
  */
 #include <errno.h>
@@ -34,7 +35,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "ctl-send: %s: %s\n", argv[1], strerror(errno));
                 return 1;
         }
-        if (argc < 3 || strcmp(argv[2], "idle") != 0) {
+        if (argc >= 3 && strcmp(argv[2], "idle") == 0) {
+                fputs("connected\n", stderr);
+                fflush(stderr);
+        } else {
                 while ((n = read(0, buf, sizeof(buf))) > 0)
                         if (send(fd, buf, (size_t)n, MSG_NOSIGNAL) != n)
                                 break;  /* the server answered early */
