@@ -14,7 +14,7 @@
 TG="$B/tracegen"
 if [ ! -x "$TG" ]; then fail gen-built "$TG missing: run make"; exit 0; fi
 CFLAGS_GEN="-std=gnu11 -O2 -Wall -Wextra -Werror -Wformat=2 -Wno-format-nonliteral -Wshadow \
--Wstrict-prototypes -Wmissing-prototypes"
+-Wstrict-prototypes -Wmissing-prototypes -Wcast-qual"
 CCS=gcc
 command -v clang > /dev/null 2>&1 && CCS="gcc clang"
 
@@ -284,11 +284,14 @@ int main(void)
         _TRACE_EMPTY_FMT_DSTATE = 1;
         trace_empty_fmt();
         printf("%s\n", last);
+        _TRACE_UCHARS_DSTATE = 1;
+        trace_uchars((unsigned char *)"u", (const unsigned char *)"cu", NULL);
+        printf("%s\n", last);
         return 0;
 }
 EOF
 cat > "$T/stub.expected" <<'EOF'
-group basic abi 1 events 10 source basic.events
+group basic abi 1 events 11 source basic.events
 guard off 0
 emitted while off 0
 guard on 1
@@ -300,6 +303,7 @@ ints -128 255 -32768 65535 -2147483648 ffffffff -9223372036854775808 18446744073
 star [    ab] [TRACE_ARGS=w:i prec:i s:s]
 literals 100% of "3" quoted 'q'=q"	(tab) [TRACE_ARGS=pct:i q:s]
 empty_fmt  [TRACE_ARGS=]
+uchars u cu (null) [TRACE_ARGS=u:s cu:s s:s]
 EOF
 "$TG" --group=basic --header="$T/basic.h" --source="$T/basic.c" basic.events
 for cc in $CCS; do

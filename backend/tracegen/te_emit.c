@@ -458,8 +458,12 @@ static void te_emit_render(const struct te_event *ev, FILE *out)
                         fprintf(out, ",\n%s%sv[%u].s ? v[%u].s : \"(null)\"", te_emit_ind,
                                 te_emit_ind, i, i);
                 else if (a->kind == TE_KIND_STRING)
-                        fprintf(out, ",\n%s%s(%s)(v[%u].s ? v[%u].s : \"(null)\")", te_emit_ind,
-                                te_emit_ind, a->type.spelling, i, i);
+                        /* back to the declared character type for the format
+                         * check, const kept (-Wcast-qual): 'const unsigned char *' */
+                        fprintf(out, ",\n%s%s(%s%s)(v[%u].s ? v[%u].s : \"(null)\")",
+                                te_emit_ind, te_emit_ind,
+                                strncmp(a->type.spelling, "const ", 6) == 0 ? "" : "const ",
+                                a->type.spelling, i, i);
                 else if (a->kind == TE_KIND_POINTER)
                         /* %p takes a void pointer: cast back to 'uint64_t *'
                          * it fails -Wpedantic's format check */
