@@ -1165,7 +1165,6 @@ static char **import_journal_split(const char *s, char sep)
         return v;
 }
 
-/* Replay one stored journal source. */
 /* Read WINDOW (sources.window, import_journal_set_window()) into O; a
  * database from elsewhere may hold anything there: -EINVAL. */
 static int import_journal_window_parse(const char *window, struct import_journal_opts *o,
@@ -1212,6 +1211,7 @@ static int import_journal_window_parse(const char *window, struct import_journal
         return 0;
 }
 
+/* Replay one stored journal source, with the window of its last import. */
 static int import_journal_replay(sqlite3 *db, const char *location, const char *filter,
                                  const char *window, struct tq_error *err)
 {

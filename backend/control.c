@@ -16,8 +16,9 @@
  * time, parsed by control_request_parse(), then carried out with the
  * library's own thread-safe entry points (tj_enable, tj_flush,
  * tj_set_outputs...) and answered, the reply sent within a time bound of its
- * own.  A client that sends or reads nothing holds up no other.  Nothing a client sends can do
- * more than get an error reply; SIGPIPE is never raised (MSG_NOSIGNAL).
+ * own.  A client that sends or reads nothing holds up no other.  Nothing a
+ * client sends can do more than get an error reply; SIGPIPE is never raised
+ * (MSG_NOSIGNAL).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,7 +78,7 @@ struct control_client {
         int64_t deadline;               /* of what it does now, CLOCK_MONOTONIC ms */
         size_t len;                     /* request bytes in buf */
         char buf[CONTROL_REQUEST_MAX];
-        char *reply;                    /* malloc'ed, or a static message */
+        char *reply;                    /* malloc'ed, a static message, or in buf */
         size_t reply_len, sent;
         bool reply_owned;
 };
@@ -294,17 +295,12 @@ static void control_client_open(struct control_client *c, int fd)
                 control_reply_static(c, "error permission denied: no peer credentials\n");
                 control_start_reply(c);
         } else if (cred.uid != 0 && cred.uid != geteuid()) {
-                char msg[160];
-
+                /* no request is read from it: its buffer holds the reply */
                 atomic_fetch_add(&ctl.refused, 1);
-                snprintf(msg, sizeof(msg), "error permission denied: uid %u is neither the "
-                         "owner (uid %u) nor root\n", (unsigned)cred.uid, (unsigned)geteuid());
-                c->reply = strdup(msg);
-                if (c->reply) {
-                        c->reply_len = strlen(msg);
-                        c->reply_owned = true;
-                } else
-                        control_reply_static(c, "error permission denied\n");
+                snprintf(c->buf, sizeof(c->buf), "error permission denied: uid %u is neither "
+                         "the owner (uid %u) nor root\n", (unsigned)cred.uid,
+                         (unsigned)geteuid());
+                control_reply_static(c, c->buf);
                 control_start_reply(c);
         }
 }
@@ -396,16 +392,12 @@ static void *control_main(void *arg)
                 for (i = 0; i < CONTROL_CLIENTS; i++) {
                         struct control_client *c = &clients[i];
 
-                        if (c->fd < 0) {
-                                slot = slot < CONTROL_CLIENTS ? slot : i;
-                                continue;
-                        }
-                        if (c->deadline <= now) {
+                        if (c->fd >= 0 && c->deadline <= now)
                                 control_client_expire(c);
-                                if (c->fd < 0) {
-                                        slot = slot < CONTROL_CLIENTS ? slot : i;
-                                        continue;
-                                }
+                        if (c->fd < 0) {
+                                if (slot == CONTROL_CLIENTS)
+                                        slot = i;
+                                continue;
                         }
                         if (wait < 0 || c->deadline - now < wait)
                                 wait = c->deadline - now;

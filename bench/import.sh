@@ -129,12 +129,15 @@ if command -v valgrind > /dev/null 2>&1; then
         rm -f "$W"/floor.db* "$W"/cg.db*
         valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$W/cg.tq" \
                 $B/traceql --db "$W/cg.db" import --identifier "$ID-half" > /dev/null 2>&1
-        iw=$(cg_total "$W/cg.tq-01") ir=$(cg_total "$W/cg.tq-02") ik=$(cg_total "$W/cg.tq-03" 2>/dev/null || echo 0)
+        iw=$(cg_total "$W/cg.tq-01") ir=$(cg_total "$W/cg.tq-02")
+        ik=$(cg_total "$W/cg.tq-03" 2> /dev/null)      # no checkpoint thread: none
+        ik=${ik:-0}
+        it=$((ir + iw + ik))
         rm -f "$W"/cg.db*
         per() { awk -v a="$1" -v n="$H" 'BEGIN { printf "%.0f", a / n }'; }
         echo "traceql import: instructions per entry (callgrind, $H entries; repeatable): bare loop $(per "$ib"), bare loop + cursor $(per "$ic") ($(div "$ic" "$ib") x), SQLite alone crash-safe $(per "$is") ($(div "$is" "$ib") x)"
-        echo "traceql import: instructions per entry of traceql import: reader thread $(per "$ir") ($(div "$ir" "$ib") x the bare loop), writer thread $(per "$iw") ($(div "$iw" "$ib") x), checkpointer $(per "${ik:-0}"); all threads $(div "$((ir + iw + ${ik:-0}))" "$ib") x"
-        echo "traceql import: instruction ceilings of traceql/bare: reader thread alone $(div "$ib" "$ir"); all threads on one core $(div "$ib" "$((ir + iw + ${ik:-0}))")"
+        echo "traceql import: instructions per entry of traceql import: reader thread $(per "$ir") ($(div "$ir" "$ib") x the bare loop), writer thread $(per "$iw") ($(div "$iw" "$ib") x), checkpointer $(per "$ik"); all threads $(div "$it" "$ib") x"
+        echo "traceql import: instruction ceilings of traceql/bare: reader thread alone $(div "$ib" "$ir"); all threads on one core $(div "$ib" "$it")"
 else
         echo "traceql import: instructions per entry: n/a (valgrind missing)"
 fi

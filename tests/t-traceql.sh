@@ -217,6 +217,7 @@ check_eq traceql-sync-window-widened "5|NULL|5" "$(q "$T/until.db" 'select count
 $RUN "$TQ" --db "$T/until.db" --write --no-sync "update sources set window = 'until=x'" > /dev/null
 rc=0; $RUN "$TQ" --db "$T/until.db" 'select 1' > /dev/null 2> "$T/err" || rc=$?
 check_eq traceql-sync-window-invalid "4|traceql: $T/until.db: journal source '': invalid window 'until=x' in its sources row" "$rc|$(cat "$T/err")"
+check_eq traceql-sync-window-invalid-kept "5|until=x" "$(q "$T/until.db" 'select count(*) from events')|$(q "$T/until.db" 'select window from sources')"
 
 # ---- the same entries through the export format -------------------------
 journalctl -q -o export "SYSLOG_IDENTIFIER=$ID" > "$T/x.export"

@@ -352,17 +352,16 @@ static int te_parse_vcpu(struct te_parse_ctx *ctx, struct te_event *ev)
         /* no declared argument can be '__cpu': names beginning with "__" are
          * the generated code's (te_parse_bad_arg_name()) */
         rest = ev->fmt_empty ? "" : ev->fmt;
-        fmt = malloc(strlen(rest) + sizeof("\"cpu=%p \" "));
+        if (asprintf(&fmt, "\"cpu=%%p \"%s%s", *rest ? " " : "", rest) < 0)
+                return -ENOMEM;
         cpu.name = strdup("__cpu");
         cpu.type.spelling = strdup("void *");
-        if (!fmt || !cpu.name || !cpu.type.spelling) {
+        if (!cpu.name || !cpu.type.spelling) {
                 free(fmt);
                 free(cpu.name);
                 free(cpu.type.spelling);
                 return -ENOMEM;
         }
-        strcpy(fmt, *rest ? "\"cpu=%p \" " : "\"cpu=%p \"");
-        strcat(fmt, rest);
         free(ev->fmt);
         ev->fmt = fmt;
         ev->fmt_empty = false;
