@@ -289,14 +289,80 @@ static void import_journal_nofile(void)
         (void) setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/* The 1 to 16 hex digits at P into *RET; what follows them, or NULL. */
+static const char *import_journal_hex(const char *p, uint64_t *ret)
+{
+        const char *start = p;
+        uint64_t v = 0;
+        unsigned c;
+
+        for (;; p++) {
+                c = (unsigned char) *p;
+                if (c - '0' < 10)
+                        c -= '0';
+                else if ((c | 0x20) - 'a' < 6)
+                        c = (c | 0x20) - 'a' + 10;
+                else
+                        break;
+                if (p - start == 16)
+                        return NULL;
+                v = v << 4 | c;
+        }
+        *ret = v;
+        return p == start ? NULL : p;
+}
+
+/* The ID of 32 characters, then SEP, at P (END - P left) into ID; what
+ * follows SEP, or NULL. */
+static const char *import_journal_id(const char *p, const char *end, char id[static 33],
+                                     const char *sep)
+{
+        if (end - p < 32 + 3 || memchr(p, ';', 32) || memcmp(p + 32, sep, 3) != 0)
+                return NULL;
+        memcpy(id, p, 32);
+        id[32] = '\0';
+        return p + 32 + 3;
+}
+
+/* The cursor as libsystemd 252 writes it, "s=<32>;i=N;b=<32>;m=N;t=N;x=N",
+ * into KEY, in a single pass; false for any other shape. */
+static bool import_journal_key_fast(const char *cursor, size_t len, struct import_journal_key *key)
+{
+        const char *p = cursor, *end = cursor + len;
+
+        if (len < 2 || memcmp(p, "s=", 2) != 0)
+                return false;
+        p = import_journal_id(p + 2, end, key->seqnum_id, ";i=");
+        if (p)
+                p = import_journal_hex(p, &key->seqnum);
+        if (p && end - p > 3 && memcmp(p, ";b=", 3) == 0)
+                p = import_journal_id(p + 3, end, key->boot_id, ";m=");
+        else
+                return false;
+        if (p)
+                p = import_journal_hex(p, &key->monotonic);
+        if (p && end - p > 3 && memcmp(p, ";t=", 3) == 0)
+                p = import_journal_hex(p + 3, &key->realtime);
+        else
+                return false;
+        if (p && end - p > 3 && memcmp(p, ";x=", 3) == 0)
+                p = import_journal_hex(p + 3, &key->xor_hash);
+        else
+                return false;
+        return p == end;
+}
+
 /* Parse the cursor "s=ID;i=N;b=ID;m=N;t=N;x=N" (numbers in hex) into KEY.
- * This runs for every entry, so no strtoull (ingest_parse_hex()). */
+ * This runs for every entry: libsystemd's own shape in one pass
+ * (import_journal_key_fast()), any other field by field. */
 static void import_journal_key_parse(const char *cursor, struct import_journal_key *key)
 {
         const char *p = cursor, *end = cursor + strlen(cursor), *semi;
         int64_t x;
         size_t n;
 
+        if (import_journal_key_fast(cursor, (size_t) (end - cursor), key))
+                return;
         memset(key, 0, sizeof(*key));
         for (; p < end; p = semi + 1) {
                 semi = memchr(p, ';', (size_t) (end - p));
@@ -835,7 +901,8 @@ static int import_journal_read(struct import_journal_stream *s, struct ingest_en
         if (r < 0)
                 return r;
         while ((r = sd_journal_enumerate_available_data(s->j, &data, &len)) > 0) {
-                if (!ingest_field_used(data, len))
+                /* only trusted fields ("_NAME") are left out: ask of those only */
+                if (len > 0 && *(const char *) data == '_' && !ingest_field_used(data, len))
                         continue;
                 r = ingest_entry_keep(e, "", 0, data, len);
                 if (r < 0)

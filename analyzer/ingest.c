@@ -350,13 +350,28 @@ bool ingest_field_used(const char *data, size_t len)
 
         if (len == 0 || data[0] != '_')
                 return true;    /* only trusted fields, "_NAME", are left out */
+        /* Most of an entry's fields are trusted ones traceql does not keep
+         * (_UID, _COMM, _CMDLINE, _SYSTEMD_UNIT...): those whose second
+         * character none of the kept ones has (_PID, _BOOT_ID, _HOSTNAME,
+         * _TRANSPORT) are turned away before any lookup, and so are "__"
+         * ones (journald stores none; one in a journal file, from a forged
+         * export, must not stand in for the reader's own __CURSOR).  A trusted
+         * field added to ingest_entry_slot() or ingest_entry_int() adds its
+         * second character here. */
+        if (len < 2)
+                return false;
+        switch (data[1]) {
+        case 'P': case 'B': case 'H': case 'T':
+                break;
+        default:
+                return false;
+        }
         eq = memchr(data, '=', len);
         if (!eq)
                 return true;
         nlen = (size_t) (eq - data);
         return ingest_entry_slot(&probe, data, nlen) ||
-               ingest_entry_int(&probe, data, nlen, &x, &has) ||
-               (nlen == 8 && NAME_IS("__CURSOR"));
+               ingest_entry_int(&probe, data, nlen, &x, &has);
 }
 
 static int ingest_entry_cursor_at(struct ingest_entry *e, uint32_t off, uint32_t len);

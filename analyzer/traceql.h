@@ -188,7 +188,9 @@ bool ingest_parse_hex(const char *p, size_t n, int64_t *ret);
 bool ingest_parse_i64(const char *p, size_t n, int64_t *ret);
 /* False for a trusted field ("_NAME=...": _EXE, _CMDLINE, _SYSTEMD_CGROUP,
  * ...) that ingest_entry_add() would ignore whatever its value, which a
- * reader need not copy; true for every other field. */
+ * reader need not copy, and for a "__NAME" one (an address field such as
+ * __CURSOR, which only the reader itself may give); true for every other
+ * field. */
 bool ingest_field_used(const char *data, size_t len);
 
 struct ingest;
