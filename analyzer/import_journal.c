@@ -20,7 +20,9 @@
  * entry when the round began (import_journal_bounds()), and skips, before
  * copying anything, the entries at or before their seqnum id's position.
  * With one seqnum id (the local journal) the streams start at its cursor and
- * go on from round to round, as they did with one cursor.
+ * go on from round to round, as they did with one cursor.  A host new to a
+ * --directory has no cursor to start before: each round looks for one by
+ * its boots (import_journal_newcomers()).
  *
  * Matching.  sd-journal evaluates an OR of matches by searching every term
  * again for every entry and every file (measured here over the same 100k
@@ -86,6 +88,8 @@ struct import_journal_pos {
         struct import_journal_key key;  /* the last entry handed out, or the stored cursor's */
         uint64_t upto;                  /* this round reads its entries up to this seqnum */
         bool bounded;                   /* upto holds */
+        bool guessed;                   /* key is one before a boot's first entry: nothing
+                                         * of it was handed out (import_journal_newcomers()) */
 };
 
 #define IMPORT_JOURNAL_NO_POS SIZE_MAX
@@ -112,6 +116,9 @@ struct import_journal {
         struct import_journal_pos *pos; /* the reader's: per seqnum id it knows */
         size_t npos, pos_size, pos_last;
         bool bounded;                   /* some pos[] is, this round */
+        char (*settled)[33];            /* the reader's: boot ids whose first entry pos[] has a
+                                         * seqnum id of (import_journal_newcomers()) */
+        size_t nsettled, settled_size;
         bool started;                   /* the streams were positioned */
         struct ingest *ing;             /* the writer's */
         struct ingest_entry went;       /* the writer's: a slot's entry, parsed */
@@ -690,26 +697,139 @@ static size_t import_journal_pos_find(struct import_journal *im,
         return IMPORT_JOURNAL_NO_POS;
 }
 
+/* A new, unbounded position at the end of pos[]: its index, or
+ * IMPORT_JOURNAL_NO_POS when out of memory. */
+static size_t import_journal_pos_add(struct import_journal *im)
+{
+        void *v;
+
+        if (im->npos == im->pos_size) {
+                v = realloc(im->pos, (im->pos_size ? im->pos_size * 2 : 4) * sizeof(*im->pos));
+                if (!v)
+                        return IMPORT_JOURNAL_NO_POS;
+                im->pos = v;
+                im->pos_size = im->pos_size ? im->pos_size * 2 : 4;
+        }
+        im->pos[im->npos] = (struct import_journal_pos) { .bounded = false };
+        return im->npos++;
+}
+
 /* The entry S is on was handed out: it is its seqnum id's position now. */
 static int import_journal_pos_note(struct import_journal *im, struct import_journal_stream *s)
 {
         size_t i = s->pos < im->npos ? s->pos : import_journal_pos_find(im, &s->key);
-        void *v;
 
-        if (i == IMPORT_JOURNAL_NO_POS) {
-                if (im->npos == im->pos_size) {
-                        v = realloc(im->pos, (im->pos_size ? im->pos_size * 2 : 4) * sizeof(*im->pos));
-                        if (!v)
-                                return -ENOMEM;
-                        im->pos = v;
-                        im->pos_size = im->pos_size ? im->pos_size * 2 : 4;
-                }
-                i = im->npos++;
-                im->pos[i] = (struct import_journal_pos) { .bounded = false };
-        }
+        if (i == IMPORT_JOURNAL_NO_POS && (i = import_journal_pos_add(im)) == IMPORT_JOURNAL_NO_POS)
+                return -ENOMEM;
         im->pos[i].key = s->key;
+        im->pos[i].guessed = false;
         im->pos_last = i;
         return 0;
+}
+
+static int import_journal_boot_cmp(const void *a, const void *b)
+{
+        return memcmp(a, b, 32);
+}
+
+/* Is BOOT (32 characters) among the settled boots (sorted)? */
+static bool import_journal_settled(const struct import_journal *im, const char *boot)
+{
+        return im->nsettled > 0 && bsearch(boot, im->settled, im->nsettled, sizeof(*im->settled),
+                                           import_journal_boot_cmp);
+}
+
+/*
+ * Give pos[] a place one before the first entry of each boot of the
+ * directory whose seqnum id it has no position of: a host new to it (or one
+ * whose journal started anew).  Without one, its entries dated before where
+ * the round starts were passed over by the walk, which does not step back,
+ * and no position said they were never read.  With one,
+ * import_journal_start() starts before them when a stream has an entry of
+ * that seqnum id, as for the hosts it knows (import_journal_more()); when no
+ * stream has (a host whose entries no --identifier matches) it holds
+ * nothing back.  Of two boots of one new seqnum id the earlier first entry
+ * wins.  A boot looked up is settled: not asked again in this run (a later
+ * boot of a seqnum id begins after its earlier ones).  Returns 0 or -errno.
+ */
+static int import_journal_newcomers(struct import_journal *im)
+{
+        sd_journal *j = im->tail;
+        struct import_journal_key key;
+        char (*boots)[33] = NULL, m[9 + 33], *cursor;
+        size_t nboots = 0, size = 0, i, k;
+        const void *data;
+        size_t len;
+        void *v;
+        int r;
+
+        r = sd_journal_query_unique(j, "_BOOT_ID");
+        if (r < 0)
+                return r;
+        SD_JOURNAL_FOREACH_UNIQUE(j, data, len) {
+                if (len != 9 + 32 || import_journal_settled(im, (const char *) data + 9))
+                        continue;
+                if (nboots == size) {
+                        v = realloc(boots, (size ? size * 2 : 16) * sizeof(*boots));
+                        if (!v) {
+                                free(boots);
+                                return -ENOMEM;
+                        }
+                        boots = v;
+                        size = size ? size * 2 : 16;
+                }
+                memcpy(boots[nboots], (const char *) data + 9, 32);
+                boots[nboots++][32] = '\0';
+        }
+        for (i = 0, r = 0; i < nboots && r >= 0; i++) {
+                snprintf(m, sizeof(m), "_BOOT_ID=%s", boots[i]);
+                cursor = NULL;
+                r = sd_journal_add_match(j, m, 0);
+                if (r >= 0)
+                        r = sd_journal_seek_head(j);
+                if (r >= 0)
+                        r = sd_journal_next(j);
+                if (r > 0)
+                        r = sd_journal_get_cursor(j, &cursor);
+                sd_journal_flush_matches(j);
+                if (r == -ENOMEM)
+                        break;
+                if (r < 0 || !cursor) {
+                        free(cursor);
+                        r = 0;
+                        continue;       /* asked again next round */
+                }
+                import_journal_key_parse(cursor, &key);
+                free(cursor);
+                if (key.seqnum > 0)
+                        key.seqnum--;   /* one before it: the entry itself is to be read */
+                k = import_journal_pos_find(im, &key);
+                if (k == IMPORT_JOURNAL_NO_POS) {
+                        k = import_journal_pos_add(im);
+                        if (k == IMPORT_JOURNAL_NO_POS) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        im->pos[k].key = key;
+                        im->pos[k].guessed = true;
+                } else if (im->pos[k].guessed && key.seqnum < im->pos[k].key.seqnum)
+                        im->pos[k].key = key;
+                if (im->nsettled == im->settled_size) {
+                        v = realloc(im->settled, (im->settled_size ? im->settled_size * 2 : 16) *
+                                                 sizeof(*im->settled));
+                        if (!v) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        im->settled = v;
+                        im->settled_size = im->settled_size ? im->settled_size * 2 : 16;
+                }
+                memcpy(im->settled[im->nsettled++], boots[i], sizeof(*boots));
+        }
+        if (im->nsettled > 0)
+                qsort(im->settled, im->nsettled, sizeof(*im->settled), import_journal_boot_cmp);
+        free(boots);
+        return r < 0 ? r : 0;
 }
 
 /* Was the entry S is on handed out before, by this import or one before: is
@@ -944,6 +1064,14 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
         int r;
 
         r = import_journal_bound(im);
+        /* a host new to a directory (one new to its journal) */
+        if (r >= 0 && im->o->directory && !im->o->boot && im->npos > 0 && !im->empty) {
+                r = import_journal_newcomers(im);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        return tq_error_set(err, r, "journal: cannot list boots: %s", strerror(-r));
+        }
         if (r >= 0)
                 import_journal_bounds(im);
         /* one seqnum id: the streams go on from where they are; several: a
@@ -1194,6 +1322,7 @@ out:
         sd_journal_close(im.tail);
         free(im.cursors);
         free(im.pos);
+        free(im.settled);
         free(cursor);
         sqlite3_free(location);
         sqlite3_free(filter);

@@ -217,11 +217,11 @@ if [ -x "$JR" ]; then
         # by time, and one cursor (b's 200th entry, the last read) made the
         # next import start after a's new entries: they were never read.  The
         # source keeps a cursor per seqnum id (sources.cursor, one a line).
-        hostjr() {
-                awk -v h="$1" -v a="$2" -v b="$3" 'BEGIN { id = h; while (length(id) < 32) id = id h
+        hostjr() {      # hostjr HOST FIRST LAST FILE [IDENTIFIER (lag)]
+                awk -v h="$1" -v a="$2" -v b="$3" -v ident="${5:-lag}" 'BEGIN { id = h; while (length(id) < 32) id = id h
                         for (i = a; i <= b; i++)
-                                printf "__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%.0f\n_BOOT_ID=%s\n_HOSTNAME=%s\nSYSLOG_IDENTIFIER=lag\nTRACE_EVENT=ev\nMESSAGE=%s%d\n\n",
-                                        id, i, id, i, (1700000000 + i) * 1000000, i * 1000000, id, h, h, i }' |
+                                printf "__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%.0f\n_BOOT_ID=%s\n_HOSTNAME=%s\nSYSLOG_IDENTIFIER=%s\nTRACE_EVENT=ev\nMESSAGE=%s%d\n\n",
+                                        id, i, id, i, (1700000000 + i) * 1000000, i * 1000000, id, h, ident, h, i }' |
                         "$JR" -o "$4" - 2> /dev/null
         }
         per_host() { $TQ --db "$1" --no-sync --format csv "select group_concat(h, ' ') as h from
@@ -261,6 +261,25 @@ if [ -x "$JR" ]; then
         hostjr a 2 50 "$T/quiet/a.journal"
         $RUN "$TQ" --db "$T/quiet.db" import --directory "$T/quiet"
         check_eq journal-hosts-quiet-then-lagging "a:50 b:300|350" "$(per_host "$T/quiet.db")|$(count "$T/quiet.db")"
+        # A host new to the directory, its entries dated before where the
+        # next import starts (b's last entry): sd-journal, walking on from
+        # there, passed over them, and no cursor of the source named its
+        # seqnum id, so no import ever read them.  The first entry of each
+        # boot whose seqnum id the source has no cursor of is now a position
+        # before it.  Host d's entries match no --identifier: read by none,
+        # and with nothing to read the next import does not start before b's.
+        mkdir "$T/new"
+        hostjr a 1 100 "$T/new/a.journal"
+        hostjr b 1 200 "$T/new/b.journal"
+        $RUN "$TQ" --db "$T/new.db" import --directory "$T/new"
+        $RUN "$TQ" --db "$T/new-id.db" import --directory "$T/new" --identifier lag
+        hostjr c 1 50 "$T/new/c.journal"
+        hostjr d 1 30 "$T/new/d.journal" other
+        $RUN "$TQ" --db "$T/new.db" import --directory "$T/new"
+        $RUN "$TQ" --db "$T/new-id.db" import --directory "$T/new" --identifier lag
+        check_eq journal-hosts-new-early "a:100 b:200 c:50 d:30|380" "$(per_host "$T/new.db")|$(count "$T/new.db")"
+        check_eq journal-hosts-new-early-identifier "a:100 b:200 c:50|350" \
+                "$(per_host "$T/new-id.db")|$(count "$T/new-id.db")"
         # Killed after 15000 entries, with the cursors of a's 3000th and b's
         # 7000th entry committed (10000 rows); a's next 2000, dated before
         # b's 7000th, come before the import resumes.
@@ -278,7 +297,8 @@ if [ -x "$JR" ]; then
         # does not step back, passed over the first, and the second took a's
         # cursor past them: no import ever read them.  Each round now reads a
         # host's entries up to its last one when the round began, and starts
-        # before those of a host that has more.
+        # before those of a host that has more.  Then host c, new, with
+        # entries dated before all of these (@1700000001..20).
         mkdir "$T/fol"
         hostjr a 1 100 "$T/fol/a.journal"
         hostjr b 1 200 "$T/fol/b.journal"
@@ -292,10 +312,14 @@ if [ -x "$JR" ]; then
         i=0
         while [ "$(count "$T/fol.db" 2> /dev/null || echo 0)" != 360 ] && [ $i -lt 100 ]; do
                 sleep 0.1; i=$((i + 1)); done
+        hostjr c 1 20 "$T/fol/c.journal"
+        i=0
+        while [ "$(count "$T/fol.db" 2> /dev/null || echo 0)" != 380 ] && [ $i -lt 100 ]; do
+                sleep 0.1; i=$((i + 1)); done
         kill -INT $fpid
         rc=0; wait $fpid || rc=$?
         $RUN "$TQ" --db "$T/fol.db" import --directory "$T/fol"
-        check_eq journal-hosts-follow-lagging "0|a:160 b:200|360|" \
+        check_eq journal-hosts-follow-lagging "0|a:160 b:200 c:20|380|" \
                 "$rc|$(per_host "$T/fol.db")|$(count "$T/fol.db")|$(cat "$T/fol.err")"
         # Of several --file, the one that cannot be opened is named, not
         # the first (which was named whatever failed), and a file that is
