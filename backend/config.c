@@ -89,13 +89,17 @@ static bool config_flag(const char *name)
 }
 
 /* "65536", "64K", "4M": bytes rounded up to a power of two, at least
- * CONFIG_RING_MIN; 0 when invalid, as a size of 0 is (it asks for no ring). */
+ * CONFIG_RING_MIN; 0 when invalid, as a size of 0 is (it asks for no ring).
+ * Digits first: strtoull() would take leading blanks and a sign ("-1" as
+ * 2^64 - 1). */
 static size_t config_parse_size(const char *s)
 {
         char *end;
         unsigned long long v;
         size_t size = CONFIG_RING_MIN;
 
+        if (*s < '0' || *s > '9')
+                return 0;
         errno = 0;
         v = strtoull(s, &end, 10);
         if (errno || end == s || v == 0)
@@ -167,7 +171,8 @@ static void config_read_env(const char *identifier)
                 char *end;
                 unsigned long ms = strtoul(v, &end, 10);
 
-                if (*end || ms > 3600000)
+                /* digits only: strtoul() takes leading blanks and a sign */
+                if (*v < '0' || *v > '9' || *end || ms > 3600000)
                         config_warn("TJ_FLUSH_TIMEOUT_MS: invalid value '%s'", v);
                 else
                         config.flush_timeout_ms = (unsigned)ms;

@@ -149,6 +149,11 @@ TJ_QUIET=0 TJ_RING_SIZE=0 $RUN "$E" init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-ring-zero "tracejournal: TJ_RING_SIZE: invalid size '0'" "$(cat "$T/err")"
 TJ_QUIET=0 TJ_RING_SIZE=0K $RUN "$E" init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-ring-zero-k "tracejournal: TJ_RING_SIZE: invalid size '0K'" "$(cat "$T/err")"
+# Digits only: a leading blank or sign was taken (strtoul's), ' 64K' as 64K
+# and '+5' as 5.
+TJ_QUIET=0 TJ_RING_SIZE=' 64K' TJ_FLUSH_TIMEOUT_MS=+5 $RUN "$E" init > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-numbers-digits "tracejournal: TJ_RING_SIZE: invalid size ' 64K'
+tracejournal: TJ_FLUSH_TIMEOUT_MS: invalid value '+5'" "$(cat "$T/err")"
 # A socket path too long for sockaddr_un says how long it is, the limit and
 # what is used instead.
 TJ_QUIET=0 TJ_SYSLOG_SOCKET=/$(printf '%0199d' 0) $RUN "$E" init > /dev/null 2> "$T/err"
