@@ -54,6 +54,10 @@ check_eq rpm-tools-doc "/usr/share/doc/tracejournal-$VERSION/README.md" \
            sed "s|tracejournal/|tracejournal-$VERSION/|")"
 check_eq rpm-libs-provides-soname "yes" "$(rpm -qp --provides "$R"/RPMS/*/tracejournal-libs-"$VERSION"-*.rpm 2>/dev/null |
         grep -qx 'libtracejournal.so.0()(64bit)' && echo yes)"
+# ldconfig after the library is installed and after it is removed (rpm
+# here has no %ldconfig_scriptlets: the spec's own).  There were none.
+check_eq rpm-libs-ldconfig "postinstall program: /sbin/ldconfig|postuninstall program: /sbin/ldconfig" \
+        "$(rpm -qp --scripts "$R"/RPMS/*/tracejournal-libs-"$VERSION"-*.rpm 2>/dev/null | paste -sd '|')"
 check_eq rpm-devel-provides-pkgconfig "pkgconfig(tracejournal) = $VERSION" \
         "$(rpm -qp --provides "$R"/RPMS/*/tracejournal-devel-"$VERSION"-*.rpm 2>/dev/null | grep '^pkgconfig(')"
 # The installed tree (kept by --noclean): the .pc file points at %{_libdir}.
