@@ -14,9 +14,11 @@
  * Up to CONTROL_CLIENTS connections at once, from one poll() loop, one
  * request per connection: the request line is read with a bounded size and
  * time, parsed by control_request_parse(), then carried out with the
- * library's own thread-safe entry points (tj_enable, tj_flush,
- * tj_set_outputs...) and answered, the reply sent within a time bound of its
- * own.  A client that sends or reads nothing holds up no other.  Nothing a
+ * library's own thread-safe entry points (tj_enable, tj_set_outputs...) and
+ * answered, the reply sent within a time bound of its own; a flush is asked
+ * of the writer (writer_flush_begin()) and its end looked for from the loop,
+ * every millisecond, up to TJ_FLUSH_TIMEOUT_MS.  A client that sends or reads
+ * nothing, or waits for a flush, holds up no other.  Nothing a
  * client sends can do more than get an error reply; SIGPIPE is never raised
  * (MSG_NOSIGNAL).
  */
@@ -75,6 +77,8 @@ static int64_t control_now_ms(void)
 struct control_client {
         int fd;                         /* -1: a free slot */
         bool writing;                   /* the reply is being sent */
+        bool flushing;                  /* waiting for the writer's flush flush_req */
+        unsigned flush_req;
         int64_t deadline;               /* of what it does now, CLOCK_MONOTONIC ms */
         size_t len;                     /* request bytes in buf */
         char buf[CONTROL_REQUEST_MAX];
@@ -187,9 +191,10 @@ static int control_enable(const struct control_request *req, FILE *out, char *er
         return 0;
 }
 
-/* Carry out REQ, writing the data lines to OUT.  0, or -errno with ERR set. */
-static int control_execute(const struct control_request *req, FILE *out,
-                           char *err, size_t errsize)
+/* Carry out REQ for C, writing the data lines to OUT.  0, or -errno with ERR
+ * set, or 1: the reply comes later (a flush, control_flush_check()). */
+static int control_execute(struct control_client *c, const struct control_request *req,
+                           FILE *out, char *err, size_t errsize)
 {
         int r;
 
@@ -205,11 +210,14 @@ static int control_execute(const struct control_request *req, FILE *out,
         case CONTROL_DISABLE:
                 return control_enable(req, out, err, errsize);
         case CONTROL_FLUSH:
-                r = tj_flush();
-                if (r < 0)
-                        snprintf(err, errsize, "flush timed out after %u ms",
-                                 config.flush_timeout_ms);
-                return r;
+                /* waited for from the poll loop: the other clients are served
+                 * meanwhile (the flush waited here, holding up every other
+                 * for up to TJ_FLUSH_TIMEOUT_MS) */
+                if (!writer_flush_begin(&c->flush_req))
+                        return 0;
+                c->flushing = true;
+                c->deadline = control_now_ms() + config.flush_timeout_ms;
+                return 1;
         case CONTROL_STATS:
                 return control_stats(out);
         case CONTROL_OUTPUTS:
@@ -227,8 +235,8 @@ static void control_reply_static(struct control_client *c, const char *msg)
 }
 
 /* The reply to the request in C's buffer: data lines, then "ok" or "error
- * MESSAGE". */
-static void control_answer(struct control_client *c)
+ * MESSAGE".  False when it comes later (C is flushing). */
+static bool control_answer(struct control_client *c)
 {
         struct control_request req;
         char err[CONTROL_ARG_MAX + 256] = "";
@@ -240,11 +248,16 @@ static void control_answer(struct control_client *c)
         atomic_fetch_add(&ctl.served, 1);
         if (!out) {
                 control_reply_static(c, "error out of memory\n");
-                return;
+                return true;
         }
         r = control_request_parse(c->buf, c->len, &req, err, sizeof(err));
         if (r == 0)
-                r = control_execute(&req, out, err, sizeof(err));
+                r = control_execute(c, &req, out, err, sizeof(err));
+        if (r > 0) {
+                fclose(out);
+                free(reply);
+                return false;
+        }
         if (r < 0)
                 fprintf(out, "error %s\n", err[0] ? err : strerror(-r));
         else
@@ -252,11 +265,12 @@ static void control_answer(struct control_client *c)
         if (fclose(out) != 0) {
                 free(reply);
                 control_reply_static(c, "error out of memory\n");
-                return;
+                return true;
         }
         c->reply = reply;
         c->reply_len = size;
         c->reply_owned = true;
+        return true;
 }
 
 /* Go on to sending C's reply, within a time bound of its own. */
@@ -286,6 +300,7 @@ static void control_client_open(struct control_client *c, int fd)
 
         c->fd = fd;
         c->writing = false;
+        c->flushing = false;
         c->len = 0;
         c->reply = NULL;
         c->reply_owned = false;
@@ -324,8 +339,26 @@ static void control_client_read(struct control_client *c)
                 return;
         }
         c->len += (size_t)n;
-        control_answer(c);
+        if (control_answer(c))
+                control_start_reply(c);
+}
+
+/* C is flushing: reply when the writer is done, or at the flush's time-out;
+ * false while it waits. */
+static bool control_flush_check(struct control_client *c, int64_t now)
+{
+        if (writer_flush_reached(c->flush_req))
+                control_reply_static(c, "ok\n");
+        else if (c->deadline > now)
+                return false;
+        else {
+                snprintf(c->buf, sizeof(c->buf), "error flush timed out after %u ms\n",
+                         config.flush_timeout_ms);
+                control_reply_static(c, c->buf);
+        }
+        c->flushing = false;
         control_start_reply(c);
+        return true;
 }
 
 /* C's socket can be written: send what is left of the reply; closed once
@@ -392,6 +425,12 @@ static void *control_main(void *arg)
                 for (i = 0; i < CONTROL_CLIENTS; i++) {
                         struct control_client *c = &clients[i];
 
+                        /* a flush's end is not an event poll() sees: look
+                         * every millisecond */
+                        if (c->fd >= 0 && c->flushing && !control_flush_check(c, now)) {
+                                wait = 1;
+                                continue;
+                        }
                         if (c->fd >= 0 && c->deadline <= now)
                                 control_client_expire(c);
                         if (c->fd < 0) {
@@ -406,7 +445,7 @@ static void *control_main(void *arg)
                 if (slot < CONTROL_CLIENTS)
                         p[1].fd = ctl.fd;
                 for (i = 0; i < CONTROL_CLIENTS; i++)
-                        if (clients[i].fd >= 0) {
+                        if (clients[i].fd >= 0 && !clients[i].flushing) {
                                 which[n] = i;
                                 p[n++] = (struct pollfd){ clients[i].fd,
                                                           clients[i].writing ? POLLOUT : POLLIN, 0 };

@@ -201,7 +201,14 @@ TJ_HIDDEN void writer_write_caller_only(const struct record *r);
  * clocks that the writer samples before each pass. */
 #define RECORD_TIME_DERIVED INT64_MIN
 TJ_HIDDEN void writer_fix_realtime(struct record *r);
+/* Wait (at most TIMEOUT_MS) until the writer has written what was traced
+ * before the call: 0, or -ETIMEDOUT. */
 TJ_HIDDEN int writer_flush(unsigned timeout_ms);
+/* The same without waiting: ask for a flush (false when no writer runs:
+ * nothing to wait for), then ask whether it is done; each time it is not,
+ * the writer is woken again. */
+TJ_HIDDEN bool writer_flush_begin(unsigned *ret_req);
+TJ_HIDDEN bool writer_flush_reached(unsigned req);
 TJ_HIDDEN void writer_shutdown(void);
 TJ_HIDDEN void writer_add_dropped(uint64_t n);
 TJ_HIDDEN bool writer_running(void);

@@ -793,25 +793,45 @@ out:
         return r;
 }
 
+/* Ask for a flush: the next pass that starts completes it.  False without a
+ * writer thread (before tj_init()): the events stay in the rings, there is
+ * nothing to wait for. */
+bool writer_flush_begin(unsigned *ret_req)
+{
+        if (atomic_load(&writer_restart))
+                writer_restart_after_fork();
+        if (!writer_running())
+                return false;
+        *ret_req = atomic_fetch_add(&w.flush_req, 1) + 1;
+        atomic_store(&w.sleeping, true);        /* force the wake-up */
+        writer_wake();
+        return true;
+}
+
+/* Is flush REQ done?  If not, wake the writer again (it may have gone to
+ * sleep between the request and its pass). */
+bool writer_flush_reached(unsigned req)
+{
+        if ((int)(atomic_load(&w.flush_done) - req) >= 0)
+                return true;
+        writer_wake();
+        return false;
+}
+
 /*
  * Wait until everything traced before the call went through the outputs, at
- * most TIMEOUT_MS.  Returns 0, or -ETIMEDOUT.  Without a writer thread (before
- * tj_init()), returns 0 at once: the events stay in the rings.
+ * most TIMEOUT_MS.  Returns 0, or -ETIMEDOUT.  Without a writer thread,
+ * returns 0 at once.
  */
 int writer_flush(unsigned timeout_ms)
 {
         unsigned req;
         struct timespec start, now;
 
-        if (atomic_load(&writer_restart))
-                writer_restart_after_fork();
-        if (!writer_running())
+        if (!writer_flush_begin(&req))
                 return 0;
-        req = atomic_fetch_add(&w.flush_req, 1) + 1;
-        atomic_store(&w.sleeping, true);        /* force the wake-up */
-        writer_wake();
         clock_gettime(CLOCK_MONOTONIC, &start);
-        while ((int)(atomic_load(&w.flush_done) - req) < 0) {
+        while (!writer_flush_reached(req)) {
                 struct timespec ts = { 0, 200000 };
                 long ms;
 
@@ -820,7 +840,6 @@ int writer_flush(unsigned timeout_ms)
                      (now.tv_nsec - start.tv_nsec) / 1000000;
                 if (ms >= (long)timeout_ms)
                         return -ETIMEDOUT;
-                writer_wake();
                 nanosleep(&ts, NULL);
         }
         return 0;
