@@ -258,7 +258,9 @@ void tj_shutdown(void)
         pthread_mutex_unlock(&config_lock);
 }
 
-int tj_set_outputs(const char *outputs)
+/* tj_set_outputs(); WAIT false: without waiting for the writer thread
+ * (-EBUSY while it holds the outputs), for the control endpoint. */
+static int config_set_outputs(const char *outputs, bool wait)
 {
         int ret;
 
@@ -266,7 +268,7 @@ int tj_set_outputs(const char *outputs)
                 return -EINVAL;
         pthread_mutex_lock(&config_lock);
         if (atomic_load(&config_initialized))
-                ret = writer_set_outputs(outputs, false);
+                ret = wait ? writer_set_outputs(outputs, false) : writer_try_outputs(outputs);
         else {
                 /* Validate now, open at tj_init(). */
                 ret = writer_check_outputs(outputs);
@@ -275,6 +277,16 @@ int tj_set_outputs(const char *outputs)
         }
         pthread_mutex_unlock(&config_lock);
         return ret;
+}
+
+int tj_set_outputs(const char *outputs)
+{
+        return config_set_outputs(outputs, true);
+}
+
+int config_try_outputs(const char *outputs)
+{
+        return config_set_outputs(outputs, false);
 }
 
 /* One item of a -trace option string. */

@@ -15,10 +15,11 @@
  * request per connection: the request line is read with a bounded size and
  * time, parsed by control_request_parse(), then carried out with the
  * library's own thread-safe entry points (tj_enable, tj_set_outputs...) and
- * answered, the reply sent within a time bound of its own; a flush is asked
- * of the writer (writer_flush_begin()) and its end looked for from the loop,
- * every millisecond, up to TJ_FLUSH_TIMEOUT_MS.  A client that sends or reads
- * nothing, or waits for a flush, holds up no other.  Nothing a
+ * answered, the reply sent within a time bound of its own; a flush, and the
+ * flush and taking of the outputs that an outputs change does, are asked of
+ * the writer (writer_flush_begin(), config_try_outputs()) and looked for
+ * from the loop every millisecond, each up to TJ_FLUSH_TIMEOUT_MS.  A client
+ * that sends or reads nothing, or waits for the writer, holds up no other.  Nothing a
  * client sends can do more than get an error reply; SIGPIPE is never raised
  * (MSG_NOSIGNAL).
  */
@@ -77,8 +78,14 @@ static int64_t control_now_ms(void)
 struct control_client {
         int fd;                         /* -1: a free slot */
         bool writing;                   /* the reply is being sent */
-        bool flushing;                  /* waiting for the writer's flush flush_req */
+        enum {
+                CONTROL_DONE,           /* nothing to wait for */
+                CONTROL_FLUSHING,       /* flush: for the writer's flush flush_req */
+                CONTROL_OUTPUTS_FLUSH,  /* outputs: the same, then ... */
+                CONTROL_OUTPUTS_TAKE,   /* ... for the writer to let go of the outputs */
+        } pending;                      /* until deadline */
         unsigned flush_req;
+        char outputs[CONTROL_ARG_MAX + 1];      /* outputs: the list asked for */
         int64_t deadline;               /* of what it does now, CLOCK_MONOTONIC ms */
         size_t len;                     /* request bytes in buf */
         char buf[CONTROL_REQUEST_MAX];
@@ -120,30 +127,46 @@ static int control_stats(FILE *out)
         return 0;
 }
 
-static int control_outputs(const char *list, FILE *out, char *err, size_t errsize)
+static void control_bad_outputs(char *err, size_t errsize, const char *list)
+{
+        snprintf(err, errsize, "bad output list '%s' (known: journald, syslog, log, nop, "
+                 "ftrace, simple)", list);
+}
+
+/* The data line of outputs: "outputs NAME[,NAME...]". */
+static void control_outputs_line(FILE *out)
 {
         struct writer_output_stat os[CONFIG_MAX_OUTPUTS];
-        size_t n;
+        size_t n = writer_output_stats(os, CONFIG_MAX_OUTPUTS);
 
-        if (*list) {
-                int r = tj_set_outputs(list);
-
-                if (r == -ETIMEDOUT) {
-                        snprintf(err, errsize, "outputs busy for %u ms (an output does not "
-                                 "take events): unchanged", config.flush_timeout_ms);
-                        return r;
-                }
-                if (r < 0) {
-                        snprintf(err, errsize, "bad output list '%s' (known: journald, "
-                                 "syslog, log, nop, ftrace, simple)", list);
-                        return r;
-                }
-        }
-        n = writer_output_stats(os, CONFIG_MAX_OUTPUTS);
         fputs("outputs ", out);
         for (size_t i = 0; i < n && i < CONFIG_MAX_OUTPUTS; i++)
                 fprintf(out, "%s%s", i ? "," : "", os[i].name);
         fputc('\n', out);
+}
+
+/*
+ * outputs [LIST]: with a list, as tj_set_outputs(): what was traced before
+ * goes to the old outputs (a flush), then the writer thread lets go of them
+ * and LIST replaces them.  Both are waited for from the poll loop
+ * (control_pending_check()), each up to TJ_FLUSH_TIMEOUT_MS, as
+ * tj_set_outputs() waits; 1 when the reply comes later.
+ */
+static int control_outputs(struct control_client *c, const char *list, FILE *out, char *err,
+                           size_t errsize)
+{
+        if (*list) {
+                if (writer_check_outputs(list) < 0) {
+                        control_bad_outputs(err, errsize, list);
+                        return -EINVAL;
+                }
+                snprintf(c->outputs, sizeof(c->outputs), "%s", list);
+                c->pending = writer_flush_begin(&c->flush_req) ? CONTROL_OUTPUTS_FLUSH :
+                             CONTROL_OUTPUTS_TAKE;
+                c->deadline = control_now_ms() + config.flush_timeout_ms;
+                return 1;
+        }
+        control_outputs_line(out);
         return 0;
 }
 
@@ -215,13 +238,13 @@ static int control_execute(struct control_client *c, const struct control_reques
                  * for up to TJ_FLUSH_TIMEOUT_MS) */
                 if (!writer_flush_begin(&c->flush_req))
                         return 0;
-                c->flushing = true;
+                c->pending = CONTROL_FLUSHING;
                 c->deadline = control_now_ms() + config.flush_timeout_ms;
                 return 1;
         case CONTROL_STATS:
                 return control_stats(out);
         case CONTROL_OUTPUTS:
-                return control_outputs(req->arg, out, err, errsize);
+                return control_outputs(c, req->arg, out, err, errsize);
         }
         snprintf(err, errsize, "unknown command");
         return -EINVAL;
@@ -300,7 +323,7 @@ static void control_client_open(struct control_client *c, int fd)
 
         c->fd = fd;
         c->writing = false;
-        c->flushing = false;
+        c->pending = CONTROL_DONE;
         c->len = 0;
         c->reply = NULL;
         c->reply_owned = false;
@@ -343,20 +366,76 @@ static void control_client_read(struct control_client *c)
                 control_start_reply(c);
 }
 
-/* C is flushing: reply when the writer is done, or at the flush's time-out;
- * false while it waits. */
-static bool control_flush_check(struct control_client *c, int64_t now)
+/* The reply to an outputs change, once it is made: the outputs line and
+ * "ok". */
+static void control_reply_outputs(struct control_client *c)
 {
-        if (writer_flush_reached(c->flush_req))
-                control_reply_static(c, "ok\n");
-        else if (c->deadline > now)
-                return false;
-        else {
-                snprintf(c->buf, sizeof(c->buf), "error flush timed out after %u ms\n",
-                         config.flush_timeout_ms);
-                control_reply_static(c, c->buf);
+        char *reply = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&reply, &size);
+
+        if (!out) {
+                control_reply_static(c, "error out of memory\n");
+                return;
         }
-        c->flushing = false;
+        control_outputs_line(out);
+        fputs("ok\n", out);
+        if (fclose(out) != 0) {
+                free(reply);
+                control_reply_static(c, "error out of memory\n");
+                return;
+        }
+        c->reply = reply;
+        c->reply_len = size;
+        c->reply_owned = true;
+}
+
+/* C waits for the writer (a flush, an outputs change): reply once it is
+ * done, or at the time-out; false while it waits. */
+static bool control_pending_check(struct control_client *c, int64_t now)
+{
+        int r;
+
+        switch (c->pending) {
+        case CONTROL_DONE:
+                return true;
+        case CONTROL_FLUSHING:
+                if (writer_flush_reached(c->flush_req))
+                        control_reply_static(c, "ok\n");
+                else if (c->deadline > now)
+                        return false;
+                else {
+                        snprintf(c->buf, sizeof(c->buf), "error flush timed out after %u ms\n",
+                                 config.flush_timeout_ms);
+                        control_reply_static(c, c->buf);
+                }
+                break;
+        case CONTROL_OUTPUTS_FLUSH:
+                /* as tj_set_outputs(): a flush that times out changes them anyway */
+                if (!writer_flush_reached(c->flush_req) && c->deadline > now)
+                        return false;
+                c->pending = CONTROL_OUTPUTS_TAKE;
+                c->deadline = now + config.flush_timeout_ms;
+                /* fall through */
+        case CONTROL_OUTPUTS_TAKE:
+                r = config_try_outputs(c->outputs);
+                if (r == -EBUSY && c->deadline > now)
+                        return false;
+                if (r == 0)
+                        control_reply_outputs(c);
+                else if (r == -EBUSY) {
+                        snprintf(c->buf, sizeof(c->buf), "error outputs busy for %u ms (an output "
+                                 "does not take events): unchanged\n", config.flush_timeout_ms);
+                        control_reply_static(c, c->buf);
+                } else {        /* -EINVAL: a list too long for tj_set_outputs() */
+                        memcpy(c->buf, "error ", 6);
+                        control_bad_outputs(c->buf + 6, sizeof(c->buf) - 7, c->outputs);
+                        strcat(c->buf, "\n");
+                        control_reply_static(c, c->buf);
+                }
+                break;
+        }
+        c->pending = CONTROL_DONE;
         control_start_reply(c);
         return true;
 }
@@ -425,9 +504,9 @@ static void *control_main(void *arg)
                 for (i = 0; i < CONTROL_CLIENTS; i++) {
                         struct control_client *c = &clients[i];
 
-                        /* a flush's end is not an event poll() sees: look
-                         * every millisecond */
-                        if (c->fd >= 0 && c->flushing && !control_flush_check(c, now)) {
+                        /* the writer's progress is not an event poll() sees:
+                         * look every millisecond */
+                        if (c->fd >= 0 && c->pending && !control_pending_check(c, now)) {
                                 wait = 1;
                                 continue;
                         }
@@ -445,7 +524,7 @@ static void *control_main(void *arg)
                 if (slot < CONTROL_CLIENTS)
                         p[1].fd = ctl.fd;
                 for (i = 0; i < CONTROL_CLIENTS; i++)
-                        if (clients[i].fd >= 0 && !clients[i].flushing) {
+                        if (clients[i].fd >= 0 && !clients[i].pending) {
                                 which[n] = i;
                                 p[n++] = (struct pollfd){ clients[i].fd,
                                                           clients[i].writing ? POLLOUT : POLLIN, 0 };

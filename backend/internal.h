@@ -139,6 +139,9 @@ extern TJ_HIDDEN atomic_bool config_initialized;
 
 TJ_HIDDEN void config_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 TJ_HIDDEN char *config_hostname(void);
+/* tj_set_outputs() without waiting for the writer thread: -EBUSY while it
+ * holds the outputs (the control endpoint waits in its own loop). */
+TJ_HIDDEN int config_try_outputs(const char *outputs);
 
 /* ---- registry (registry.c) --------------------------------------------- */
 
@@ -186,6 +189,7 @@ TJ_HIDDEN size_t ring_record_max(struct ring *ring);
 /* ---- writer thread and output dispatch (writer.c) ---------------------- */
 
 TJ_HIDDEN int writer_set_outputs(const char *list, bool from_env);
+TJ_HIDDEN int writer_try_outputs(const char *list);
 TJ_HIDDEN int writer_check_outputs(const char *list);
 TJ_HIDDEN bool writer_has_async_outputs(void);
 TJ_HIDDEN void writer_attach_ring(struct ring *ring);

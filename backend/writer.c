@@ -241,33 +241,15 @@ static bool writer_has(const struct tj_output *const *outs, size_t n,
         return false;
 }
 
-/*
- * Replace the outputs by LIST (see writer_parse()).  An output in both the
- * old and the new set stays open, with its losses still to report: opening
- * it again would truncate the simple output's file and the log's file=.
- * Returns 0, -EINVAL, or -ETIMEDOUT when the writer thread keeps the outputs
- * busy longer than the flush timeout (a send that blocks: a stopped
- * journald), the outputs unchanged.
- */
-int writer_set_outputs(const char *list, bool from_env)
+/* Make OUTS (N of them) the outputs; w.lock held. */
+static void writer_apply_outputs(const struct tj_output **outs, int n)
 {
-        const struct tj_output *outs[CONFIG_MAX_OUTPUTS], *old[CONFIG_MAX_OUTPUTS];
+        const struct tj_output *old[CONFIG_MAX_OUTPUTS];
         uint64_t old_unreported[CONFIG_MAX_OUTPUTS];
         bool async = false, log = false, ftrace = false;
-        uint_fast32_t packed;
-        struct timespec until;
-        size_t nold;
-        int n = writer_parse(list, from_env, outs);
+        uint_fast32_t packed = (uint_fast32_t)n;
+        size_t nold = w.nouts;
 
-        if (n < 0)
-                return n;
-        if (writer_running())
-                writer_flush(config.flush_timeout_ms);
-        until = writer_deadline(config.flush_timeout_ms);
-        if (pthread_mutex_timedlock(&w.lock, &until) != 0)
-                return -ETIMEDOUT;
-        packed = (uint_fast32_t)n;
-        nold = w.nouts;
         for (size_t i = 0; i < nold; i++) {
                 old[i] = w.outs[i];
                 old_unreported[i] = atomic_load(&w.unreported[i]);
@@ -297,6 +279,47 @@ int writer_set_outputs(const char *list, bool from_env)
         atomic_store(&w.has_async, async);
         atomic_store(&w.has_log, log);
         atomic_store(&w.has_ftrace, ftrace);
+}
+
+/*
+ * Replace the outputs by LIST (see writer_parse()).  An output in both the
+ * old and the new set stays open, with its losses still to report: opening
+ * it again would truncate the simple output's file and the log's file=.
+ * Returns 0, -EINVAL, or -ETIMEDOUT when the writer thread keeps the outputs
+ * busy longer than the flush timeout (a send that blocks: a stopped
+ * journald), the outputs unchanged.
+ */
+int writer_set_outputs(const char *list, bool from_env)
+{
+        const struct tj_output *outs[CONFIG_MAX_OUTPUTS];
+        struct timespec until;
+        int n = writer_parse(list, from_env, outs);
+
+        if (n < 0)
+                return n;
+        if (writer_running())
+                writer_flush(config.flush_timeout_ms);
+        until = writer_deadline(config.flush_timeout_ms);
+        if (pthread_mutex_timedlock(&w.lock, &until) != 0)
+                return -ETIMEDOUT;
+        writer_apply_outputs(outs, n);
+        pthread_mutex_unlock(&w.lock);
+        return 0;
+}
+
+/* writer_set_outputs() without its waits, for a caller that waits itself
+ * (the control endpoint, after writer_flush_begin()): -EBUSY while the
+ * writer thread holds the outputs. */
+int writer_try_outputs(const char *list)
+{
+        const struct tj_output *outs[CONFIG_MAX_OUTPUTS];
+        int n = writer_parse(list, false, outs);
+
+        if (n < 0)
+                return n;
+        if (pthread_mutex_trylock(&w.lock) != 0)
+                return -EBUSY;
+        writer_apply_outputs(outs, n);
         pthread_mutex_unlock(&w.lock);
         return 0;
 }

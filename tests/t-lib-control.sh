@@ -277,11 +277,13 @@ else
 fi
 kill "$M" 2> /dev/null; wait "$M" 2> /dev/null || true
 
-# ---- a flush that cannot finish holds up no other request: the writer is
-# stuck in its send to a syslog socket nobody reads; a flush asked then gets
-# its time-out error (3 s), and a stats request made while it waits is
-# answered within the client's own time-out, 1 s here (the flush waited in
-# the control thread, every request behind it for up to TJ_FLUSH_TIMEOUT_MS:
+# ---- a flush or an outputs change that cannot finish holds up no other
+# request: the writer is stuck in its send to a syslog socket nobody reads; a
+# flush asked then gets its time-out error (TJ_FLUSH_TIMEOUT_MS, 1.5 s), an
+# outputs change its own (after the flush's time-out and as long again
+# waiting for the writer to let go of the outputs), unchanged, and a stats
+# request made while both wait is answered within the client's own time-out,
+# 1 s here (they waited in the control thread, every request behind them:
 # "no answer within 1 s").
 mkdir "$T/stuck"
 python3 -c 'import socket, sys, time
@@ -290,18 +292,24 @@ s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); time.
 L=$!
 wait_for '[ -S "$T/stuck/log.sock" ]' || true
 TJ_CONTROL_DIR="$T/stuck" TJ_CONTROL=1 TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/stuck/log.sock" \
-        TJ_FLUSH_TIMEOUT_MS=3000 TJ_EVENTS=blk_req_submit "$DEMO" -t 1 -r 100000000 > /dev/null 2>&1 &
+        TJ_FLUSH_TIMEOUT_MS=1500 TJ_EVENTS=blk_req_submit "$DEMO" -t 1 -r 100000000 > /dev/null 2>&1 &
 P=$!
 if wait_for '[ -S "$T/stuck/$P.sock" ]'; then
         { rc=0; TJ_CONTROL_DIR="$T/stuck" "$TQ" ctl "$P" flush > /dev/null 2> "$T/flush.err" || rc=$?
           echo "$rc" > "$T/flush.rc"; } &
         fpid=$!
+        { rc=0; TJ_CONTROL_DIR="$T/stuck" "$TQ" ctl "$P" outputs log > /dev/null 2> "$T/outputs.err" ||
+                rc=$?; echo "$rc" > "$T/outputs.rc"; } &
+        opid=$!
         sleep 0.5
         rc=0; TRACEQL_TEST_CTL_TIMEOUT_S=1 TJ_CONTROL_DIR="$T/stuck" "$TQ" ctl "$P" stats \
                 > /dev/null 2> "$T/stats.err" || rc=$?
-        wait $fpid
-        check_eq control-flush-holds-none "0|7 traceql: ctl $P: flush timed out after 3000 ms" \
+        wait $fpid $opid
+        check_eq control-flush-holds-none "0|7 traceql: ctl $P: flush timed out after 1500 ms" \
                 "$rc$(cat "$T/stats.err")|$(cat "$T/flush.rc") $(cat "$T/flush.err")"
+        TJ_CONTROL_DIR="$T/stuck" "$TQ" ctl "$P" outputs > "$T/out" 2>&1 || true
+        check_eq control-outputs-holds-none "7 traceql: ctl $P: outputs busy for 1500 ms (an output does not take events): unchanged|outputs syslog" \
+                "$(cat "$T/outputs.rc") $(cat "$T/outputs.err")|$(cat "$T/out")"
 else
         fail control-flush-holds-none "$T/stuck/$P.sock did not appear"
 fi
