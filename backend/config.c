@@ -258,15 +258,19 @@ void tj_shutdown(void)
         pthread_mutex_unlock(&config_lock);
 }
 
-/* tj_set_outputs(); WAIT false: without waiting for the writer thread
- * (-EBUSY while it holds the outputs), for the control endpoint. */
+/* tj_set_outputs(); WAIT false: without waiting, for the control endpoint:
+ * -EBUSY while the writer thread holds the outputs, or another thread is in
+ * tj_init(), tj_shutdown() or tj_set_outputs(). */
 static int config_set_outputs(const char *outputs, bool wait)
 {
         int ret;
 
         if (!outputs || !*outputs || strlen(outputs) >= sizeof(config_outputs))
                 return -EINVAL;
-        pthread_mutex_lock(&config_lock);
+        if (!wait && pthread_mutex_trylock(&config_lock) != 0)
+                return -EBUSY;
+        if (wait)
+                pthread_mutex_lock(&config_lock);
         if (atomic_load(&config_initialized))
                 ret = wait ? writer_set_outputs(outputs, false) : writer_try_outputs(outputs);
         else {
