@@ -173,7 +173,10 @@ void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_val
 
         if (!ev || (ev->nargs > 0 && !v) || ev->nargs > TJ_MAX_ARGS)
                 return;
-        seq = atomic_fetch_add_explicit(&emit_counters.seq, 1, memory_order_relaxed) + 1;
+        /* release: whatever happened before (another thread's record, put
+         * in its ring before this thread was started or joined) is seen by a
+         * writer that reads this number or a later one (writer_drain_merged()) */
+        seq = atomic_fetch_add_explicit(&emit_counters.seq, 1, memory_order_release) + 1;
         if (emit_tls.busy) {
                 writer_add_dropped(1);
                 return;
