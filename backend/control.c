@@ -19,9 +19,9 @@
  * flush and taking of the outputs that an outputs change does, are asked of
  * the writer (writer_flush_begin(), config_try_outputs()) and looked for
  * from the loop every millisecond, each up to TJ_FLUSH_TIMEOUT_MS.  A client
- * that sends or reads nothing, or waits for the writer, holds up no other.  Nothing a
- * client sends can do more than get an error reply; SIGPIPE is never raised
- * (MSG_NOSIGNAL).
+ * that sends or reads nothing, or waits for the writer, holds up no other.
+ * Nothing a client sends can do more than get an error reply; SIGPIPE is
+ * never raised (MSG_NOSIGNAL).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -215,7 +215,8 @@ static int control_enable(const struct control_request *req, FILE *out, char *er
 }
 
 /* Carry out REQ for C, writing the data lines to OUT.  0, or -errno with ERR
- * set, or 1: the reply comes later (a flush, control_flush_check()). */
+ * set, or 1: the reply comes later (a flush or an outputs change,
+ * control_pending_check()). */
 static int control_execute(struct control_client *c, const struct control_request *req,
                            FILE *out, char *err, size_t errsize)
 {
@@ -258,7 +259,7 @@ static void control_reply_static(struct control_client *c, const char *msg)
 }
 
 /* The reply to the request in C's buffer: data lines, then "ok" or "error
- * MESSAGE".  False when it comes later (C is flushing). */
+ * MESSAGE".  False when it comes later (C waits for the writer). */
 static bool control_answer(struct control_client *c)
 {
         struct control_request req;
