@@ -331,31 +331,29 @@ static const char *import_journal_id(const char *p, const char *end, char id[sta
         return p + 32 + 3;
 }
 
+/* Past SEP (3 characters) at P, or NULL (also for P NULL). */
+static const char *import_journal_sep(const char *p, const char *end, const char *sep)
+{
+        return p && end - p > 3 && memcmp(p, sep, 3) == 0 ? p + 3 : NULL;
+}
+
 /* The cursor as libsystemd 252 writes it, "s=<32>;i=N;b=<32>;m=N;t=N;x=N",
  * into KEY, in a single pass; false for any other shape. */
 static bool import_journal_key_fast(const char *cursor, size_t len, struct import_journal_key *key)
 {
-        const char *p = cursor, *end = cursor + len;
+        const char *p, *end = cursor + len;
 
-        if (len < 2 || memcmp(p, "s=", 2) != 0)
+        if (len < 2 || memcmp(cursor, "s=", 2) != 0)
                 return false;
-        p = import_journal_id(p + 2, end, key->seqnum_id, ";i=");
-        if (p)
-                p = import_journal_hex(p, &key->seqnum);
-        if (p && end - p > 3 && memcmp(p, ";b=", 3) == 0)
-                p = import_journal_id(p + 3, end, key->boot_id, ";m=");
-        else
-                return false;
-        if (p)
-                p = import_journal_hex(p, &key->monotonic);
-        if (p && end - p > 3 && memcmp(p, ";t=", 3) == 0)
-                p = import_journal_hex(p + 3, &key->realtime);
-        else
-                return false;
-        if (p && end - p > 3 && memcmp(p, ";x=", 3) == 0)
-                p = import_journal_hex(p + 3, &key->xor_hash);
-        else
-                return false;
+        p = import_journal_id(cursor + 2, end, key->seqnum_id, ";i=");
+        p = p ? import_journal_hex(p, &key->seqnum) : NULL;
+        p = import_journal_sep(p, end, ";b=");
+        p = p ? import_journal_id(p, end, key->boot_id, ";m=") : NULL;
+        p = p ? import_journal_hex(p, &key->monotonic) : NULL;
+        p = import_journal_sep(p, end, ";t=");
+        p = p ? import_journal_hex(p, &key->realtime) : NULL;
+        p = import_journal_sep(p, end, ";x=");
+        p = p ? import_journal_hex(p, &key->xor_hash) : NULL;
         return p == end;
 }
 
@@ -757,7 +755,7 @@ static int import_journal_newcomers(struct import_journal *im)
         sd_journal *j = im->tail;
         struct import_journal_key key;
         char (*boots)[33] = NULL, m[9 + 33], *cursor;
-        size_t nboots = 0, size = 0, i, k;
+        size_t nboots = 0, size = 0, settled = im->nsettled, i, k;
         const void *data;
         size_t len;
         void *v;
@@ -826,7 +824,7 @@ static int import_journal_newcomers(struct import_journal *im)
                 }
                 memcpy(im->settled[im->nsettled++], boots[i], sizeof(*boots));
         }
-        if (im->nsettled > 0)
+        if (im->nsettled > settled)
                 qsort(im->settled, im->nsettled, sizeof(*im->settled), import_journal_boot_cmp);
         free(boots);
         return r < 0 ? r : 0;

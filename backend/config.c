@@ -209,12 +209,12 @@ int tj_init(const char *identifier)
         v = getenv("TJ_OUTPUT");
         if (!v || !*v)
                 v = config_outputs[0] ? config_outputs : "journald";
-        r = writer_set_outputs(v, true);
+        r = writer_set_outputs(v, true, true);
         if (r == -ENOENT) {
                 /* a typo must not send the events nowhere, counted written */
                 v = config_outputs[0] ? config_outputs : "journald";
                 config_warn("TJ_OUTPUT: no known output, using '%s'", v);
-                r = writer_set_outputs(v, false);
+                r = writer_set_outputs(v, false, true);
         }
         if (r == -ETIMEDOUT) {
                 /* a writer tj_shutdown() left stuck in a send keeps them */
@@ -267,12 +267,12 @@ static int config_set_outputs(const char *outputs, bool wait)
 
         if (!outputs || !*outputs || strlen(outputs) >= sizeof(config_outputs))
                 return -EINVAL;
-        if (!wait && pthread_mutex_trylock(&config_lock) != 0)
-                return -EBUSY;
         if (wait)
                 pthread_mutex_lock(&config_lock);
+        else if (pthread_mutex_trylock(&config_lock) != 0)
+                return -EBUSY;
         if (atomic_load(&config_initialized))
-                ret = wait ? writer_set_outputs(outputs, false) : writer_try_outputs(outputs);
+                ret = writer_set_outputs(outputs, false, wait);
         else {
                 /* Validate now, open at tj_init(). */
                 ret = writer_check_outputs(outputs);

@@ -258,6 +258,19 @@ static void control_reply_static(struct control_client *c, const char *msg)
         c->reply_owned = false;
 }
 
+/* Make the memstream OUT (of *REPLY, *SIZE) C's reply. */
+static void control_reply_end(struct control_client *c, FILE *out, char **reply, size_t *size)
+{
+        if (fclose(out) != 0) {
+                free(*reply);
+                control_reply_static(c, "error out of memory\n");
+                return;
+        }
+        c->reply = *reply;
+        c->reply_len = *size;
+        c->reply_owned = true;
+}
+
 /* The reply to the request in C's buffer: data lines, then "ok" or "error
  * MESSAGE".  False when it comes later (C waits for the writer). */
 static bool control_answer(struct control_client *c)
@@ -286,14 +299,7 @@ static bool control_answer(struct control_client *c)
                 fprintf(out, "error %s\n", err[0] ? err : strerror(-r));
         else
                 fputs("ok\n", out);
-        if (fclose(out) != 0) {
-                free(reply);
-                control_reply_static(c, "error out of memory\n");
-                return true;
-        }
-        c->reply = reply;
-        c->reply_len = size;
-        c->reply_owned = true;
+        control_reply_end(c, out, &reply, &size);
         return true;
 }
 
@@ -381,20 +387,14 @@ static void control_reply_outputs(struct control_client *c)
         }
         control_outputs_line(out);
         fputs("ok\n", out);
-        if (fclose(out) != 0) {
-                free(reply);
-                control_reply_static(c, "error out of memory\n");
-                return;
-        }
-        c->reply = reply;
-        c->reply_len = size;
-        c->reply_owned = true;
+        control_reply_end(c, out, &reply, &size);
 }
 
 /* C waits for the writer (a flush, an outputs change): reply once it is
  * done, or at the time-out; false while it waits. */
 static bool control_pending_check(struct control_client *c, int64_t now)
 {
+        char err[CONTROL_ARG_MAX + 256];
         int r;
 
         switch (c->pending) {
@@ -429,9 +429,8 @@ static bool control_pending_check(struct control_client *c, int64_t now)
                                  "does not take events): unchanged\n", config.flush_timeout_ms);
                         control_reply_static(c, c->buf);
                 } else {        /* -EINVAL: a list too long for tj_set_outputs() */
-                        memcpy(c->buf, "error ", 6);
-                        control_bad_outputs(c->buf + 6, sizeof(c->buf) - 7, c->outputs);
-                        strcat(c->buf, "\n");
+                        control_bad_outputs(err, sizeof(err), c->outputs);
+                        snprintf(c->buf, sizeof(c->buf), "error %s\n", err);
                         control_reply_static(c, c->buf);
                 }
                 break;

@@ -287,9 +287,11 @@ static void writer_apply_outputs(const struct tj_output **outs, int n)
  * it again would truncate the simple output's file and the log's file=.
  * Returns 0, -EINVAL, or -ETIMEDOUT when the writer thread keeps the outputs
  * busy longer than the flush timeout (a send that blocks: a stopped
- * journald), the outputs unchanged.
+ * journald), the outputs unchanged.  WAIT false: no flush first and no wait
+ * (-EBUSY), for a caller that waits itself (the control endpoint, after
+ * writer_flush_begin()).
  */
-int writer_set_outputs(const char *list, bool from_env)
+int writer_set_outputs(const char *list, bool from_env, bool wait)
 {
         const struct tj_output *outs[CONFIG_MAX_OUTPUTS];
         struct timespec until;
@@ -297,28 +299,16 @@ int writer_set_outputs(const char *list, bool from_env)
 
         if (n < 0)
                 return n;
-        if (writer_running())
-                writer_flush(config.flush_timeout_ms);
-        until = writer_deadline(config.flush_timeout_ms);
-        if (pthread_mutex_timedlock(&w.lock, &until) != 0)
-                return -ETIMEDOUT;
-        writer_apply_outputs(outs, n);
-        pthread_mutex_unlock(&w.lock);
-        return 0;
-}
-
-/* writer_set_outputs() without its waits, for a caller that waits itself
- * (the control endpoint, after writer_flush_begin()): -EBUSY while the
- * writer thread holds the outputs. */
-int writer_try_outputs(const char *list)
-{
-        const struct tj_output *outs[CONFIG_MAX_OUTPUTS];
-        int n = writer_parse(list, false, outs);
-
-        if (n < 0)
-                return n;
-        if (pthread_mutex_trylock(&w.lock) != 0)
-                return -EBUSY;
+        if (!wait) {
+                if (pthread_mutex_trylock(&w.lock) != 0)
+                        return -EBUSY;
+        } else {
+                if (writer_running())
+                        writer_flush(config.flush_timeout_ms);
+                until = writer_deadline(config.flush_timeout_ms);
+                if (pthread_mutex_timedlock(&w.lock, &until) != 0)
+                        return -ETIMEDOUT;
+        }
         writer_apply_outputs(outs, n);
         pthread_mutex_unlock(&w.lock);
         return 0;
