@@ -45,7 +45,10 @@ while [ "$(journalctl -q -o cat "SYSLOG_IDENTIFIER=$ID" | wc -l)" -lt "$N" ] && 
 # cursor, libsystemd 252's only source of its sequence number) and the least
 # its writer can do (bench/store_floor.c: SQLite alone storing the same rows,
 # bound from C: with no crash safety, and --safe, as traceql must), alone and
-# at once (two processes started together, until both are done).
+# at once (two processes started together, until both are done); and the
+# fixed cost of an import, what a traceql import that finds no entry takes
+# (its sd_journal opens map every journal file, three times with
+# --identifier: the tail and two streams; a query's sync pays it too).
 secs() { echo $(($2 - $1)) | awk '{ printf "%.4f\n", $1 / 1e9 }'; }
 for r in $(seq "$ROUNDS"); do
         "$W/bare" "$ID" | awk '{ print $3 }' >> "$W/bare.s"
@@ -57,6 +60,17 @@ for r in $(seq "$ROUNDS"); do
         "$W/bare" "$ID" cursor | awk '{ print $3 }' >> "$W/cursor.s"
         "$W/floor" sql/schema.sql "$W/floor.db" "$N" journal | awk '{ print $3 }' >> "$W/floor.s"
         "$W/floor" --safe sql/schema.sql "$W/floor.db" "$N" journal | awk '{ print $3 }' >> "$W/safe.s"
+        # the fixed cost: an import that finds no entry, from process start
+        # to exit, against the bare loop's process over none
+        rm -f "$W"/none.db*
+        t0=$(date +%s%N)
+        $B/traceql --db "$W/none.db" import --identifier "$ID-none"
+        t1=$(date +%s%N)
+        secs "$t0" "$t1" >> "$W/none.s"
+        t0=$(date +%s%N)
+        "$W/bare" "$ID-none" > /dev/null
+        t1=$(date +%s%N)
+        secs "$t0" "$t1" >> "$W/bare-none.s"
         for how in "" --safe; do
                 t0=$(date +%s%N)
                 "$W/bare" "$ID" cursor > /dev/null & p=$!
@@ -106,6 +120,9 @@ echo "traceql import: floor: writer, SQLite alone, no crash safety     $fb, $fm 
 echo "traceql import: floor: writer, SQLite alone, crash-safe (WAL)    $sb, $sm s ($(div "$sb" "$bb"), $(div "$sm" "$bm") x the bare loop)"
 echo "traceql import: floor: reader and writer at once, two cores      $pb, $pm s; crash-safe $qb, $qm s"
 echo "traceql import: ceiling of any import reading through sd-journal into SQLite rows: bare/both $(div "$bb" "$pb"), $(div "$bm" "$pm"); crash-safe $(div "$bb" "$qb"), $(div "$bm" "$qm") (best, median)"
+nb=$(best "$W/none.s") nm=$(median "$W/none.s") zb=$(best "$W/bare-none.s") zm=$(median "$W/bare-none.s")
+files=$(find /run/log/journal /var/log/journal -name '*.journal*' 2> /dev/null | wc -l)
+echo "traceql import: fixed cost, no entry found (process start to exit): traceql $nb, $nm s; bare loop $zb, $zm s; traceql's is $(awk -v a="$nb" -v b="$tb" 'BEGIN { printf "%.0f", 100 * a / b }')% of its best import ($files journal files; each sd_journal opens all of them)"
 echo "traceql import: peak anonymous RSS $((N / 10)) entries $anon_small KiB, $((N / 2)) entries $anon_half KiB, $N entries $anon_big KiB (goal: flat; sampled every 10 ms)"
 echo "traceql import: max RSS $((N / 10)) entries $(cat "$W/rss.small") KiB, $N entries $(cat "$W/rss.big") KiB (with the mapped journal files)"
 echo "traceql import:   (the bare loop's RSS for $N entries: $(cat "$W/rss.bare") KiB: the journal files sd-journal maps count in RSS)"
