@@ -765,7 +765,9 @@ static void *writer_main(void *arg)
                 size_t n = writer_pass();
 
                 atomic_store(&w.flush_done, req);
-                if (stop && n == 0) {
+                /* a pass may take nothing yet leave records (numbered after
+                 * it began, writer_drain_merged()): those go out first */
+                if (stop && n == 0 && !writer_any_pending()) {
                         bool leave;
 
                         /* unless writer_start() took this thread back */
