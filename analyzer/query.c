@@ -368,12 +368,17 @@ static void query_table_print(FILE *out, struct query_cell *cells, size_t nrows,
                 }
 }
 
+/* Free the texts of N cells and forget them: the cells are filled again for
+ * the next chunk, and a fill that fails part-way leaves the cells after the
+ * one that failed as they were, for query_statement()'s last free to see. */
 static void query_cells_free(struct query_cell *cells, size_t n)
 {
         size_t i;
 
-        for (i = 0; cells && i < n; i++)
+        for (i = 0; cells && i < n; i++) {
                 free(cells[i].text);
+                cells[i].text = NULL;
+        }
 }
 
 /* Fill row R of CELLS from the statement (R 0 is the header). */
