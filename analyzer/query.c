@@ -415,6 +415,10 @@ static int query_error(sqlite3 *db, int rc, struct tq_error *err)
         if ((rc & 0xff) == SQLITE_READONLY)
                 return tq_error_set(err, -EROFS, "%s: %s (the database is opened read-only "
                                     "without --write)", store_name(db), sqlite3_errmsg(db));
+        /* a damaged page shows only once a statement reads it: the database's
+         * failure (TQ_EXIT_DB), as when it cannot be opened, not the SQL's */
+        if ((rc & 0xff) == SQLITE_CORRUPT)
+                return tq_error_set(err, -EUCLEAN, "%s: %s", store_name(db), sqlite3_errmsg(db));
         return tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
 }
 

@@ -376,6 +376,22 @@ cp "$T/corrupt.db" "$T/corrupt.copy"
 run db-corrupt-query 3 "traceql: $T/corrupt.db: file is not a database" --db "$T/corrupt.db" --no-sync 'select 1'
 run db-corrupt-import 3 "traceql: $T/corrupt.db: file is not a database" --db "$T/corrupt.db" import --export "$FIX"
 check_file db-corrupt-untouched "$T/corrupt.copy" "$T/corrupt.db"
+# A traceql database whose events table has a damaged page: it opens, and
+# the query that reads the page finds it corrupt.  Exit 3 as for a file
+# that is not a database (it was 1, as for an SQL error).
+cp "$DB" "$T/page.db"
+python3 - "$T/page.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+size = db.execute("PRAGMA page_size").fetchone()[0]
+root = db.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'events'").fetchone()[0]
+db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+db.close()
+with open(sys.argv[1], "r+b") as f:
+    f.seek((root - 1) * size)
+    f.write(b"\xa5" * size)
+PY
+run db-corrupt-page-query 3 "traceql: $T/page.db: database disk image is malformed" --db "$T/page.db" --no-sync 'select * from events'
 
 cp "$DB" "$T/v99.db"
 sqlite3 "$T/v99.db" 'PRAGMA user_version = 99'
