@@ -271,10 +271,12 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
         return 0;
 }
 
+/* The SQL on standard input; NULL, said, when it holds a NUL byte: the SQL
+ * would end there, and the statements after it would not run, unsaid. */
 static char *traceql_read_stdin(void)
 {
         size_t len = 0, size = 4096, n;
-        char *buf = malloc(size);
+        char *buf = malloc(size), *nul;
 
         if (!buf)
                 traceql_nomem();
@@ -287,6 +289,13 @@ static char *traceql_read_stdin(void)
                 }
         }
         buf[len] = '\0';
+        nul = memchr(buf, '\0', len);
+        if (nul) {
+                fprintf(stderr, "traceql: <stdin>: a NUL byte in the SQL (byte %zu)\n",
+                        (size_t) (nul - buf) + 1);
+                free(buf);
+                return NULL;
+        }
         return buf;
 }
 
@@ -592,8 +601,13 @@ int main(int argc, char **argv)
         else if (strcmp(what, "events") == 0 || strcmp(what, "losses") == 0)
                 ret = traceql_query(path, tq_sql_get(what), &o);
         else {
-                if (strcmp(what, "-") == 0)
+                if (strcmp(what, "-") == 0) {
                         sql = traceql_read_stdin();
+                        if (!sql) {
+                                ret = TQ_EXIT_SQL;
+                                goto out;
+                        }
+                }
                 ret = traceql_query(path, sql ? sql : what, &o);
         }
 out:

@@ -535,6 +535,11 @@ check_eq sql-write-kept "42" "$($TQ --db "$DB" --no-sync --format csv 'select x 
 STDIN=$T/stdin.sql; echo "select 'from stdin' as s;" > "$STDIN"
 run sql-stdin 0 "" --db "$DB" --no-sync --format csv -
 check_eq sql-stdin-out "s|from stdin" "$(tr '\n' '|' < "$T/out" | sed 's/|$//')"
+# A NUL byte in the SQL on standard input: an error, nothing run (the SQL
+# ended there, and the statements after it were passed over unsaid).
+printf "select 'one' as s;\000select 'two' as s;" > "$STDIN"
+run sql-stdin-nul 1 "traceql: <stdin>: a NUL byte in the SQL (byte 19)" --db "$DB" --no-sync --format csv -
+check_eq sql-stdin-nul-out "" "$(cat "$T/out")"
 STDIN=
 
 # ---- usage -----------------------------------------------------------------
