@@ -237,13 +237,22 @@ static unsigned query_cp_width(uint32_t u)
                 { 0x3400, 0x4dbf }, { 0x4e00, 0x9fff }, { 0xa000, 0xa4cf },
                 { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff }, { 0xfe30, 0xfe4f },
                 { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
-                { 0x1f900, 0x1f9ff }, { 0x20000, 0x2fffd }, { 0x30000, 0x3fffd },
+                { 0x1f680, 0x1f6ff }, { 0x1f900, 0x1f9ff }, { 0x1fa70, 0x1faff },
+                { 0x20000, 0x2fffd }, { 0x30000, 0x3fffd },
+        };
+        /* the combining blocks (diacritical marks, their extended and
+         * supplement blocks, those for symbols, half marks), zero-width
+         * spaces and joiners, variation selectors */
+        static const uint32_t zero[][2] = {
+                { 0x0300, 0x036f }, { 0x1ab0, 0x1aff }, { 0x1dc0, 0x1dff },
+                { 0x200b, 0x200f }, { 0x20d0, 0x20ff }, { 0xfe00, 0xfe0f },
+                { 0xfe20, 0xfe2f },
         };
         size_t i;
 
-        if ((u >= 0x0300 && u <= 0x036f) || (u >= 0x200b && u <= 0x200f) ||
-            (u >= 0xfe00 && u <= 0xfe0f))
-                return 0;
+        for (i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
+                if (u >= zero[i][0] && u <= zero[i][1])
+                        return 0;
         for (i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
                 if (u >= wide[i][0] && u <= wide[i][1])
                         return 2;

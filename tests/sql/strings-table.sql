@@ -4,6 +4,10 @@
 SELECT id AS num, name, length(name) AS len, NULL AS nul, '' AS empty
 FROM blk_name ORDER BY seq;
 -- Wide characters take two columns, combining marks none; a header is
--- escaped as cells are.
+-- escaped as cells are.  Combining marks of the other combining blocks
+-- (U+20D7 for symbols, U+1DC0 supplement, U+FE20 half marks) and emoji
+-- past U+1F64F (U+1F680, U+1FA70) are measured too.
 SELECT '日本語' AS "wide
-name", 1 AS n UNION ALL SELECT 'abc', 22 UNION ALL SELECT 'e' || char(769) || 'x', 3;
+name", 1 AS n UNION ALL SELECT 'abc', 22 UNION ALL SELECT 'e' || char(769) || 'x', 3
+UNION ALL SELECT 'a' || char(0x20d7) || 'b' || char(0x1dc0) || 'c' || char(0xfe20), 4
+UNION ALL SELECT char(0x1f680) || char(0x1fa70), 5;
