@@ -101,18 +101,28 @@ out:
 
 /* The 64-bit pattern of V: an integer as it is; text that is a whole
  * decimal number (up to 18446744073709551615) or 0x hex (up to 16 digits),
- * which SQLite's own conversion would clamp at INT64_MAX; a real, truncated.
- * False for NULL, a blob, or other text. */
+ * and a real, truncated (up to 2^64, down to INT64_MIN), all of which
+ * SQLite's own conversion would clamp at INT64_MAX.  False for NULL, a blob,
+ * other text, or a real out of that range (or NaN). */
 static bool store_value_pattern(sqlite3_value *v, uint64_t *ret)
 {
         const char *t;
         int64_t x;
+        double d;
         int n;
 
         switch (sqlite3_value_type(v)) {
         case SQLITE_INTEGER:
-        case SQLITE_FLOAT:
                 *ret = (uint64_t) sqlite3_value_int64(v);
+                return true;
+        case SQLITE_FLOAT:
+                d = sqlite3_value_double(v);
+                if (d >= 0 && d < 18446744073709551616.0)
+                        *ret = (uint64_t) d;
+                else if (d < 0 && d >= -9223372036854775808.0)
+                        *ret = (uint64_t) (int64_t) d;
+                else
+                        return false;
                 return true;
         case SQLITE_TEXT:
                 t = (const char *) sqlite3_value_text(v);

@@ -10,3 +10,7 @@ ORDER BY w.seq;
 -- Text taken as its 64-bit pattern, beyond what SQLite's conversion keeps.
 SELECT u64('18446744073709551615') AS a, ptr('0xffffffffffffffff') AS b, u64('-1') AS c,
        ptr('4096') AS d, quote(u64('12abc')) AS e, quote(ptr(NULL)) AS f;
+-- A real is truncated to the 64-bit value it holds, up to 2^64 (SQLite's
+-- conversion stops at INT64_MAX); one outside both readings gives NULL.
+SELECT u64(1e19) AS a, ptr(1.5e19) AS b, u64(-1.0) AS c, u64(2.9) AS d,
+       quote(u64(18446744073709551616.0)) AS e, quote(u64(-1e19)) AS f;
