@@ -145,6 +145,10 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
         if (n < 0) {
                 if (ferror(x->f))
                         return tq_error_set(err, -EIO, "%s: %s", x->name, strerror(errno));
+                /* getline() fails with neither flag set when it finds no
+                 * memory for a long line: the stream goes on after it */
+                if (!feof(x->f))
+                        return tq_error_set(err, -ENOMEM, "out of memory");
                 return x->nfields && !import_export_held(x) ? 1 : 2;
         }
         x->offset += n;
