@@ -62,6 +62,43 @@ static bool import_export_valid_name(const char *p, size_t n)
         return true;
 }
 
+/* Does the __CURSOR value P (N bytes) give the entry's journal identity: a
+ * seqnum id "s=..." and a sequence number "i=<hex>"? */
+static bool import_export_valid_cursor(const char *p, size_t n)
+{
+        bool sid = false, seq = false;
+        size_t i = 0, k;
+        int64_t x;
+
+        while (i < n) {
+                const char *semi = memchr(p + i, ';', n - i);
+
+                k = semi ? (size_t) (semi - p) : n;
+                if (k - i > 2 && p[i] == 's' && p[i + 1] == '=')
+                        sid = true;
+                else if (k - i > 2 && p[i] == 'i' && p[i + 1] == '=')
+                        seq = ingest_parse_hex(p + i + 2, k - i - 2, &x);
+                i = k + 1;
+        }
+        return sid && seq;
+}
+
+/* Is the field DATA ("NAME=value", LEN bytes, the name NLEN of them), read
+ * at line AT, fit for the entry?  A __CURSOR without the entry's identity
+ * would leave it to be numbered in import order, and added again by each
+ * import of the stream.  0, or -EBADMSG. */
+static int import_export_check(const struct import_export *x, const char *data, size_t nlen,
+                               size_t len, uint64_t at, struct tq_error *err)
+{
+        size_t vlen = len - nlen - 1;
+
+        if (nlen != 8 || memcmp(data, "__CURSOR", 8) != 0 ||
+            import_export_valid_cursor(data + 9, vlen))
+                return 0;
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": invalid __CURSOR '%.*s'", x->name, at,
+                            (int) (vlen > 64 ? 64 : vlen), data + 9);
+}
+
 /* At the end of the input inside an entry: is it left for the next import?
  * When it is, the position goes back to where the entry began. */
 static bool import_export_held(struct import_export *x)
@@ -80,8 +117,8 @@ static bool import_export_held(struct import_export *x)
 static int import_export_binary(struct import_export *x, const char *name, size_t nlen,
                                 struct tq_error *err)
 {
+        uint64_t size = 0, i, at = x->lineno + 1;
         unsigned char le[8];
-        uint64_t size = 0, i;
         const char *p;
         int c;
 
@@ -124,6 +161,8 @@ static int import_export_binary(struct import_export *x, const char *name, size_
                                     "followed by a newline", x->name, x->lineno + 1, name);
         x->offset++;
         x->lineno++;
+        if (import_export_check(x, x->bin, nlen, nlen + 1 + size, at, err) < 0)
+                return -EBADMSG;
         return ingest_entry_add(x->e, x->bin, nlen + 1 + size) < 0
                ? tq_error_set(err, -ENOMEM, "out of memory") : 0;
 }
@@ -174,6 +213,8 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
                 x->lineno++;
                 return r;
         }
+        if (import_export_check(x, x->line, nlen, (size_t) n, x->lineno, err) < 0)
+                return -EBADMSG;
         r = ingest_entry_add(x->e, x->line, (size_t) n);
         return r < 0 ? tq_error_set(err, r, "out of memory") : 0;
 }

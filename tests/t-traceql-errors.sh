@@ -47,6 +47,15 @@ bad 'TRACE_EVENT=a\nMESSAGE\n\002\000\000\000\000\000\000\000a\nX\n\n'
 run export-binary-no-newline 4 "traceql: $T/bad.export:7: binary field 'MESSAGE' not followed by a newline" --db "$DB" import --export "$T/bad.export"
 bad 'TRACE_EVENT=a\nMESSAGE\n\000\000\000\000\001\000\000\000'
 run export-binary-too-large 4 "traceql: $T/bad.export:6: binary field 'MESSAGE' too large (4294967296 bytes)" --db "$DB" import --export "$T/bad.export"
+# A __CURSOR that gives no journal identity (its seqnum id s= and sequence
+# number i=, hex) is malformed: the entry was imported without one, numbered
+# in import order, and importing the stream again added it twice.
+bad '__CURSOR=garbage\nTRACE_EVENT=a\nMESSAGE=m\n\n'
+run export-cursor-garbage 4 "traceql: $T/bad.export:5: invalid __CURSOR 'garbage'" --db "$DB" import --export "$T/bad.export"
+bad 'TRACE_EVENT=a\n__CURSOR=s=11112222333344445555666677778888;i=zz;b=x\nMESSAGE=m\n\n'
+run export-cursor-bad-seqnum 4 "traceql: $T/bad.export:6: invalid __CURSOR 's=11112222333344445555666677778888;i=zz;b=x'" --db "$DB" import --export "$T/bad.export"
+bad 'TRACE_EVENT=a\n__CURSOR\n\005\000\000\000\000\000\000\000i=1\ns\nMESSAGE=m\n\n'
+run export-cursor-binary 4 "traceql: $T/bad.export:6: invalid __CURSOR 'i=1\\x0as'" --db "$DB" import --export "$T/bad.export"
 bad 'TRACE_EVENT=a\nMESSAGE=no newline at the end'
 STDIN=$T/bad.export run export-stdin 4 "traceql: <stdin>:6: unexpected end of file inside an entry" --db "$DB" import --export -
 # A binary TRACE_EVENT with a NUL byte: the name ends there, as a C
