@@ -15,11 +15,11 @@
  *
  * A reader thread parses the stream into a ring of entries (ring.c), the
  * calling thread writes them.  A whole run is one transaction: a malformed
- * stream fails with "PATH:LINE: why" (LINE counts every newline byte read,
- * including those inside binary values) and imports nothing.  For a regular
- * file the byte offset after the last entry is stored, with a fingerprint of
- * the bytes before it, and the next import of the same file resumes there
- * (import_export_resume()).
+ * stream fails with "PATH:LINE: why" (LINE counts every newline byte before
+ * it, including those inside binary values and those before the offset an
+ * import resumed at) and imports nothing.  For a regular file the byte offset
+ * after the last entry is stored, with a fingerprint of the bytes before it,
+ * and the next import of the same file resumes there (import_export_resume()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -42,6 +42,7 @@ struct import_export {
         size_t bin_size;
         uint64_t lineno;                /* newlines read so far */
         int64_t offset;                 /* bytes read so far, from the start of the file */
+        int64_t resumed;                /* the offset the import resumed at, or 0 */
         int64_t entry_start;            /* the offset of the entry being read */
         bool hold_tail;                 /* a regular file: an entry cut by its end is left */
         bool held;                      /* one was */
@@ -60,6 +61,30 @@ static bool import_export_valid_name(const char *p, size_t n)
                 if (!((p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
                         return false;
         return true;
+}
+
+/* Line AT, counted from where the import began, as a line of the whole
+ * file.  A resumed import reads nothing before its offset: the lines there
+ * are counted only for a message, as the newline bytes an import from the
+ * start would have read. */
+static uint64_t import_export_at(const struct import_export *x, uint64_t at)
+{
+        char buf[65536];
+        const char *p;
+        int64_t off;
+        ssize_t n;
+
+        for (off = 0; off < x->resumed; off += n) {
+                size_t want = x->resumed - off < (int64_t) sizeof(buf) ?
+                              (size_t) (x->resumed - off) : sizeof(buf);
+
+                n = pread(fileno(x->f), buf, want, off);
+                if (n <= 0)
+                        break;
+                for (p = buf; (p = memchr(p, '\n', (size_t) (buf + n - p))); p++)
+                        at++;
+        }
+        return at;
 }
 
 /* Does the __CURSOR value P (N bytes) give the entry's journal identity: a
@@ -95,8 +120,8 @@ static int import_export_check(const struct import_export *x, const char *data, 
         if (nlen != 8 || memcmp(data, "__CURSOR", 8) != 0 ||
             import_export_valid_cursor(data + 9, vlen))
                 return 0;
-        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": invalid __CURSOR '%.*s'", x->name, at,
-                            (int) (vlen > 64 ? 64 : vlen), data + 9);
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": invalid __CURSOR '%.*s'", x->name,
+                            import_export_at(x, at), (int) (vlen > 64 ? 64 : vlen), data + 9);
 }
 
 /* At the end of the input inside an entry: is it left for the next import?
@@ -126,13 +151,14 @@ static int import_export_binary(struct import_export *x, const char *name, size_
                 if (import_export_held(x))
                         return 2;
                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": truncated binary field '%s'",
-                                    x->name, x->lineno + 1, name);
+                                    x->name, import_export_at(x, at), name);
         }
         for (i = 0; i < 8; i++)
                 size |= (uint64_t) le[i] << (8 * i);
         if (size > IMPORT_EXPORT_MAX_BINARY)
                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": binary field '%s' too large "
-                                    "(%" PRIu64 " bytes)", x->name, x->lineno + 1, name, size);
+                                    "(%" PRIu64 " bytes)", x->name, import_export_at(x, at), name,
+                                    size);
         if (nlen + 1 + size > x->bin_size) {
                 char *b = realloc(x->bin, nlen + 1 + size + 1);
 
@@ -147,7 +173,7 @@ static int import_export_binary(struct import_export *x, const char *name, size_
                 if (import_export_held(x))
                         return 2;
                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": truncated binary field '%s'",
-                                    x->name, x->lineno + 1, name);
+                                    x->name, import_export_at(x, at), name);
         }
         x->offset += 8 + (int64_t) size;
         for (p = x->bin + nlen + 1; (p = memchr(p, '\n', (size_t) (x->bin + nlen + 1 + size - p)));
@@ -158,7 +184,8 @@ static int import_export_binary(struct import_export *x, const char *name, size_
                 return 2;
         if (c != '\n')
                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": binary field '%s' not "
-                                    "followed by a newline", x->name, x->lineno + 1, name);
+                                    "followed by a newline", x->name,
+                                    import_export_at(x, x->lineno + 1), name);
         x->offset++;
         x->lineno++;
         if (import_export_check(x, x->bin, nlen, nlen + 1 + size, at, err) < 0)
@@ -195,7 +222,7 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
                 if (import_export_held(x))
                         return 2;
                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": unexpected end of file "
-                                    "inside an entry", x->name, x->lineno + 1);
+                                    "inside an entry", x->name, import_export_at(x, x->lineno + 1));
         }
         x->lineno++;
         x->line[--n] = '\0';
@@ -205,7 +232,8 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
         nlen = eq ? (size_t) (eq - x->line) : (size_t) n;
         if (!import_export_valid_name(x->line, nlen))
                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": invalid field name '%.*s'",
-                                    x->name, x->lineno, (int) (nlen > 64 ? 64 : nlen), x->line);
+                                    x->name, import_export_at(x, x->lineno),
+                                    (int) (nlen > 64 ? 64 : nlen), x->line);
         x->nfields++;
         if (!eq) {
                 x->lineno--;    /* messages count from the name line */
@@ -275,7 +303,7 @@ static void import_export_resume(struct import_export *x, int64_t offset, const 
                 return;
         }
         if (fseeko(x->f, offset, SEEK_SET) == 0)
-                x->offset = offset;
+                x->offset = x->resumed = offset;
 }
 
 /* The reader thread (ring_run()): every entry into a slot. */

@@ -122,6 +122,16 @@ check_eq export-nothing-imported "15|0" "$(count "$DB")|$($TQ --db "$DB" --no-sy
 printf "$good" > "$T/good.export"
 run export-good 0 "" --db "$DB" import --export "$T/good.export"
 check_eq export-good-imported "16" "$(count "$DB")"
+# A malformed entry appended to a file imported before: the message numbers
+# the line in the whole file, as an import from its start does (it counted
+# from where the import resumed: line 2 for line 12), newlines in binary
+# values and all.
+printf '%s\n' '__CURSOR=s=11112222333344445555666677778888;i=61;b=x' TRACE_EVENT=a MESSAGE > "$T/resumed.export"
+printf '\003\000\000\000\000\000\000\000a\nb\n\n' >> "$T/resumed.export"
+printf "$good" >> "$T/resumed.export"
+$TQ --db "$T/resumed.db" import --export "$T/resumed.export"
+printf 'TRACE_EVENT=b\nbad name=1\n\n' >> "$T/resumed.export"
+run export-resumed-line 4 "traceql: $T/resumed.export:12: invalid field name 'bad name'" --db "$T/resumed.db" import --export "$T/resumed.export"
 # A cursor whose entry already fills the entry buffer: copying its seqnum id
 # moves the buffer, and the copy must not read from the old one (it did,
 # until the 512-byte first buffer made it show: seqnum ids of garbage, so
