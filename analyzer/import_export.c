@@ -63,6 +63,25 @@ static bool import_export_valid_name(const char *p, size_t n)
         return true;
 }
 
+/* The first 64 bytes of P (N bytes) for a message, in BUF: a NUL byte is
+ * written \x00, as tq_error_set() writes the other control characters,
+ * rather than end the quote there. */
+static const char *import_export_quote(const char *p, size_t n, char buf[static 64 * 4 + 1])
+{
+        size_t i, k = 0;
+
+        for (i = 0; i < n && i < 64; i++) {
+                if (p[i]) {
+                        buf[k++] = p[i];
+                } else {
+                        memcpy(buf + k, "\\x00", 4);
+                        k += 4;
+                }
+        }
+        buf[k] = '\0';
+        return buf;
+}
+
 /* Line AT, counted from where the import began, as a line of the whole
  * file.  A resumed import reads nothing before its offset: the lines there
  * are counted only for a message, as the newline bytes an import from the
@@ -116,12 +135,13 @@ static int import_export_check(const struct import_export *x, const char *data, 
                                size_t len, uint64_t at, struct tq_error *err)
 {
         size_t vlen = len - nlen - 1;
+        char quote[64 * 4 + 1];
 
         if (nlen != 8 || memcmp(data, "__CURSOR", 8) != 0 ||
             import_export_valid_cursor(data + 9, vlen))
                 return 0;
-        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": invalid __CURSOR '%.*s'", x->name,
-                            import_export_at(x, at), (int) (vlen > 64 ? 64 : vlen), data + 9);
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": invalid __CURSOR '%s'", x->name,
+                            import_export_at(x, at), import_export_quote(data + 9, vlen, quote));
 }
 
 /* At the end of the input inside an entry: is it left for the next import?
@@ -200,6 +220,7 @@ static int import_export_binary(struct import_export *x, const char *name, size_
  * import_export_held()), -errno. */
 static int import_export_line(struct import_export *x, struct tq_error *err)
 {
+        char quote[64 * 4 + 1];
         const char *eq;
         ssize_t n;
         size_t nlen;
@@ -231,9 +252,9 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
         eq = memchr(x->line, '=', (size_t) n);
         nlen = eq ? (size_t) (eq - x->line) : (size_t) n;
         if (!import_export_valid_name(x->line, nlen))
-                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": invalid field name '%.*s'",
+                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": invalid field name '%s'",
                                     x->name, import_export_at(x, x->lineno),
-                                    (int) (nlen > 64 ? 64 : nlen), x->line);
+                                    import_export_quote(x->line, nlen, quote));
         x->nfields++;
         if (!eq) {
                 x->lineno--;    /* messages count from the name line */

@@ -37,6 +37,9 @@ bad 'A\033[2JB=x\r\n\n'
 run export-name-escaped 4 "traceql: $T/bad.export:5: invalid field name 'A\\x1b[2JB'" --db "$DB" import --export "$T/bad.export"
 bad 'A\rB=x\n\n'
 run export-name-escaped-cr 4 "traceql: $T/bad.export:5: invalid field name 'A\\x0dB'" --db "$DB" import --export "$T/bad.export"
+# A NUL byte too: the name quoted ended there ('A', a valid name).
+bad 'A\000B=x\n\n'
+run export-name-escaped-nul 4 "traceql: $T/bad.export:5: invalid field name 'A\\x00B'" --db "$DB" import --export "$T/bad.export"
 # A stream that ends inside an entry is an error on standard input; a
 # regular file's last entry is left for the next import (see below).
 bad 'TRACE_EVENT=a\nMESSAGE\n\005\000'
