@@ -118,6 +118,7 @@ struct ingest {
         char *text;                     /* the queued rows' text values */
         size_t text_len, text_size;
         char last_sid[40];              /* the seqnum id last interned, and its id */
+        size_t last_sid_len;            /* its length: an export's may hold a NUL */
         int64_t last_jid;
         struct ingest_type **types;     /* events known to have a catalog entry: */
         size_t ntypes, types_size;      /* open addressing, size a power of two */
@@ -721,8 +722,8 @@ static int ingest_jid(struct ingest *ing, const struct ingest_entry *e, int64_t 
                 return 0;
         }
         sid = e->buf + e->seqnum_id.off;
-        if (ing->last_jid && e->seqnum_id.len < sizeof(ing->last_sid) &&
-            strcmp(sid, ing->last_sid) == 0) {
+        if (ing->last_jid && e->seqnum_id.len == ing->last_sid_len &&
+            memcmp(sid, ing->last_sid, ing->last_sid_len) == 0) {
                 *ret_jid = ing->last_jid;
                 return 0;
         }
@@ -741,7 +742,8 @@ static int ingest_jid(struct ingest *ing, const struct ingest_entry *e, int64_t 
         } else if (rc != SQLITE_ROW)
                 return ingest_sqlerr(ing, rc, err);
         if (e->seqnum_id.len < sizeof(ing->last_sid)) {
-                memcpy(ing->last_sid, sid, e->seqnum_id.len + 1);
+                memcpy(ing->last_sid, sid, e->seqnum_id.len);
+                ing->last_sid_len = e->seqnum_id.len;
                 ing->last_jid = *ret_jid;
         }
         return 0;

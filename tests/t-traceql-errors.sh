@@ -69,6 +69,14 @@ run export-event-nul 0 "" --db "$T/nul.db" import --export "$T/nul.export"
 check_eq export-event-nul-row "6162|ab|ab|1" "$($TQ --db "$T/nul.db" --no-sync --format csv \
         "select hex(event) || '|' || name || '|' || view || '|' || (select count(*) from ab) as v
          from events, event_types" | tail -n 1)"
+# Seqnum ids that differ after a NUL byte are two journals: the second
+# entry is not taken for the first (the seqnum id last interned was compared
+# as a C string, and e2 was passed over as a copy of e1, in silence).
+printf '__SEQNUM_ID=a\000b\n__SEQNUM=1\nTRACE_EVENT=e1\n\n__SEQNUM_ID=a\000c\n__SEQNUM=1\nTRACE_EVENT=e2\n\n' > "$T/nulsid.export"
+$TQ --db "$T/nulsid.db" import --export "$T/nulsid.export"
+check_eq export-seqnum-id-nul "e1 e2|2" "$($TQ --db "$T/nulsid.db" --no-sync --format csv \
+        "select group_concat(event, ' ') || '|' || (select count(*) from seqnum_ids) as v
+         from (select event from events order by event)" | tail -n 1)"
 # An export file replaced by another one, longer: read again from the start
 # (the new entries were lost before), saying so; entries seen before are not
 # stored twice.
