@@ -202,6 +202,15 @@ static const char *import_journal_bad_file(char **files, int *ret_r)
         return files[0];
 }
 
+/* WHAT (a file or directory) cannot be opened for R (< 0): the message. */
+static int import_journal_open_error(const char *what, int r, struct tq_error *err)
+{
+        if (r == -ENODATA)      /* sd-journal's word for a header it cannot read */
+                return tq_error_set(err, r, "%s: cannot open journal: not a journal file, "
+                                    "or a truncated one", what);
+        return tq_error_set(err, r, "%s: cannot open journal: %s", what, strerror(-r));
+}
+
 static int import_journal_open(const struct import_journal_opts *o, sd_journal **ret_j,
                                struct tq_error *err)
 {
@@ -216,12 +225,16 @@ static int import_journal_open(const struct import_journal_opts *o, sd_journal *
                 r = sd_journal_open(ret_j, SD_JOURNAL_LOCAL_ONLY);
         if (r < 0 && o->files)
                 what = import_journal_bad_file(o->files, &r);
-        if (r == -ENODATA)      /* sd-journal's word for a header it cannot read */
-                return tq_error_set(err, r, "%s: cannot open journal: not a journal file, "
-                                    "or a truncated one", what);
-        if (r < 0)
-                return tq_error_set(err, r, "%s: cannot open journal: %s", what, strerror(-r));
-        return 0;
+        return r < 0 ? import_journal_open_error(what, r, err) : 0;
+}
+
+/* Is NAME a journal file's name, as sd-journal takes them from a directory? */
+static bool import_journal_is_file(const char *name)
+{
+        size_t n = strlen(name);
+
+        return (n > 8 && strcmp(name + n - 8, ".journal") == 0) ||
+               (n > 9 && strcmp(name + n - 9, ".journal~") == 0);
 }
 
 /* Is there, in DIR or in a machine's directory in it (DEPTH 1), a journal
@@ -242,8 +255,7 @@ static bool import_journal_denied(const char *dir, int depth)
                 if (de->d_name[0] == '.' ||
                     snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int) sizeof(path))
                         continue;
-                if ((n > 8 && strcmp(de->d_name + n - 8, ".journal") == 0) ||
-                    (n > 9 && strcmp(de->d_name + n - 9, ".journal~") == 0))
+                if (import_journal_is_file(de->d_name))
                         denied = access(path, R_OK) < 0 && errno == EACCES;
                 else if (depth > 0 && n == 32 && strspn(de->d_name, "0123456789abcdef") == 32)
                         denied = import_journal_denied(path, depth - 1);
@@ -252,22 +264,66 @@ static bool import_journal_denied(const char *dir, int depth)
         return denied;
 }
 
+/* Of the journal files in DIR (or in a machine's directory in it, DEPTH
+ * 1), the first that sd-journal cannot open, in RET (PATH_MAX bytes), and
+ * why (*RET_R); false when it can open them all, or there is none. */
+static bool import_journal_unopened(const char *dir, int depth, char *ret, int *ret_r)
+{
+        char path[PATH_MAX];
+        const char *one[2] = { path, NULL };
+        struct dirent *de;
+        bool found = false;
+        sd_journal *j;
+        size_t n;
+        DIR *d;
+        int r;
+
+        d = opendir(dir);
+        if (!d)
+                return false;
+        while (!found && (de = readdir(d))) {
+                n = strlen(de->d_name);
+                if (de->d_name[0] == '.' ||
+                    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int) sizeof(path))
+                        continue;
+                if (import_journal_is_file(de->d_name)) {
+                        r = sd_journal_open_files(&j, one, 0);
+                        if (r < 0) {
+                                snprintf(ret, PATH_MAX, "%s", path);
+                                *ret_r = r;
+                                found = true;
+                        } else
+                                sd_journal_close(j);
+                } else if (depth > 0 && n == 32 && strspn(de->d_name, "0123456789abcdef") == 32)
+                        found = import_journal_unopened(path, depth - 1, ret, ret_r);
+        }
+        closedir(d);
+        return found;
+}
+
 /* J opened no file at all: when that is for want of permission, fail as
- * journalctl does, rather than import nothing in silence. */
+ * journalctl does, rather than import nothing in silence; and so when a
+ * directory's journal files are all damaged (sd-journal passes over a file
+ * whose header it cannot read), naming one as --file would. */
 static int import_journal_readable(const struct import_journal_opts *o, sd_journal *j,
                                    struct tq_error *err)
 {
         const char *dir = o->directory;
+        char path[PATH_MAX];
         uint64_t bytes = 0;
+        int r = 0;
 
         if (o->files || sd_journal_get_usage(j, &bytes) < 0 || bytes > 0)
                 return 0;
-        if (dir ? !import_journal_denied(dir, 1) : !import_journal_denied("/run/log/journal", 1) &&
-                  !import_journal_denied("/var/log/journal", 1))
-                return 0;
-        if (dir)
+        if (dir && import_journal_denied(dir, 1))
                 return tq_error_set(err, -EACCES, "%s: cannot read the journal files: "
                                     "permission denied", dir);
+        if (dir)
+                return import_journal_unopened(dir, 1, path, &r) ?
+                       import_journal_open_error(path, r, err) : 0;
+        if (!import_journal_denied("/run/log/journal", 1) &&
+            !import_journal_denied("/var/log/journal", 1))
+                return 0;
         return tq_error_set(err, -EACCES, "journal: cannot read the journal: permission denied "
                             "(users in the groups 'adm' and 'systemd-journal' can)");
 }

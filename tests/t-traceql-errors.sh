@@ -377,6 +377,13 @@ if [ -x "$JR" ]; then
                 --db "$T/mf.db" import --file "$T/host-a.journal" --file "$T/garbage.journal"
         run journal-file-truncated 4 "traceql: $T/short.journal: cannot open journal: not a journal file, or a truncated one" \
                 --db "$T/mf.db" import --file "$T/short.journal"
+        # A --directory whose journal files sd-journal opens none of (it
+        # passes over a file whose header it cannot read) names the file,
+        # as --file does: it imported nothing, status 0, silently.
+        mkdir "$T/short-dir"
+        cp "$T/short.journal" "$T/short-dir/"
+        run journal-directory-truncated 4 "traceql: $T/short-dir/short.journal: cannot open journal: not a journal file, or a truncated one" \
+                --db "$T/mf.db" import --directory "$T/short-dir"
         # Journal files the user may not read: an import that opened none
         # fails as journalctl does (it imported nothing, status 0, silently).
         if command -v setpriv > /dev/null 2>&1 && [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1; then
