@@ -355,6 +355,8 @@ static int import_text_join(struct import_text_run *run, char **line, ssize_t *n
         memcpy(x->joined, *line, len + 1);
         for (; lines < k; lines++) {
                 m = getline(&x->more, &x->more_size, x->f);
+                if (m < 0 && !feof(x->f) && !ferror(x->f))
+                        return -ENOMEM; /* getline()'s only failure without a flag */
                 if (m <= 0 || (x->more[m - 1] != '\n' && !x->whole)) {
                         if (!x->whole)
                                 return 1;
@@ -451,6 +453,10 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
         }
         if (n < 0 && ferror(x->f))
                 return tq_error_set(err, -EIO, "%s: %s", x->name, strerror(errno));
+        /* getline() fails with neither flag set when it finds no memory for
+         * a long line: the file goes on after it, unread */
+        if (n < 0 && !feof(x->f))
+                return tq_error_set(err, -ENOMEM, "out of memory");
         return 0;
 }
 

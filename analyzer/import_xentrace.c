@@ -259,6 +259,8 @@ static int xen_formats_load(struct xen_formats *fs, const char *path, FILE *in,
         if (r == 0 && ferror(in))       /* getline() left the cause, e.g. EISDIR */
                 r = tq_error_set(err, errno > 0 ? -errno : -EIO, "%s: %s", path,
                                  errno > 0 ? strerror(errno) : "read error");
+        else if (r == 0 && !feof(in))   /* no memory for a line: no flag is set */
+                r = tq_error_set(err, -ENOMEM, "out of memory");
         free(line);
         return r;
 }

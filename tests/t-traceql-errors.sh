@@ -171,8 +171,24 @@ if [ -z "${VALGRIND:-}" ] && [ -z "${SANITIZE:-}" ]; then
           printf '\n\n'; printf "$good"; } |
                 (ulimit -v 300000; exec "$TQ" --db "$T/nomem.db" import --export -) 2> "$T/err" || rc=$?
         check_eq export-line-nomem "5|traceql: out of memory|0" "$rc|$(cat "$T/err")|$(count "$T/nomem.db")"
+        # The same for log and syslog text, from a file and from a pipe:
+        # the reader took getline()'s failure for the end of the file, and
+        # the import stopped there with status 0, the lines after unread.
+        ll='2026-11-27T04:00:00.000000+00:00 h qemu-trace[1]: virtio_blk_req_complete vdev 0x1 req 0x2 status 0\n'
+        { printf "$ll"; head -c 400000000 /dev/zero | tr '\0' a; printf '\n'; printf "$ll"; } > "$T/long.log"
+        for how in "log-file --log $T/long.log" "log-stdin --log -" "syslog-stdin --syslog -"; do
+                set -- $how
+                rc=0
+                rm -f "$T"/nomem.db*
+                (ulimit -v 300000; exec "$TQ" --db "$T/nomem.db" import $2 $3 < "$T/long.log") \
+                        2> "$T/err" || rc=$?
+                check_eq "text-line-nomem-$1" "5|traceql: out of memory|0" \
+                        "$rc|$(cat "$T/err")|$(count "$T/nomem.db")"
+        done
+        rm -f "$T/long.log"
 else
         skip export-line-nomem "ulimit -v leaves valgrind and the sanitizers no room"
+        skip text-line-nomem "ulimit -v leaves valgrind and the sanitizers no room"
 fi
 
 # ---- a damaged journal file (traceql.1 BUGS) ------------------------------
