@@ -59,6 +59,15 @@ bad 'TRACE_EVENT=a\n__CURSOR=s=11112222333344445555666677778888;i=zz;b=x\nMESSAG
 run export-cursor-bad-seqnum 4 "traceql: $T/bad.export:6: invalid __CURSOR 's=11112222333344445555666677778888;i=zz;b=x'" --db "$DB" import --export "$T/bad.export"
 bad 'TRACE_EVENT=a\n__CURSOR\n\005\000\000\000\000\000\000\000i=1\ns\nMESSAGE=m\n\n'
 run export-cursor-binary 4 "traceql: $T/bad.export:6: invalid __CURSOR 'i=1\\x0as'" --db "$DB" import --export "$T/bad.export"
+# An entry without any __CURSOR (hand-written) has no journal identity, as
+# traceql.1 --export says: a file read again starts at its stored offset and
+# adds nothing, the same stream fed to standard input again adds it again.
+printf 'TRACE_EVENT=nocur\nMESSAGE=m\n\n' > "$T/nocur.export"
+for i in 1 2; do
+        $TQ --db "$T/nocur.db" import --export "$T/nocur.export" 2> /dev/null
+        $TQ --db "$T/nocur.db" import --export - < "$T/nocur.export" 2> /dev/null
+done
+check_eq export-no-cursor-no-identity 3 "$(count "$T/nocur.db")"
 bad 'TRACE_EVENT=a\nMESSAGE=no newline at the end'
 STDIN=$T/bad.export run export-stdin 4 "traceql: <stdin>:6: unexpected end of file inside an entry" --db "$DB" import --export -
 # A binary TRACE_EVENT with a NUL byte: the name ends there, as a C
