@@ -498,6 +498,12 @@ static int query_statement(sqlite3 *db, sqlite3_stmt *st, enum query_format form
                 }
         }
         if (rc != SQLITE_DONE) {
+                /* a statement that writes, on the read-only connection, can
+                 * fail as an I/O error (PRAGMA journal_mode=DELETE cannot
+                 * take the WAL's lock): say what it is */
+                if ((rc & 0xff) == SQLITE_IOERR && !sqlite3_stmt_readonly(st) &&
+                    sqlite3_db_readonly(db, "main") == 1)
+                        rc = SQLITE_READONLY;
                 r = query_error(db, rc, err);
                 goto out;
         }

@@ -600,6 +600,10 @@ for o in --help --version; do
 done
 run sql-readonly-vacuum-into 1 "traceql: $DB: VACUUM writes a database file (the database is opened read-only without --write)" --db "$DB" --no-sync "select 1; /* copy */ Vacuum INTO '$T/copy.db'"
 check_eq sql-readonly-vacuum-no-file "no copy" "$([ -e "$T/copy.db" ] && echo copy || echo no copy)"
+# PRAGMA journal_mode=DELETE fails in SQLite as "disk I/O error" on a
+# read-only connection: the message says why (it said only that, exit 1)
+run sql-readonly-journal-mode 1 "traceql: $DB: disk I/O error (the database is opened read-only without --write)" --db "$DB" --no-sync 'pragma journal_mode=delete'
+check_eq sql-readonly-journal-mode-kept "wal" "$($TQ --db "$DB" --no-sync --format csv 'pragma journal_mode' | tail -n +2)"
 run sql-readonly-temp-table 0 "" --db "$DB" --no-sync --format csv 'create temp table t (a); insert into t values (7); select a from t'
 check_eq sql-readonly-temp-table-rows "a
 7" "$(cat "$T/out")"
