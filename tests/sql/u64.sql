@@ -14,3 +14,7 @@ SELECT u64('18446744073709551615') AS a, ptr('0xffffffffffffffff') AS b, u64('-1
 -- conversion stops at INT64_MAX); one outside both readings gives NULL.
 SELECT u64(1e19) AS a, ptr(1.5e19) AS b, u64(-1.0) AS c, u64(2.9) AS d,
        quote(u64(18446744073709551616.0)) AS e, quote(u64(-1e19)) AS f;
+-- ns_time() of a number, or of text that is one; other text (SQLite's
+-- conversion reads it as 0, the epoch) and a blob give NULL.
+SELECT ns_time(1700000000123456789) AS a, ns_time('-1') AS b, ns_time(1.5e9) AS c,
+       quote(ns_time('abc')) AS d, quote(ns_time(x'01')) AS e, quote(ns_time(NULL)) AS f;
