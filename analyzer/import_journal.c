@@ -1176,9 +1176,15 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
         }
 }
 
-/* Wait for the journal to change; new files show in every stream. */
+/* Wait for the journal to change; new files show in every stream.  A file
+ * renamed (journald's rotation) or removed meanwhile is closed by
+ * sd_journal_process(), and a stream left on an entry of it (one past the
+ * round's end, not handed out yet) can no longer read that entry: it seeks
+ * back to it by its cursor, so that its next step lands on it again,
+ * wherever the file is now. */
 static int import_journal_wait(struct import_journal *im, struct tq_error *err)
 {
+        struct import_journal_stream *s;
         size_t i;
         int r;
 
@@ -1192,6 +1198,11 @@ static int import_journal_wait(struct import_journal *im, struct tq_error *err)
         for (i = 1; i < im->nstreams; i++)
                 (void) sd_journal_process(im->streams[i].j);
         (void) sd_journal_process(im->tail);
+        for (i = 0; i < im->nstreams; i++) {
+                s = &im->streams[i];
+                if (s->ready && sd_journal_seek_cursor(s->j, s->cursor) >= 0)
+                        s->ready = false;
+        }
         return 1;
 }
 
