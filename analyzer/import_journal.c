@@ -31,14 +31,14 @@
  * match its own sd_journal, a stream, and merges the streams itself in
  * sd-journal's order (the order of cursors, import_journal_key_cmp()): one
  * stream per --identifier, or, without one, per TRACE_EVENT value the
- * journal holds (sd-journal cannot match "field present"), plus one for
- * journald's suppression notes.  With too many values, or with --follow and
- * no --identifier (event names not seen yet), one stream reads every entry
- * and entries lacking TRACE_EVENT are skipped.  A stream found at its end is
- * not asked again within a round, so with several streams each round only
- * reads up to the journal's last entry when it began: later entries wait for
- * the next round, and no stream can miss one that sorts before what the
- * others handed out.
+ * journal holds once the first round's end is set (sd-journal cannot match
+ * "field present"), plus one for journald's suppression notes.  With too
+ * many values, or with --follow and no --identifier (event names not seen
+ * yet), one stream reads every entry and entries lacking TRACE_EVENT are
+ * skipped.  A stream found at its end is not asked again within a round, so
+ * with several streams each round only reads up to the journal's last entry
+ * when it began: later entries wait for the next round, and no stream can
+ * miss one that sorts before what the others handed out.
  *
  * Two threads share the work, since reading the journal and writing SQLite
  * cost about the same: a reader thread walks the journal and copies each
@@ -1128,6 +1128,15 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
         }
         if (r >= 0)
                 import_journal_bounds(im);
+        /* the streams, once the first round's end is set: without
+         * --identifier one per event name the journal holds, and an entry
+         * before the end (an import's wait for the database can be long)
+         * has its name in the list by then */
+        if (r >= 0 && im->nstreams == 0) {
+                r = import_journal_streams(im, err);
+                if (r < 0)
+                        return r;
+        }
         /* one seqnum id: the streams go on from where they are; several: a
          * host's entries may come, late, before where they are */
         if (r >= 0 && (!im->started || im->npos > 1)) {
@@ -1345,9 +1354,6 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
                 goto out;
         if (o->follow)
                 (void) sd_journal_get_fd(im.tail);      /* watch for new files */
-        r = import_journal_streams(&im, err);
-        if (r < 0)
-                goto out;
         r = ingest_begin(db, "journal", location, filter, &im.ing, &cursor, NULL, err);
         if (r == 0)
                 r = import_journal_set_window(&im, err);

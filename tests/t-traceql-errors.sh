@@ -287,11 +287,11 @@ if [ -x "$JR" ]; then
         # by time, and one cursor (b's 200th entry, the last read) made the
         # next import start after a's new entries: they were never read.  The
         # source keeps a cursor per seqnum id (sources.cursor, one a line).
-        hostjr() {      # hostjr HOST FIRST LAST FILE [IDENTIFIER (lag)]
-                awk -v h="$1" -v a="$2" -v b="$3" -v ident="${5:-lag}" 'BEGIN { id = h; while (length(id) < 32) id = id h
+        hostjr() {      # hostjr HOST FIRST LAST FILE [IDENTIFIER (lag) [EVENT (ev)]]
+                awk -v h="$1" -v a="$2" -v b="$3" -v ident="${5:-lag}" -v ev="${6:-ev}" 'BEGIN { id = h; while (length(id) < 32) id = id h
                         for (i = a; i <= b; i++)
-                                printf "__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%.0f\n_BOOT_ID=%s\n_HOSTNAME=%s\nSYSLOG_IDENTIFIER=%s\nTRACE_EVENT=ev\nMESSAGE=%s%d\n\n",
-                                        id, i, id, i, (1700000000 + i) * 1000000, i * 1000000, id, h, ident, h, i }' |
+                                printf "__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%.0f\n_BOOT_ID=%s\n_HOSTNAME=%s\nSYSLOG_IDENTIFIER=%s\nTRACE_EVENT=%s\nMESSAGE=%s%d\n\n",
+                                        id, i, id, i, (1700000000 + i) * 1000000, i * 1000000, id, h, ident, ev, h, i }' |
                         "$JR" -o "$4" - 2> /dev/null
         }
         per_host() { $TQ --db "$1" --no-sync --format csv "select group_concat(h, ' ') as h from
@@ -391,6 +391,36 @@ if [ -x "$JR" ]; then
         $RUN "$TQ" --db "$T/fol.db" import --directory "$T/fol"
         check_eq journal-hosts-follow-lagging "0|a:160 b:200 c:20|380|" \
                 "$rc|$(per_host "$T/fol.db")|$(count "$T/fol.db")|$(cat "$T/fol.err")"
+        # Without --identifier an import reads a stream per event name the
+        # journal holds, and it listed them before waiting for the database
+        # (another import's turn, here a lock held 3 s): an entry of a new
+        # name written meanwhile, before the round's end, was read by no
+        # stream, and the entry after it took the position past it, so no
+        # import ever read it.  The names are listed once the round's end is
+        # set.
+        mkdir "$T/names"
+        hostjr a 1 10 "$T/names/a.journal"
+        $RUN "$TQ" --db "$T/names.db" import --directory "$T/names"
+        rm -f "$T/locked"
+        python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close()
+time.sleep(3)
+c.execute("COMMIT")' "$T/names.db" "$T/locked" &
+        lpid=$!
+        i=0; while [ ! -e "$T/locked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        "$TQ" --db "$T/names.db" import --directory "$T/names" 2> /dev/null &
+        ipid=$!
+        sleep 1
+        hostjr a 11 11 "$T/names/a.journal" lag ev_new
+        hostjr a 12 12 "$T/names/a.journal"
+        rc=0; wait $ipid || rc=$?
+        wait $lpid || true
+        $RUN "$TQ" --db "$T/names.db" import --directory "$T/names"
+        check_eq journal-event-names-listed-late "0|12|a11 ev_new" "$rc|$(count "$T/names.db")|$($TQ \
+                --db "$T/names.db" --no-sync --format csv "select message || ' ' || event as m from events
+                where jseq = 11" | tail -n +2)"
         # Of several --file, the one that cannot be opened is named, not
         # the first (which was named whatever failed), and a file that is
         # not a journal says so rather than 'No data available'.
