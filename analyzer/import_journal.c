@@ -551,9 +551,11 @@ static int import_journal_store(struct import_journal *im)
 }
 
 /* Add a stream of the entries having one of MATCHES (N of them, all of the
- * same field), or every entry when N is 0; on the --boot asked for. */
-static int import_journal_stream_add(struct import_journal *im, char *const *matches, size_t n,
-                                     struct tq_error *err)
+ * same field), or every entry when N is 0; on the --boot asked for.  SIZES,
+ * when not NULL, gives each match's length, 0 for a C string's: a value read
+ * from the journal may hold a NUL byte, and cut there it matches no entry. */
+static int import_journal_stream_add(struct import_journal *im, char *const *matches,
+                                     const size_t *sizes, size_t n, struct tq_error *err)
 {
         struct import_journal_stream *s = &im->streams[im->nstreams];
         size_t i;
@@ -565,7 +567,7 @@ static int import_journal_stream_add(struct import_journal *im, char *const *mat
         im->nstreams++;
         (void) sd_journal_set_data_threshold(s->j, 0);     /* whole values: strings are data */
         for (i = 0; r >= 0 && i < n; i++)
-                r = sd_journal_add_match(s->j, matches[i], 0);
+                r = sd_journal_add_match(s->j, matches[i], sizes ? sizes[i] : 0);
         if (r >= 0)
                 r = import_journal_add_boot(s->j, im->o->boot);
         if (r >= 0 && im->o->follow)
@@ -575,10 +577,11 @@ static int import_journal_stream_add(struct import_journal *im, char *const *mat
         return 0;
 }
 
-/* The TRACE_EVENT values the journal holds ("TRACE_EVENT=NAME", malloc'ed),
- * at most MAX of them; *ret_n is MAX + 1 when there are more. */
-static int import_journal_values(struct import_journal *im, char **values, size_t max,
-                                 size_t *ret_n)
+/* The TRACE_EVENT values the journal holds ("TRACE_EVENT=NAME", malloc'ed,
+ * their lengths in SIZES), at most MAX of them; *ret_n is MAX + 1 when there
+ * are more. */
+static int import_journal_values(struct import_journal *im, char **values, size_t *sizes,
+                                 size_t max, size_t *ret_n)
 {
         const void *data;
         size_t len, n = 0;
@@ -592,10 +595,12 @@ static int import_journal_values(struct import_journal *im, char **values, size_
                         n++;
                         break;
                 }
-                values[n] = strndup(data, len);
+                values[n] = malloc(len + 1);    /* not strndup(): past a NUL too */
                 if (!values[n])
                         return -ENOMEM;
-                n++;
+                memcpy(values[n], data, len);
+                values[n][len] = '\0';
+                sizes[n++] = len;
         }
         *ret_n = n;
         return 0;
@@ -622,6 +627,7 @@ static int import_journal_streams(struct import_journal *im, struct tq_error *er
 {
         const struct import_journal_opts *o = im->o;
         char *m[IMPORT_JOURNAL_MAX_STREAMS] = { NULL }, *notes = IMPORT_JOURNAL_SUPPRESSED;
+        size_t sizes[IMPORT_JOURNAL_MAX_STREAMS] = { 0 };      /* of m[], 0 for a C string */
         char **all = NULL;
         size_t n = 0, i;
         int r = 0;
@@ -636,7 +642,7 @@ static int import_journal_streams(struct import_journal *im, struct tq_error *er
                                 all[i] = NULL;
                 for (i = 0; all && i < n && all[i]; i++)
                         ;
-                r = all && i == n ? import_journal_stream_add(im, all, n, err) : -ENOMEM;
+                r = all && i == n ? import_journal_stream_add(im, all, NULL, n, err) : -ENOMEM;
                 n = 0;
                 if (r < 0)
                         goto out;
@@ -648,20 +654,20 @@ static int import_journal_streams(struct import_journal *im, struct tq_error *er
                                 goto out;
                         }
         } else if (!o->follow) {
-                r = import_journal_values(im, m, IMPORT_JOURNAL_MAX_STREAMS - 1, &n);
+                r = import_journal_values(im, m, sizes, IMPORT_JOURNAL_MAX_STREAMS - 1, &n);
                 if (r < 0) {
                         tq_error_set(err, r, "journal: cannot list events: %s", strerror(-r));
                         goto out;
                 }
         }
         if (n > IMPORT_JOURNAL_MAX_STREAMS - 1 || (o->follow && !o->identifiers)) {
-                r = import_journal_stream_add(im, NULL, 0, err);  /* every entry */
+                r = import_journal_stream_add(im, NULL, NULL, 0, err);    /* every entry */
                 goto out;
         }
         for (i = 0; r == 0 && i < n; i++)
-                r = import_journal_stream_add(im, &m[i], 1, err);
+                r = import_journal_stream_add(im, &m[i], &sizes[i], 1, err);
         if (r == 0)
-                r = import_journal_stream_add(im, &notes, 1, err);
+                r = import_journal_stream_add(im, &notes, NULL, 1, err);
 out:
         for (i = 0; i < IMPORT_JOURNAL_MAX_STREAMS; i++)
                 free(m[i]);

@@ -421,6 +421,26 @@ c.execute("COMMIT")' "$T/names.db" "$T/locked" &
         check_eq journal-event-names-listed-late "0|12|a11 ev_new" "$rc|$(count "$T/names.db")|$($TQ \
                 --db "$T/names.db" --no-sync --format csv "select message || ' ' || event as m from events
                 where jseq = 11" | tail -n +2)"
+        # A TRACE_EVENT value with a NUL byte (a binary field) in a journal
+        # file: without --identifier its stream matched the value cut at the
+        # NUL, which no entry has, so the entry was never read, and the one
+        # after it took the position past it.
+        mkdir "$T/nulev"
+        python3 - <<'PY' | "$JR" -o "$T/nulev/a.journal" - 2> /dev/null
+import struct, sys
+out = sys.stdout.buffer
+sid = "a" * 32
+for i, ev in enumerate([b"ev", b"ab\0cd", b"ev"], 1):
+    out.write(("__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%d\n"
+               "__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n_HOSTNAME=a\nSYSLOG_IDENTIFIER=nulev\n"
+               "MESSAGE=m%d\n" % (sid, i, sid, i, (1700000000 + i) * 1000000, i * 1000000, sid,
+                                  i)).encode())
+    out.write(b"TRACE_EVENT\n" + struct.pack("<Q", len(ev)) + ev + b"\n\n")
+PY
+        $RUN "$TQ" --db "$T/nulev.db" import --directory "$T/nulev"
+        check_eq journal-event-nul-value "m1 ev|m2 ab|m3 ev" "$($TQ --db "$T/nulev.db" --no-sync \
+                --format csv "select message || ' ' || event as m from events order by jseq" |
+                tail -n +2 | paste -sd '|')"
         # Of several --file, the one that cannot be opened is named, not
         # the first (which was named whatever failed), and a file that is
         # not a journal says so rather than 'No data available'.
