@@ -38,7 +38,8 @@
  * skipped.  A stream found at its end is not asked again within a round, so
  * with several streams each round only reads up to the journal's last entry
  * when it began: later entries wait for the next round, and no stream can
- * miss one that sorts before what the others handed out.
+ * miss one that sorts before what the others handed out.  The round ends
+ * for every stream at the first entry past its end (import_journal_pick()).
  *
  * Two threads share the work, since reading the journal and writing SQLite
  * cost about the same: a reader thread walks the journal and copies each
@@ -128,6 +129,8 @@ struct import_journal {
         uint64_t seen;                  /* entries written */
         uint64_t kill_after;            /* $TRACEQL_TEST_KILL_AFTER: SIGKILL after so many */
         int kill_signal;                /* $TRACEQL_TEST_KILL_SIGNAL: another signal */
+        unsigned pause_ms;              /* $TRACEQL_TEST_PAUSE_MS: the reader waits so long
+                                         * once the first round's end is set */
         int64_t drawn_ms;               /* when the progress bar was last drawn */
         /* the writer's: of each seqnum id, the cursor of the last entry
          * imported, by this run or before (the source's position) */
@@ -1054,11 +1057,15 @@ static int import_journal_pick(struct import_journal *im, struct import_journal_
                 r = import_journal_stream_peek(im, s);
                 if (r < 0)
                         return r;
-                if (r == 0 || import_journal_past_end(im, s))
-                        continue;       /* for a later round */
-                if (!best || import_journal_key_cmp(&s->key, &best->key) < 0)
+                if (r > 0 && (!best || import_journal_key_cmp(&s->key, &best->key) < 0))
                         best = s;
         }
+        /* the next entry is for a later round, and so is every entry after
+         * it, in any stream: another stream's entries of a seqnum id, handed
+         * out, would take its position past those this stream has after its
+         * own, which the next round would then pass over as read */
+        if (best && import_journal_past_end(im, best))
+                best = NULL;
         for (i = 0; best && i < im->nstreams; i++) {
                 s = &im->streams[i];
                 if (s != best && s->ready && import_journal_key_cmp(&s->key, &best->key) == 0)
@@ -1143,6 +1150,8 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
                 if (r < 0)
                         return r;
         }
+        if (r >= 0 && !im->started && im->pause_ms)
+                usleep(im->pause_ms * 1000u);   /* tests: entries come meanwhile */
         /* one seqnum id: the streams go on from where they are; several: a
          * host's entries may come, late, before where they are */
         if (r >= 0 && (!im->started || im->npos > 1)) {
@@ -1347,6 +1356,8 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
         im.kill_signal = SIGKILL;
         if (getenv("TRACEQL_TEST_KILL_SIGNAL"))
                 im.kill_signal = atoi(getenv("TRACEQL_TEST_KILL_SIGNAL"));
+        if (getenv("TRACEQL_TEST_PAUSE_MS"))
+                im.pause_ms = (unsigned) strtoul(getenv("TRACEQL_TEST_PAUSE_MS"), NULL, 10);
         r = import_journal_names(o, &location, &filter);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");

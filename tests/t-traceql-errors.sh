@@ -441,6 +441,34 @@ PY
         check_eq journal-event-nul-value "m1 ev|m2 ab|m3 ev" "$($TQ --db "$T/nulev.db" --no-sync \
                 --format csv "select message || ' ' || event as m from events order by jseq" |
                 tail -n +2 | paste -sd '|')"
+        # Two streams (--identifier x and y) over hosts a and b, imported
+        # once (a1 a2 b1 b2); then a3 (x) and a4 (y), dated after b's; b3
+        # (x) comes while the next import reads (TRACEQL_TEST_PAUSE_MS holds
+        # the reader once the round's end is set), so it is past the round's
+        # end.  Stream x stopped at b3, and stream y went on and handed out
+        # a4, which took a's position past a3, the entry stream x had after
+        # b3: no import read a3.  The round now ends at b3 for every stream.
+        # stopjr HOST SEQ IDENTIFIER TIME: one entry, at @1700000000 + TIME
+        stopjr() {
+                id=$(printf '%032d' 0 | tr 0 "$1")
+                printf '__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%s\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n_HOSTNAME=%s\nSYSLOG_IDENTIFIER=%s\nTRACE_EVENT=ev\nMESSAGE=%s%d\n\n' \
+                        "$id" "$2" "$id" "$2" "$(((1700000000 + $4) * 1000000))" "$4" "$id" "$1" \
+                        "$3" "$1" "$2" | "$JR" -o "$T/stop/$1.journal" - 2> /dev/null
+        }
+        mkdir "$T/stop"
+        stopjr a 1 x 1; stopjr a 2 y 2; stopjr b 1 x 3; stopjr b 2 y 4
+        $RUN "$TQ" --db "$T/stop.db" import --directory "$T/stop" --identifier x --identifier y
+        stopjr a 3 x 20; stopjr a 4 y 21
+        TRACEQL_TEST_PAUSE_MS=1500 "$TQ" --db "$T/stop.db" import --directory "$T/stop" \
+                --identifier x --identifier y &
+        ipid=$!
+        sleep 0.7
+        stopjr b 3 x 6
+        rc=0; wait $ipid || rc=$?
+        $RUN "$TQ" --db "$T/stop.db" import --directory "$T/stop" --identifier x --identifier y
+        check_eq journal-streams-stop-together "0|a1 a2 a3 a4 b1 b2 b3" "$rc|$($TQ --db "$T/stop.db" \
+                --no-sync --format csv "select group_concat(message, ' ') as m from
+                (select message from events order by message)" | tail -n 1)"
         # Of several --file, the one that cannot be opened is named, not
         # the first (which was named whatever failed), and a file that is
         # not a journal says so rather than 'No data available'.
