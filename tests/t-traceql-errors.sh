@@ -441,6 +441,26 @@ PY
         check_eq journal-event-nul-value "m1 ev|m2 ab|m3 ev" "$($TQ --db "$T/nulev.db" --no-sync \
                 --format csv "select message || ' ' || event as m from events order by jseq" |
                 tail -n +2 | paste -sd '|')"
+        # A TRACE_EVENT value longer than sd-journal's default data
+        # threshold (64 KiB): the list of values (sd_journal_query_unique())
+        # must give it whole, or its stream would match nothing and the
+        # entry be passed over, as a value with a NUL byte was above.
+        mkdir "$T/longev"
+        python3 - <<'PY' | "$JR" -o "$T/longev/a.journal" - 2> /dev/null
+import struct, sys
+out = sys.stdout.buffer
+sid = "b" * 32
+for i, ev in enumerate([b"ev", b"e" * 70000, b"ev"], 1):
+    out.write(("__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%d\n"
+               "__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n_HOSTNAME=a\nSYSLOG_IDENTIFIER=longev\n"
+               "MESSAGE=m%d\n" % (sid, i, sid, i, (1700000000 + i) * 1000000, i * 1000000, sid,
+                                  i)).encode())
+    out.write(b"TRACE_EVENT\n" + struct.pack("<Q", len(ev)) + ev + b"\n\n")
+PY
+        $RUN "$TQ" --db "$T/longev.db" import --directory "$T/longev"
+        check_eq journal-event-long-value "m1 2|m2 70000|m3 2" "$($TQ --db "$T/longev.db" --no-sync \
+                --format csv "select message || ' ' || length(event) as m from events order by jseq" |
+                tail -n +2 | paste -sd '|')"
         # Two streams (--identifier x and y) over hosts a and b, imported
         # once (a1 a2 b1 b2); then a3 (x) and a4 (y), dated after b's; b3
         # (x) comes while the next import reads (TRACEQL_TEST_PAUSE_MS holds
