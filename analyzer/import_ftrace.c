@@ -3,7 +3,7 @@
  * `trace` (or `trace_pipe`) file: kernel events and the lines programs wrote
  * to trace_marker, among them libtracejournal's ftrace output.
  *
- * After '#' comment lines (the header), each line is
+ * After '#' comment lines (the header, '#' in the first column), each line is
  *
  *     TASK-PID [(TGID)] [CPU] [FLAGS] SECONDS.MICROS: BODY
  *
@@ -714,15 +714,21 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
                  bool store, struct tq_error *err)
 {
         struct fline l;
-        const char *body = end;
+        const char *body = end, *line = p;
         int r;
 
+        /* the header's '#' lines and "CPU:N [LOST M EVENTS]" begin in the
+         * first column, a trace line never does (the kernel right-aligns
+         * TASK, 15 bytes at most, in 16 columns): its TASK may begin with
+         * '#' or be "CPU:..." all the same, as prctl() names it */
+        if (p < end && *p == '#')
+                return 0;
         p = fskip_spaces(p, end);
-        if (p == end || *p == '#')
+        if (p == end)
                 return 0;
         if (memchr(p, '\0', (size_t) (end - p)))
                 return ftrace_error(f, err, "NUL byte in a line");
-        if (end - p > 4 && memcmp(p, "CPU:", 4) == 0)
+        if (p == line && end - p > 4 && memcmp(p, "CPU:", 4) == 0)
                 return flost(f, ing, p, end, store, err);
         if ((size_t) (end - p) > f->scratch_size) {
                 char *s = realloc(f->scratch, (size_t) (end - p));

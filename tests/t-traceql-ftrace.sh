@@ -134,6 +134,24 @@ mono,pid,tid,identifier,event,a0,a1
 OUT
 check_file ftrace-task-brackets-counter-clock "$T/exp" "$T/got"
 
+# The header's '#' lines and "CPU:N [LOST M EVENTS]" begin in the first
+# column; a trace line never does (the kernel right-aligns TASK, 15 bytes at
+# most, in 16 columns), and its TASK may begin with '#' or be "CPU:..." as
+# well: such a line is an event, not a comment passed over or a bad CPU line.
+cat > "$T/task-hash.trace" <<'TRACE'
+# tracer: nop
+           #w1-12      [000] .....   100.000001: sched_waking: comm=a pid=1
+        CPU:0-13      [001] .....   100.000002: sched_waking: comm=b pid=2
+CPU:1 [LOST 4 EVENTS]
+TRACE
+rm -f "$T/db"
+rc=0
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/task-hash.trace" 2> "$T/err" || rc=$?
+check_eq ftrace-task-hash-cpu "0|#w1,12,sched_waking|CPU:0,13,sched_waking|,,tj_dropped" \
+        "$rc|$($TQ --db "$T/db" --no-sync --format csv \
+               "select identifier, tid, event from events order by id" | tail -n +2 |
+               paste -sd '|')"
+
 # A marker "name[pid]: text", as syslog-style programs write, is not ours
 # (ours has [pid.seq], or is tj_dropped[pid]): a tracing_mark_write row.
 cat > "$T/marker.trace" <<'TRACE'
