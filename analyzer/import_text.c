@@ -501,8 +501,10 @@ int import_text_stream(sqlite3 *db, const struct import_text_format *fmt, FILE *
                                  "imported", name);
                 goto out;
         }
-        r = ingest_set_position(ing, x.whole ? NULL : print,
-                                strcmp(location, "-") == 0 ? -1 : x.offset);
+        /* a pipe, named or not, is read once from its start: an offset kept
+         * for its path, without a fingerprint, would have a regular file put
+         * there later resumed at it, unchecked */
+        r = ingest_set_position(ing, x.whole ? NULL : print, x.whole ? -1 : x.offset);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
                 goto out;

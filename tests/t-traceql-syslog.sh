@@ -152,6 +152,18 @@ traceql: $T/y.log: 1 lines, 1 new events, 0 of them without a known event
 "$TQ" --db "$T/runs.db" import --syslog "$T/run2.log" --events "$EV" 2> "$T/err"
 check_eq syslog-alike-not-renamed "traceql: $T/run2.log: 3 lines, 3 new events, 0 of them without a known event|5" \
         "$(cat "$T/err")|$("$TQ" --db "$T/runs.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+# A named pipe is read once, from its start, as standard input is: it keeps
+# no offset, so a regular file put at its path later is imported whole.
+mkfifo "$T/pipe.log"
+{ line 1; line 2; } > "$T/pipe.log" &
+"$TQ" --db "$T/pipe.db" import --syslog "$T/pipe.log" --events "$EV" 2>/dev/null
+wait
+rm "$T/pipe.log"
+{ line 3; line 4; line 5; } > "$T/pipe.log"
+"$TQ" --db "$T/pipe.db" import --syslog "$T/pipe.log" --events "$EV" 2>/dev/null
+check_eq syslog-fifo-then-file "1 2 3 4 5" "$("$TQ" --db "$T/pipe.db" --no-sync --format csv \
+        "select group_concat(req, ' ') from (select req from blk_req_complete order by id)" |
+        tail -n 1)"
 # The replaced file's source keeps its rows under filter 'replaced ID'.
 check_eq syslog-rotated-sources "replaced 1|replaced 2|replaced 3|\"\"|\"\"|\"\"|" \
         "$("$TQ" --db "$T/y.db" --no-sync --format csv "select filter from sources order by id" |
