@@ -263,6 +263,13 @@ static int simple_event(struct simple *s, struct ingest *ing, size_t off, bool s
         if (left < SIMPLE_RECORD_HEADER)
                 return simple_cut(s, rec, err, "truncated event record");
         ts = simple_u64(s->data + off + 8);
+        if (ts > INT64_MAX) {
+                /* QEMU's get_clock() and our clock_gettime() give an int64_t:
+                 * this is no time, and would be stored as a negative mono */
+                snprintf(what, sizeof(what), "event timestamp %" PRIu64 " is past 2^63-1 "
+                         "nanoseconds", ts);
+                return simple_error(s, rec, err, what);
+        }
         pid = simple_u32(s->data + off + 20);
         have = left < len ? left : len;
         if (m) {

@@ -73,6 +73,8 @@ bad = {
     'dropped': header() + event(DROPPED, 1, 1, 2, 3),
     'namelen': header() + struct.pack('<QQI', 0, 0, 5000) + b'tgb_done',
     'reserved': header() + mapping(DROPPED, 'tgb_done'),
+    # QEMU's and our clock give an int64_t: past it, mono would read negative
+    'timestamp': header() + mapping(0, 'tga_void') + event(0, 2**63, 1),
     # a good event first: a failure imports nothing
     'late': header() + mapping(0, 'tgb_done') + event(0, 1, 1, 0x10) + struct.pack('<Q', 9),
     'cut-type': header() + mapping(0, 'tgb_done') + b'\1\0\1',
