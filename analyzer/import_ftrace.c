@@ -31,7 +31,8 @@
  *   name(k: v, k: v)           a system call event
  *   func <-parent              the function tracer
  *
- * "CPU:N [LOST M EVENTS]" becomes a tj_dropped row.  The timestamp goes to
+ * "CPU:N [LOST M EVENTS]" becomes a tj_dropped row, "CPU:N [LOST EVENTS]"
+ * (how many unknown) one without a count.  The timestamp goes to
  * `mono` (nanoseconds of the trace clock: CLOCK_MONOTONIC when trace_clock
  * is mono; an integer timestamp as it is, in the clock's own unit, so rows
  * keep their order and pairs' latencies are in cycles or counts), TASK to
@@ -681,12 +682,15 @@ static int fstore(struct ftrace *f, struct ingest *ing, const struct fline *l,
         return r < 0 ? r : 0;
 }
 
-/* "CPU:N [LOST M EVENTS]": a tj_dropped row. */
+/* "CPU:N [LOST M EVENTS]": a tj_dropped row; "CPU:N [LOST EVENTS]", which
+ * the kernel writes when it does not know how many (the trace file read while
+ * tracing goes on, the writer past the reader), one without a count. */
 static int flost(struct ftrace *f, struct ingest *ing, const char *p, const char *end,
                  bool store, struct tq_error *err)
 {
         const char *q = memchr(p, '[', (size_t) (end - p)), *n0;
         int64_t m;
+        bool unknown;
         int r;
 
         if (!q || end - q < 7 || memcmp(q, "[LOST ", 6) != 0)
@@ -694,14 +698,18 @@ static int flost(struct ftrace *f, struct ingest *ing, const char *p, const char
         n0 = q + 6;
         for (q = n0; q < end && fis_digit(*q); q++)
                 ;
-        if (!fparse_u(n0, (size_t) (q - n0), &m))
+        unknown = q == n0 && end - q >= 7 && memcmp(q, "EVENTS]", 7) == 0;
+        if (!unknown && !fparse_u(n0, (size_t) (q - n0), &m))
                 return ftrace_error(f, err, "not a trace line (bad CPU line)");
         if (!store)
                 return 0;
         ingest_entry_reset(&f->e);
         r = te_catalog_field(&f->e, "TRACE_EVENT", "tj_dropped", 10);
+        /* without a count its argument is declared all the same, null: the
+         * event's arguments must not depend on which report comes first */
         if (r == 0)
-                r = te_catalog_field_int(&f->e, "TRACE_DROPPED", m);
+                r = unknown ? te_catalog_field(&f->e, "TRACE_ARGS", "dropped:u", 9) :
+                              te_catalog_field_int(&f->e, "TRACE_DROPPED", m);
         if (r == 0)
                 r = te_catalog_field(&f->e, "MESSAGE", p, (size_t) (end - p));
         if (r < 0)

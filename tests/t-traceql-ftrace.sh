@@ -152,6 +152,26 @@ check_eq ftrace-task-hash-cpu "0|#w1,12,sched_waking|CPU:0,13,sched_waking|,,tj_
                "select identifier, tid, event from events order by id" | tail -n +2 |
                paste -sd '|')"
 
+# The kernel writes "CPU:N [LOST EVENTS]" when it does not know how many
+# were lost (the trace file read while tracing goes on): a tj_dropped row
+# without a count, whose argument is declared all the same.
+cat > "$T/lost.trace" <<'TRACE'
+# tracer: function
+             cat-2212    [000] d.h..   369.060000: arch_local_irq_restore <-generic_atomic64_read
+CPU:0 [LOST EVENTS]
+             cat-2212    [000] d....   369.370000: arch_local_save_flags <-generic_atomic64_read
+CPU:1 [LOST 5 EVENTS]
+TRACE
+rm -f "$T/db"
+rc=0
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/lost.trace" 2> "$T/err" || rc=$?
+check_eq ftrace-lost-events-unknown "0|4|? 5|dropped" \
+        "$rc|$($TQ --db "$T/db" --no-sync --format csv "select (select count(*) from events)
+               || '|' || (select group_concat(ifnull(a0, '?'), ' ') from
+                          (select a0 from events where event = 'tj_dropped' order by id))
+               || '|' || (select group_concat(name) from event_args where event = 'tj_dropped')" |
+               tail -n 1)"
+
 # A marker "name[pid]: text", as syslog-style programs write, is not ours
 # (ours has [pid.seq], or is tj_dropped[pid]): a tracing_mark_write row.
 cat > "$T/marker.trace" <<'TRACE'
