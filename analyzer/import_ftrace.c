@@ -29,6 +29,8 @@
  *                              EXIT_IO rip 0x... info 0 0 gives reason,
  *                              rip and info = "0 0")
  *   name(k: v, k: v)           a system call event
+ *   sys_NAME -> 0xRET          a system call's exit: event sys_exit_NAME,
+ *                              argument ret
  *   func <-parent              the function tracer
  *
  * "CPU:N [LOST M EVENTS]" becomes a tj_dropped row, "CPU:N [LOST EVENTS]"
@@ -521,6 +523,22 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
                 a->value = (struct fspan) { p + 3, (size_t) (end - p - 3) };
                 l->text = (struct fspan) { name, (size_t) (end - name) };
                 l->event = (struct fspan) { "function", 8 };
+                return 0;
+        }
+        if (p + 4 <= end && memcmp(p, " -> ", 4) == 0 && p - name > 4 &&
+            memcmp(name, "sys_", 4) == 0) {
+                /* a system call's exit, "sys_NAME -> 0xRET": the kernel's
+                 * event sys_exit_NAME (its entry is "sys_NAME(...)") */
+                char *ev = f->scratch + f->scratch_len;
+                struct farg *a = fadd_arg(l, "ret", 3);
+
+                memcpy(ev, "sys_exit_", 9);
+                memcpy(ev + 9, name + 4, (size_t) (p - name - 4));
+                l->event = (struct fspan) { ev, (size_t) (p - name + 5) };
+                f->scratch_len += l->event.n;
+                a->value = (struct fspan) { p + 4, (size_t) (end - p - 4) };
+                l->text = (struct fspan) { name, (size_t) (end - name) };
+                l->msg_whole = true;
                 return 0;
         }
         if (p == end || *p != ':')

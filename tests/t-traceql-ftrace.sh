@@ -172,6 +172,20 @@ check_eq ftrace-lost-events-unknown "0|4|? 5|dropped" \
                || '|' || (select group_concat(name) from event_args where event = 'tj_dropped')" |
                tail -n 1)"
 
+# A system call's exit, "sys_NAME -> 0xRET" (the syscalls:sys_exit_* events),
+# is event sys_exit_NAME, as the kernel names it, with argument ret.
+cat > "$T/sysexit.trace" <<'TRACE'
+             cat-2212    [000] .....   369.060000: sys_openat(dfd: 0xffffff9c, filename: 0x7ffd1c9a2f10, flags: 0x0, mode: 0x0)
+             cat-2212    [000] .....   369.060010: sys_openat -> 0x3
+             cat-2212    [000] .....   369.060020: sys_close -> 0xfffffffffffffff7
+TRACE
+rm -f "$T/db"
+rc=0
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/sysexit.trace" 2> "$T/err" || rc=$?
+check_eq ftrace-syscall-exit "0|sys_openat,\"sys_openat(dfd: 0xffffff9c, filename: 0x7ffd1c9a2f10, flags: 0x0, mode: 0x0)\",4294967196|sys_exit_openat,sys_openat -> 0x3,3|sys_exit_close,sys_close -> 0xfffffffffffffff7,-9" \
+        "$rc|$($TQ --db "$T/db" --no-sync --format csv "select event, message, a0 from events order by id" |
+               tail -n +2 | paste -sd '|')"
+
 # A marker "name[pid]: text", as syslog-style programs write, is not ours
 # (ours has [pid.seq], or is tj_dropped[pid]): a tracing_mark_write row.
 cat > "$T/marker.trace" <<'TRACE'
