@@ -515,12 +515,16 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
                 fparse_syscall(p + 1, end, l);
                 return 0;
         }
-        if (p + 3 <= end && memcmp(p, " <-", 3) == 0) {
+        /* the function tracer's FUNC may be a compiler's clone of a
+         * function, "rw_verify_area.isra.0", "vfs_read.part.0" */
+        for (q = p; q < end && *q != ' ' && *q != ':' && *q != '('; q++)
+                ;
+        if (q + 3 <= end && memcmp(q, " <-", 3) == 0) {
                 struct farg *a = fadd_arg(l, "ip", 2);
 
-                a->value = l->event;
+                a->value = (struct fspan) { name, (size_t) (q - name) };
                 a = fadd_arg(l, "parent", 6);
-                a->value = (struct fspan) { p + 3, (size_t) (end - p - 3) };
+                a->value = (struct fspan) { q + 3, (size_t) (end - q - 3) };
                 l->text = (struct fspan) { name, (size_t) (end - name) };
                 l->event = (struct fspan) { "function", 8 };
                 return 0;

@@ -186,6 +186,19 @@ check_eq ftrace-syscall-exit "0|sys_openat,\"sys_openat(dfd: 0xffffff9c, filenam
         "$rc|$($TQ --db "$T/db" --no-sync --format csv "select event, message, a0 from events order by id" |
                tail -n +2 | paste -sd '|')"
 
+# The function tracer names a compiler's clone of a function as its symbol
+# is, "rw_verify_area.isra.0".
+cat > "$T/clone.trace" <<'TRACE'
+             cat-2212    [000] .....   369.060000: security_file_permission <-vfs_read.part.0
+             cat-2212    [000] .....   369.060001: rw_verify_area.isra.0 <-vfs_read
+TRACE
+rm -f "$T/db"
+rc=0
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/clone.trace" 2> "$T/err" || rc=$?
+check_eq ftrace-function-clone "0|function,security_file_permission,vfs_read.part.0|function,rw_verify_area.isra.0,vfs_read" \
+        "$rc|$($TQ --db "$T/db" --no-sync --format csv "select event, a0, a1 from events order by id" |
+               tail -n +2 | paste -sd '|')"
+
 # A marker "name[pid]: text", as syslog-style programs write, is not ours
 # (ours has [pid.seq], or is tj_dropped[pid]): a tracing_mark_write row.
 cat > "$T/marker.trace" <<'TRACE'
