@@ -24,10 +24,15 @@
  * #012), so no argument can split a line in a text log.  In a param value, a
  * byte that is not part of well-formed UTF-8 is written the same way, as
  * RFC 5424 wants PARAM-VALUE in UTF-8.
+ *
+ * A fork child starts with an empty message: fork() may come while the
+ * writer thread has one built in sl.buf, not yet sent (its send blocks on a
+ * daemon that reads nothing), and the parent sends that one itself.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,13 +59,30 @@ static struct {
         bool oom;               /* an append did not fit */
 } sl = { .fd = -1 };
 
+static pthread_once_t syslog_once = PTHREAD_ONCE_INIT;
+
 static const char syslog_months[12][4] = {
         "Jan", "Feb", "Mar", "Apr", "May", "Jun",
         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 };
 
+/* In a fork child: the message the parent's writer was sending when the
+ * child was made is the parent's to send; the child's first one would have
+ * gone after it in the same datagram. */
+static void syslog_fork_child(void)
+{
+        sl.len = 0;
+        sl.oom = false;
+}
+
+static void syslog_init_once(void)
+{
+        pthread_atfork(NULL, NULL, syslog_fork_child);
+}
+
 static int syslog_open(void)
 {
+        pthread_once(&syslog_once, syslog_init_once);
         memset(&sl.addr, 0, sizeof(sl.addr));
         sl.addr.sun_family = AF_UNIX;
         /* config.c keeps the path shorter than sun_path */

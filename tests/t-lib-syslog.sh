@@ -4,7 +4,8 @@
 # syslog(3) (in a private mount namespace where /dev/log is our socket), and a
 # missing socket: the program goes on, one warning, the events counted as dropped;
 # a stream socket (tests/c/dgram-recv.c stream): NUL-ended messages, a closed
-# connection made again, the same bytes as glibc's syslog(3).
+# connection made again, the same bytes as glibc's syslog(3); a fork child's
+# first message when the parent's writer was in the middle of one.
 . "$(dirname "$0")/lib/common.sh"
 
 $RUN "$B/tests/lib-syslog" "$T/sys.sock" rfc3164 || true
@@ -92,4 +93,37 @@ syslog.syslog(syslog.LOG_INFO, \"tgb_req req 0x1000 sector 0 name r0\")" &&
                 "$(wc -l < "$T/got") records, $(sort -u "$T/got" | wc -l) distinct"
 else
         skip lib-syslog-stream-same-as-glibc "needs root, unshare -m and python3"
+fi
+
+# fork() while the writer is in the middle of a message (blocked in its send
+# to a socket nobody reads yet: the flush times out): the child's first
+# message is its own alone.  The child inherited the message being built and
+# put its own after it, the two in one datagram.  The receiver reads once the
+# parent's flush has given up (2000 datagrams fill any socket's queue, and
+# fit in a 1M ring); the child flushes until its event is out.
+if command -v python3 > /dev/null; then
+        python3 -c 'import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1])
+while not os.path.exists(sys.argv[2]): time.sleep(0.05)
+s.settimeout(30)
+for i in range(int(sys.argv[3])): sys.stdout.buffer.write(s.recv(65536) + b"\n"); sys.stdout.flush()' \
+                "$T/fk.sock" "$T/fk.go" 2001 > "$T/recv" &
+        rpid=$!
+        while [ ! -S "$T/fk.sock" ]; do sleep 0.05; done
+        TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/fk.sock" TJ_FLUSH_TIMEOUT_MS=300 TJ_RING_SIZE=1M \
+                TJ_EVENTS=tgb_req timeout 60 "$B/tests/lib-emit" init req:2000 flush forkflush:1 \
+                flush stats > "$T/out" &
+        epid=$!
+        while ! grep -q flush= "$T/out" && kill -0 $epid 2> /dev/null; do sleep 0.05; done
+        touch "$T/fk.go"
+        wait $epid || true
+        wait $rpid || true
+        check_eq lib-syslog-fork-mid-message "flush=-110
+emitted=2000 written=2000 dropped=0
+2001 datagrams, 0 with two messages, child's r0 alone" \
+                "$(cat "$T/out")
+$(wc -l < "$T/recv") datagrams, $(grep -c '<30>.*<30>' "$T/recv") with two messages, child's r0 $(
+                        grep -c '^<30>[^<]* name r0$' "$T/recv" | sed 's/^2$/alone/')"
+else
+        skip lib-syslog-fork-mid-message "needs python3"
 fi

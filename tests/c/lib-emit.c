@@ -15,6 +15,9 @@
  *   threads:T:N         T threads at once, each doing req:N
  *   texit:N             a thread does req:N and exits; then wait for it
  *   fork:N              fork; the child does req:N and exits; wait for it
+ *   forkflush:N         fork; the child does req:N, then tj_flush() until it
+ *                       succeeds (however long its writer is held up), and
+ *                       exits; wait for it
  *   forkbusy:T:N:K      T threads each doing req:N and, while they trace, K
  *                       forks whose children do req:10 and exit; prints
  *                       "children=K exited=E" (E: children that exited 0)
@@ -103,13 +106,15 @@ static void run_threads(long t, long n)
                 pthread_join(th[i], NULL);
 }
 
-static void run_fork(long n)
+static void run_fork(long n, bool flush)
 {
         pid_t pid = fork();
         int status;
 
         if (pid == 0) {
                 emit_reqs(n);
+                while (flush && tj_flush() != 0)
+                        ;
                 exit(0);
         }
         if (pid > 0)
@@ -246,7 +251,9 @@ static void step(const char *s)
         else if (strncmp(s, "texit:", 6) == 0)
                 run_threads(1, atol(arg));
         else if (strncmp(s, "fork:", 5) == 0)
-                run_fork(atol(arg));
+                run_fork(atol(arg), false);
+        else if (strncmp(s, "forkflush:", 10) == 0)
+                run_fork(atol(arg), true);
         else if (strncmp(s, "str:", 4) == 0)
                 run_str(arg);
         else if (strncmp(s, "forkbusy:", 9) == 0) {
