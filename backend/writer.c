@@ -637,14 +637,18 @@ static void writer_heap_down(size_t i, size_t n)
  * in a hundred of t-lib-simple.sh's threads-in-order).  With it, such a
  * later record was numbered after UPTO was read, and waits too.  Only
  * records traced at the same time by two threads may still come out of
- * order.  Under w.lock; returns the number of records written, or SIZE_MAX
- * when there is no memory for the merge (the caller drains ring by ring).
+ * order.  UPTO is read before the list of rings too (writer_pass()): a
+ * thread's first record is numbered before its ring joins the list, so a
+ * ring the pass does not have may hold a record numbered up to UPTO, but
+ * not one that another record up to UPTO was traced after.  Read after the
+ * list, a thread's first record, its ring made after the list was read,
+ * went out in the next pass, after a record traced once that thread was
+ * joined (seen with the writer held up between the two reads).  Under
+ * w.lock; returns the number of records written, or SIZE_MAX when there is
+ * no memory for the merge (the caller drains ring by ring).
  */
-static size_t writer_drain_merged(struct ring *first)
+static size_t writer_drain_merged(struct ring *first, uint64_t upto)
 {
-        /* acquire: pairs with tj_emit()'s release, so every record put in
-         * before one of these numbers was handed out is seen in its ring */
-        uint64_t upto = atomic_load_explicit(&emit_counters.seq, memory_order_acquire);
         size_t n = 0, k = 0, i;
         struct writer_src *top;
         struct ring *ring;
@@ -706,14 +710,20 @@ static size_t writer_pass(void)
         size_t n = 0;
         bool dead = false;
         struct ring *first, *ring;
+        /* acquire: pairs with tj_emit()'s release, so every record put in,
+         * and every ring made, before one of these numbers was handed out
+         * is seen; read before the list (writer_drain_merged()) */
+        uint64_t upto = atomic_load_explicit(&emit_counters.seq, memory_order_acquire);
 
         pthread_mutex_lock(&w.list_lock);
         first = w.rings;
         pthread_mutex_unlock(&w.list_lock);
         writer_sample_offset();
         pthread_mutex_lock(&w.lock);
-        /* Only the writer removes rings, and new ones go in front: safe. */
-        n = first && *ring_next(first) ? writer_drain_merged(first) : SIZE_MAX;
+        /* Only the writer removes rings, and new ones go in front: safe.
+         * One ring is merged too, for the bound: the thread of a ring made
+         * after the list was read may have traced before this one's last. */
+        n = writer_drain_merged(first, upto);
         if (n == SIZE_MAX) {
                 n = 0;
                 for (ring = first; ring; ring = *ring_next(ring))

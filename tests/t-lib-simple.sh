@@ -90,6 +90,34 @@ print(len(times), sum(1 for a, b in zip(times, times[1:]) if b < a))
 PY
 )"
 
+# The same while the writer thread has read its list of rings but waits for
+# its lock, which tj_set_outputs() holds opening a FIFO as the ftrace marker
+# (open() waits for a reader): meanwhile a new thread traces and exits, then
+# the main thread traces.  The new thread's ring was not in the writer's list
+# and the main thread's event went out first, one pass before it.  The sleep
+# lets the writer reach its lock (it wakes at least every 64 ms); should it
+# not have, the check passes without having tested this, never fails.
+mkfifo "$T/marker"
+TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/order2" TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS=tgb_req \
+        timeout 60 $RUN "$E" init req:1 flush bgoutputs:simple,ftrace sleep:200 texit:1 req:1 \
+        fifo:"$T/marker" bgjoin flush > "$T/out"
+check_eq lib-simple-threads-in-order-new-ring "bgoutputs simple,ftrace=0 3 0" "$(cat "$T/out") $(python3 - "$T/order2" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+o, times = 24, []
+while o < len(d):
+    (t,) = struct.unpack_from('=Q', d, o); o += 8
+    if t == 0:
+        eid, n = struct.unpack_from('=QI', d, o); o += 12 + n
+    else:
+        eid, ts, ln, pid = struct.unpack_from('=QQII', d, o)
+        o += ln
+        if eid != 0xfffffffffffffffe:
+            times.append(ts)
+print(len(times), sum(1 for a, b in zip(times, times[1:]) if b < a))
+PY
+)"
+
 # Changing the outputs leaves an output that stays open: the simple file
 # and the log's file= keep what they hold (reopening truncated both).
 TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/kept" $RUN "$E" opt:file="$T/kept.log" init enable:tgb_req \

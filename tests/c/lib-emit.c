@@ -22,6 +22,12 @@
  *                       forks whose children do req:10 and exit; prints
  *                       "children=K exited=E" (E: children that exited 0)
  *   flush               tj_flush(), prints "flush=R" when R != 0
+ *   bgoutputs:LIST      a thread calls tj_set_outputs(LIST) (which may wait,
+ *                       e.g. opening a FIFO as TJ_FTRACE_MARKER); bgjoin
+ *                       waits for it and prints "bgoutputs LIST=R"
+ *   fifo:PATH           open PATH for reading, without waiting, and keep it
+ *                       open: a FIFO's writer's open() goes on
+ *   sleep:MS            sleep MS milliseconds
  *   stats               prints "emitted=E written=W dropped=D"
  *   shutdown            tj_shutdown()
  *   setenv:NAME=VALUE   setenv(NAME, VALUE), for a later init
@@ -41,6 +47,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -177,6 +184,15 @@ static struct tj_group old_group = {
         .abi = 0, .name = "old", .events = dup_events, .nevents = 1,
 };
 
+static pthread_t bg_thread;
+static char bg_outputs[256];
+
+static void *bg_main(void *arg)
+{
+        (void)arg;
+        return (void *)(intptr_t)tj_set_outputs(bg_outputs);
+}
+
 static void on_usr1(int sig)
 {
         (void)sig;
@@ -261,6 +277,19 @@ static void step(const char *s)
 
                 run_forkbusy(atol(arg), atol(a2), atol(strchr(a2, ':') + 1));
         }
+        else if (strncmp(s, "bgoutputs:", 10) == 0) {
+                snprintf(bg_outputs, sizeof(bg_outputs), "%s", arg);
+                pthread_create(&bg_thread, NULL, bg_main, NULL);
+        } else if (strcmp(s, "bgjoin") == 0) {
+                void *ret = NULL;
+
+                pthread_join(bg_thread, &ret);
+                printf("bgoutputs %s=%d\n", bg_outputs, (int)(intptr_t)ret);
+        } else if (strncmp(s, "fifo:", 5) == 0) {
+                if (open(arg, O_RDONLY | O_NONBLOCK) < 0)
+                        printf("fifo %s=%d\n", arg, -errno);
+        } else if (strncmp(s, "sleep:", 6) == 0)
+                usleep((useconds_t)atol(arg) * 1000);
         else if (strcmp(s, "flush") == 0) {
                 r = tj_flush();
                 if (r != 0)
