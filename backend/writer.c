@@ -49,6 +49,9 @@ static struct {
         atomic_uint_fast64_t out_written[WRITER_NKNOWN];
         atomic_uint_fast64_t out_dropped[WRITER_NKNOWN];
         atomic_uint_fast64_t unreported[CONFIG_MAX_OUTPUTS]; /* drops to report */
+        /* Per known output, writes that failed in the calling thread (log,
+         * ftrace), moved into unreported by writer_report_drops(). */
+        atomic_uint_fast64_t caller_lost[WRITER_NKNOWN];
         /* The outputs for the stats, read without w.lock (which the writer
          * holds through a send that may block): their number in the low 4
          * bits, then each one's writer_known index in 4 bits, in order. */
@@ -262,12 +265,15 @@ static void writer_apply_outputs(const struct tj_output **outs, int n)
                 for (size_t j = 0; j < nold; j++)
                         if (old[j] == outs[i])
                                 unreported = old_unreported[j];
-                if (!writer_has(old, nold, outs[i]))
-                        outs[i]->open();
                 w.outs[i] = outs[i];
                 for (size_t k = 0; k < WRITER_NKNOWN; k++)
                         if (writer_known[k] == outs[i])
                                 w.known[i] = k;
+                if (!writer_has(old, nold, outs[i])) {
+                        /* what it lost before it was closed is not reported */
+                        atomic_store(&w.caller_lost[w.known[i]], 0);
+                        outs[i]->open();
+                }
                 packed |= (uint_fast32_t)w.known[i] << (4 * (i + 1));
                 atomic_store(&w.unreported[i], unreported);
                 async |= !outs[i]->sync;
@@ -390,6 +396,12 @@ static void writer_report_drops(void)
                                                   memory_order_relaxed);
                 }
         }
+        for (size_t i = 0; i < w.nouts; i++) {
+                uint64_t c = atomic_exchange(&w.caller_lost[w.known[i]], 0);
+
+                if (c)
+                        atomic_fetch_add(&w.unreported[i], c);
+        }
         clock_gettime(CLOCK_REALTIME, &rt);
         clock_gettime(CLOCK_MONOTONIC, &mono);
         for (size_t i = 0; i < w.nouts; i++) {
@@ -498,6 +510,19 @@ void writer_write_sync(const struct record *r)
         pthread_mutex_unlock(&w.lock);
 }
 
+/*
+ * Output O (log, ftrace) lost a record the calling thread wrote: the writer
+ * reports it to O with its own losses (writer_report_drops()).  They were
+ * counted in the stats only, and a log file that had been full held no
+ * tj_dropped line once it took lines again.
+ */
+static void writer_caller_lost(const struct tj_output *o)
+{
+        for (size_t k = 0; k < WRITER_NKNOWN; k++)
+                if (writer_known[k] == o)
+                        atomic_fetch_add_explicit(&w.caller_lost[k], 1, memory_order_relaxed);
+}
+
 /* Write R to the log output (LOG) and the ftrace output (FTRACE). */
 static void writer_caller_outputs(struct record *r, bool log, bool ftrace)
 {
@@ -508,15 +533,19 @@ static void writer_caller_outputs(struct record *r, bool log, bool ftrace)
                 return;
         record_values(r, v);
         r->flags |= RECORD_LOGGED;
-        if (ftrace && out_ftrace.write(r, v, NULL) < 0)
+        if (ftrace && out_ftrace.write(r, v, NULL) < 0) {
                 r->flags |= RECORD_FTRACE_FAILED;
+                writer_caller_lost(&out_ftrace);
+        }
         if (log) {
                 const char *msg;
 
                 writer_fix_realtime(r);
                 msg = writer_render(r, v, buf, sizeof(buf), &heap);
-                if (out_log.write(r, v, msg) < 0)
+                if (out_log.write(r, v, msg) < 0) {
                         r->flags |= RECORD_LOG_FAILED;
+                        writer_caller_lost(&out_log);
+                }
                 free(heap);
         }
 }
@@ -977,6 +1006,8 @@ static void writer_fork_child(void)
         atomic_store(&w.pending_drops, 0);
         for (size_t i = 0; i < CONFIG_MAX_OUTPUTS; i++)
                 atomic_store(&w.unreported[i], 0);
+        for (size_t k = 0; k < WRITER_NKNOWN; k++)
+                atomic_store(&w.caller_lost[k], 0);
         atomic_store(&w.flush_req, 0);
         atomic_store(&w.flush_done, 0);
         atomic_store(&w.sleeping, false);

@@ -2,7 +2,8 @@
 # t-lib-outputs.sh - several outputs at once and several groups: the same
 # events reach journald, syslog (a test socket) and the log output; the log
 # output's forms (stderr, TJ_LOG_TIMESTAMP=1, -trace file=); journald absent
-# (in a private mount namespace): the program goes on, one warning, drops counted.
+# (in a private mount namespace): the program goes on, one warning, drops counted;
+# the log output's failed writes reported to it once it works again.
 . "$(dirname "$0")/lib/common.sh"
 E="$B/tests/lib-emit"
 
@@ -15,6 +16,21 @@ TJ_FTRACE_MARKER="$T/marker6" TJ_SIMPLE_FILE="$T/st6" TJ_EVENTS=tgb_req \
         $RUN "$E" init req:3 flush stats > "$T/out" 2> "$T/log" || true
 check_eq lib-outputs-all-six "3 3 1" \
         "$(grep -c '^tgb_req req' "$T/log") $(grep -c '^tgb_req\[' "$T/marker6") $(grep -c '^emitted=3 ' "$T/out")"
+
+# The log output's own losses (written by the calling thread: a write that
+# failed, here to /dev/full) are reported to it once it works again (-trace
+# file= a file), as every output's are: its file had the events after them
+# and no tj_dropped line, its 5 losses counted nowhere but the stats.  Alone
+# (the caller's path) and beside an output of the writer thread.
+for outs in log log,nop; do
+        TJ_OUTPUT=$outs TJ_EVENTS=tgb_req $RUN "$E" opt:file=/dev/full init req:5 \
+                opt:file="$T/lost.log" req:1 flush stats > "$T/out" 2> "$T/err" || true
+        check_eq "lib-outputs-log-lost-reported-$outs" "opt file=/dev/full=0
+opt file=$T/lost.log=0
+emitted=6 written=1 dropped=5
+tgb_req req 0x1000 sector 0 name r0
+tj_dropped 5 events dropped" "$(cat "$T/out"; sort "$T/lost.log")"
+done
 
 if ! have_journald; then skip lib-outputs "no journald socket"; exit 0; fi
 
