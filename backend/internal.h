@@ -47,9 +47,10 @@ enum record_kind {
 
 enum record_flag {
         RECORD_TRUNCATED = 1 << 0,      /* a string argument was cut short */
-        RECORD_LOGGED = 1 << 1,         /* the caller wrote it to log and ftrace */
+        RECORD_LOGGED = 1 << 1,         /* the caller wrote it to log */
         RECORD_LOG_FAILED = 1 << 2,     /* ... and the write to log failed */
         RECORD_FTRACE_FAILED = 1 << 3,  /* ... the write to ftrace failed */
+        RECORD_FTRACED = 1 << 4,        /* the caller wrote it to ftrace */
 };
 
 /* Value slot of a string argument that was NULL. */

@@ -422,6 +422,14 @@ static uint32_t writer_caller_failed(const struct tj_output *o)
         return o == &out_ftrace ? RECORD_FTRACE_FAILED : RECORD_LOG_FAILED;
 }
 
+/* The flag telling that the caller wrote R to O (O is .sync).  One flag for
+ * both skipped the log output the outputs gained between the caller's write
+ * of ftrace and the writer's pass: counted written, never written. */
+static uint32_t writer_caller_wrote(const struct tj_output *o)
+{
+        return o == &out_ftrace ? RECORD_FTRACED : RECORD_LOGGED;
+}
+
 /* Count one event written to, or lost by, output O (for the stats). */
 static void writer_count(const struct tj_output *o, bool failed)
 {
@@ -433,8 +441,9 @@ static void writer_count(const struct tj_output *o, bool failed)
 }
 
 /*
- * Give R to the outputs: the asynchronous ones, plus the log output when the
- * caller did not write it already (ALL).  Under w.lock.
+ * Give R to the outputs: the asynchronous ones, plus the log and ftrace
+ * outputs unless the caller wrote them already (ALL: all of them).  Under
+ * w.lock.
  */
 static void writer_dispatch(const struct record *r, bool all)
 {
@@ -453,7 +462,7 @@ static void writer_dispatch(const struct record *r, bool all)
         for (size_t i = 0; i < w.nouts; i++) {
                 bool failed;
 
-                if (w.outs[i]->sync && !all && (r->flags & RECORD_LOGGED))
+                if (w.outs[i]->sync && !all && (r->flags & writer_caller_wrote(w.outs[i])))
                         failed = r->flags & writer_caller_failed(w.outs[i]);
                 else if (w.outs[i]->write(r, v, msg) < 0) {
                         atomic_fetch_add(&w.unreported[i], 1);
@@ -532,7 +541,10 @@ static void writer_caller_outputs(struct record *r, bool log, bool ftrace)
         if (!log && !ftrace)
                 return;
         record_values(r, v);
-        r->flags |= RECORD_LOGGED;
+        if (ftrace)
+                r->flags |= RECORD_FTRACED;
+        if (log)
+                r->flags |= RECORD_LOGGED;
         if (ftrace && out_ftrace.write(r, v, NULL) < 0) {
                 r->flags |= RECORD_FTRACE_FAILED;
                 writer_caller_lost(&out_ftrace);

@@ -32,6 +32,26 @@ tgb_req req 0x1000 sector 0 name r0
 tj_dropped 5 events dropped" "$(cat "$T/out"; sort "$T/lost.log")"
 done
 
+# An event traced while the outputs change from nop,ftrace to
+# nop,ftrace,log,simple (tj_set_outputs() in another thread holds the
+# writer's lock while it opens a FIFO as the simple file) reaches the log
+# output the writer finds then: the caller had written ftrace, not log, but
+# one flag said both, and the log output was skipped and counted written.
+# The event is traced once that thread waits in open() (fifowait).
+mkfifo "$T/sw.fifo"
+: > "$T/sw.marker"
+TJ_OUTPUT=nop,ftrace TJ_FTRACE_MARKER="$T/sw.marker" TJ_SIMPLE_FILE="$T/sw.fifo" \
+        timeout 60 $RUN "$E" opt:file="$T/sw.log" init enable:tgb_req \
+        bgoutputs:nop,ftrace,log,simple fifowait req:1 fifo:"$T/sw.fifo" bgjoin flush \
+        > "$T/out" 2> "$T/err" || true
+if grep -q fifowait=none "$T/out"; then
+        skip lib-outputs-log-added-ftrace-written "no thread seen waiting in open() (/proc wchan)"
+else
+        check_eq lib-outputs-log-added-ftrace-written "bgoutputs nop,ftrace,log,simple=0
+tgb_req req 0x1000 sector 0 name r0
+1" "$(grep bgoutputs "$T/out"; cat "$T/sw.log"; grep -c '^tgb_req\[' "$T/sw.marker")"
+fi
+
 if ! have_journald; then skip lib-outputs "no journald socket"; exit 0; fi
 
 "$B/tests/dgram-recv" "$T/s.sock" 5 > "$T/syslog" &

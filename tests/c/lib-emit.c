@@ -27,6 +27,10 @@
  *                       waits for it and prints "bgoutputs LIST=R"
  *   fifo:PATH           open PATH for reading, without waiting, and keep it
  *                       open: a FIFO's writer's open() goes on
+ *   fifowait            wait until a thread of the process waits in open()
+ *                       for a FIFO's other end (its /proc wchan); prints
+ *                       "fifowait=none" when none does within 10 s, or
+ *                       where the kernel does not tell
  *   sleep:MS            sleep MS milliseconds
  *   stats               prints "emitted=E written=W dropped=D"
  *   shutdown            tj_shutdown()
@@ -193,6 +197,32 @@ static void *bg_main(void *arg)
         return (void *)(intptr_t)tj_set_outputs(bg_outputs);
 }
 
+/* fifowait: is a thread of ours in open(), waiting for a FIFO's reader? */
+static bool fifo_waiting(void)
+{
+        DIR *d = opendir("/proc/self/task");
+        struct dirent *de;
+        bool found = false;
+
+        while (d && !found && (de = readdir(d))) {
+                char path[300], wchan[64] = "";
+                FILE *f;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/self/task/%s/wchan", de->d_name);
+                f = fopen(path, "r");
+                if (f) {
+                        found = fgets(wchan, sizeof(wchan), f) &&
+                                strcmp(wchan, "wait_for_partner") == 0;
+                        fclose(f);
+                }
+        }
+        if (d)
+                closedir(d);
+        return found;
+}
+
 static void on_usr1(int sig)
 {
         (void)sig;
@@ -288,6 +318,13 @@ static void step(const char *s)
         } else if (strncmp(s, "fifo:", 5) == 0) {
                 if (open(arg, O_RDONLY | O_NONBLOCK) < 0)
                         printf("fifo %s=%d\n", arg, -errno);
+        } else if (strcmp(s, "fifowait") == 0) {
+                int i = 0;
+
+                while (!fifo_waiting() && ++i < 1000)
+                        usleep(10000);
+                if (i == 1000)
+                        printf("fifowait=none\n");
         } else if (strncmp(s, "sleep:", 6) == 0)
                 usleep((useconds_t)atol(arg) * 1000);
         else if (strcmp(s, "flush") == 0) {
