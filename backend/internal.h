@@ -94,6 +94,10 @@ TJ_HIDDEN int record_message(const struct record *r, const tj_value *v,
  * ("<event> <format rendered>"); it returns 0, or -errno when the record was
  * lost (counted as dropped).
  * report_dropped() tells the destination that N events were lost.
+ * take_lost() (NULL for most) gives the records write() took and the output
+ * lost afterwards, writing them out (a buffered write that failed), and in
+ * *RET_REPORTED the losses it had reported in what it lost, since its last
+ * call; the writer counts the records as dropped and reports both again.
  */
 struct tj_output {
         const char *name;
@@ -102,6 +106,7 @@ struct tj_output {
         int (*write)(const struct record *r, const tj_value *v, const char *msg);
         int (*report_dropped)(uint64_t n, int64_t realtime_ns, int64_t mono_ns);
         void (*flush)(void);
+        uint64_t (*take_lost)(uint64_t *ret_reported);
         void (*close)(void);
 };
 

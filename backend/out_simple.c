@@ -22,6 +22,14 @@
  * it inherited in the stream's buffer (the parent writes that), and opens
  * its file at its first record.  Writing on in the parent's file put the
  * child's copy of that buffer, header and all, in the middle of it.
+ *
+ * A write that fails (a full disk, RLIMIT_FSIZE) takes the file back to the
+ * end of its last whole record known written, and what was given to the
+ * stream since is lost: counted (simple_take_lost()) and reported in a
+ * dropped-events record once writes go through again.  The stream had left
+ * a record cut short in the file, later records went on after it and the
+ * rest of the file could not be read; the records lost in the stream's
+ * buffer counted written, and no loss was reported.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,10 +49,19 @@
 #define SIMPLE_VERSION        4
 #define SIMPLE_TYPE_MAPPING   0
 #define SIMPLE_TYPE_EVENT     1
+#define SIMPLE_MAP_WRITTEN    1         /* an event's mapping is in the file */
+#define SIMPLE_MAP_GIVEN      2         /* ... given to the stream, not flushed yet */
 
 static FILE *simple_fp;
-static uint8_t *simple_mapped;          /* by event id: its mapping is written */
+static uint8_t *simple_mapped;          /* by event id: SIMPLE_MAP_... */
 static size_t simple_nmapped;
+static bool simple_map_unsure;          /* a mapping is SIMPLE_MAP_GIVEN */
+static off_t simple_done;               /* the file's bytes known written, whole records */
+static off_t simple_off;                /* bytes given to the stream */
+static uint64_t simple_unsure;          /* event records given since simple_done */
+static uint64_t simple_unsure_reported; /* losses reported since simple_done */
+static uint64_t simple_lost;            /* for simple_take_lost() */
+static uint64_t simple_lost_reported;
 static bool simple_forked;              /* a fork child: its own file, at its first record */
 static pthread_once_t simple_once = PTHREAD_ONCE_INIT;
 
@@ -53,6 +70,10 @@ static void simple_forget(void)
         free(simple_mapped);
         simple_mapped = NULL;
         simple_nmapped = 0;
+        simple_map_unsure = false;
+        simple_done = simple_off = 0;
+        simple_unsure = simple_unsure_reported = 0;
+        simple_lost = simple_lost_reported = 0;
 }
 
 /* In a fork child (one thread: stdio's locks were reset by fork()). */
@@ -72,14 +93,59 @@ static void simple_init_once(void)
         pthread_atfork(NULL, NULL, simple_fork_child);
 }
 
+static void simple_put(const void *p, size_t n)
+{
+        fwrite(p, 1, n, simple_fp);
+        simple_off += (off_t)n;
+}
+
 static void simple_u64(uint64_t x)
 {
-        fwrite(&x, sizeof(x), 1, simple_fp);
+        simple_put(&x, sizeof(x));
 }
 
 static void simple_u32(uint32_t x)
 {
-        fwrite(&x, sizeof(x), 1, simple_fp);
+        simple_put(&x, sizeof(x));
+}
+
+static void simple_header(void)
+{
+        simple_u64(SIMPLE_HEADER_ID);
+        simple_u64(SIMPLE_MAGIC);
+        simple_u64(SIMPLE_VERSION);
+}
+
+/* The mappings given since the last flush are in the file (WRITTEN), or
+ * were lost with it (0: written again before their event's next record). */
+static void simple_maps_settle(uint8_t to)
+{
+        if (!simple_map_unsure)
+                return;
+        for (size_t i = 0; i < simple_nmapped; i++)
+                if (simple_mapped[i] == SIMPLE_MAP_GIVEN)
+                        simple_mapped[i] = to;
+        simple_map_unsure = false;
+}
+
+/*
+ * A write failed: what the stream holds is dropped, the file cut back to its
+ * last whole record known written, and the records given since counted
+ * lost.  A file that cannot be cut (a FIFO) is written on from where it is.
+ */
+static void simple_recover(void)
+{
+        __fpurge(simple_fp);
+        clearerr(simple_fp);
+        if (ftruncate(fileno(simple_fp), simple_done) == 0)
+                fseeko(simple_fp, simple_done, SEEK_SET);
+        simple_off = simple_done;
+        simple_lost += simple_unsure;
+        simple_lost_reported += simple_unsure_reported;
+        simple_unsure = simple_unsure_reported = 0;
+        simple_maps_settle(0);
+        if (simple_done == 0)
+                simple_header();
 }
 
 static int simple_open(void)
@@ -109,9 +175,8 @@ static int simple_open(void)
                 close(fd);
                 goto out;
         }
-        simple_u64(SIMPLE_HEADER_ID);
-        simple_u64(SIMPLE_MAGIC);
-        simple_u64(SIMPLE_VERSION);
+        simple_forget();
+        simple_header();
 out:
         free(own);
         return ret;
@@ -147,8 +212,9 @@ static int simple_map(const struct tj_event *ev)
         simple_u64(SIMPLE_TYPE_MAPPING);
         simple_u64(ev->id);
         simple_u32((uint32_t)len);
-        fwrite(ev->name, 1, len, simple_fp);
-        simple_mapped[ev->id] = 1;
+        simple_put(ev->name, len);
+        simple_mapped[ev->id] = SIMPLE_MAP_GIVEN;
+        simple_map_unsure = true;
 out:
         return ret;
 }
@@ -182,12 +248,16 @@ static int simple_write(const struct record *r, const tj_value *v, const char *m
 
                         simple_u32(len);
                         if (len)
-                                fwrite(v[i].s, 1, len, simple_fp);
+                                simple_put(v[i].s, len);
                 } else {
                         simple_u64(v[i].u);
                 }
         }
-        ret = ferror(simple_fp) ? -EIO : 0;
+        if (ferror(simple_fp)) {
+                simple_recover();
+                return -EIO;
+        }
+        simple_unsure++;
 out:
         return ret;
 }
@@ -203,13 +273,34 @@ static int simple_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_n
         simple_u32(8 + 8 + 4 + 4 + 8);
         simple_u32((uint32_t)getpid());
         simple_u64(n);
-        return ferror(simple_fp) ? -EIO : 0;
+        if (ferror(simple_fp)) {
+                simple_recover();
+                return -EIO;
+        }
+        simple_unsure_reported += n;
+        return 0;
 }
 
 static void simple_flush(void)
 {
-        if (simple_fp)
-                fflush(simple_fp);
+        if (!simple_fp)
+                return;
+        if (fflush(simple_fp) != 0 || ferror(simple_fp)) {
+                simple_recover();
+                return;
+        }
+        simple_done = simple_off;
+        simple_unsure = simple_unsure_reported = 0;
+        simple_maps_settle(SIMPLE_MAP_WRITTEN);
+}
+
+static uint64_t simple_take_lost(uint64_t *ret_reported)
+{
+        uint64_t n = simple_lost;
+
+        *ret_reported = simple_lost_reported;
+        simple_lost = simple_lost_reported = 0;
+        return n;
 }
 
 static void simple_close(void)
@@ -227,5 +318,6 @@ TJ_HIDDEN const struct tj_output out_simple = {
         .write = simple_write,
         .report_dropped = simple_report_dropped,
         .flush = simple_flush,
+        .take_lost = simple_take_lost,
         .close = simple_close,
 };

@@ -728,6 +728,37 @@ static size_t writer_drain_merged(struct ring *first, uint64_t upto)
         return n;
 }
 
+/*
+ * Records an output took (counted written) and lost when it wrote them out
+ * (take_lost(): the simple output's buffered writes that failed) are counted
+ * lost now, and reported to it with the losses it had reported in what it
+ * lost, at the next pass.  An event another output lost too was counted
+ * dropped already: the events moved from written to dropped are at most
+ * those written, so that two outputs failing together (journald gone, the
+ * disk full) cannot take written below zero.  Under w.lock.
+ */
+static void writer_take_late_losses(void)
+{
+        for (size_t i = 0; i < w.nouts; i++) {
+                uint64_t reported = 0, n, m;
+                uint_fast64_t cur;
+
+                if (!w.outs[i]->take_lost)
+                        continue;
+                n = w.outs[i]->take_lost(&reported);
+                atomic_fetch_add(&w.unreported[i], n + reported);
+                if (n == 0)
+                        continue;
+                atomic_fetch_sub(&w.out_written[w.known[i]], n);
+                atomic_fetch_add(&w.out_dropped[w.known[i]], n);
+                cur = atomic_load(&emit_counters.written);
+                do
+                        m = n < cur ? n : cur;
+                while (!atomic_compare_exchange_weak(&emit_counters.written, &cur, cur - m));
+                atomic_fetch_add(&emit_counters.dropped, m);
+        }
+}
+
 /* Free the rings of exited threads once drained. */
 static void writer_reap(void)
 {
@@ -776,6 +807,7 @@ static size_t writer_pass(void)
         for (size_t i = 0; i < w.nouts; i++)
                 if (w.outs[i]->flush)
                         w.outs[i]->flush();
+        writer_take_late_losses();
         pthread_mutex_unlock(&w.lock);
         if (dead)
                 writer_reap();

@@ -118,6 +118,61 @@ print(len(times), sum(1 for a, b in zip(times, times[1:]) if b < a))
 PY
 )"
 
+# A write that fails (RLIMIT_FSIZE: EFBIG, as a full disk's ENOSPC) costs
+# the records not known written, and only them: the file is cut back to its
+# last whole record, the losses counted and reported in a dropped-events
+# record once writes go through again, and the file reads to its end.  The
+# stream had left a record cut short in the file with the next ones after
+# it (unreadable from there), and its lost buffer counted written.
+TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/efbig" TJ_EVENTS=tgb_req $RUN "$E" init req:10 flush \
+        fsize:5000 req:200 flush fsize:0 req:10 flush stats > "$T/out"
+check_eq lib-simple-write-failed "ok" "$(python3 - "$T/efbig" "$(cat "$T/out")" <<'PY'
+import re, struct, sys
+d = open(sys.argv[1], 'rb').read()
+st = dict(re.findall(r'(\w+)=(\d+)', sys.argv[2]))
+o, mapped, events, dropped, sectors = 24, set(), 0, 0, []
+while o + 8 <= len(d):
+    (t,) = struct.unpack_from('=Q', d, o); o += 8
+    if t == 0:
+        eid, n = struct.unpack_from('=QI', d, o); o += 12 + n
+        mapped.add(eid)
+        continue
+    eid, ts, ln, pid = struct.unpack_from('=QQII', d, o)
+    if eid == 0xfffffffffffffffe:
+        dropped += struct.unpack_from('=Q', d, o + 24)[0]
+    elif eid in mapped:
+        events += 1
+        sectors.append(struct.unpack_from('=Q', d, o + 32)[0])
+    else:
+        break
+    o += ln
+got = (o, events, dropped, sectors[-10:])
+want = (len(d), int(st['written']), int(st['dropped']), list(range(10)))
+ok = got == want and st['emitted'] == '220' and dropped > 0
+print('ok' if ok else 'file end %d/%d, events %d/%s, dropped %d/%s, last %s, stats %s' %
+      (o, len(d), events, st['written'], dropped, st['dropped'], sectors[-10:], sys.argv[2]))
+PY
+)"
+
+# At tj_shutdown() too: the losses of the flush's pass are reported by the
+# writer's last pass, the file cut back far below the limit.
+TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/efbig3" TJ_EVENTS=tgb_req $RUN "$E" init req:10 flush \
+        fsize:5000 req:200 shutdown fsize:0 stats > "$T/out"
+stats=$(cat "$T/out")
+file=$(python3 "$TOP/tests/simple-count.py" "$T/efbig3" 2> /dev/null || echo unreadable)
+check_eq lib-simple-write-failed-at-shutdown "ok" \
+        "$(if [ "${stats#emitted=210 written=}" != "$stats" ] && [ "$file" != "events=210 dropped=0" ] &&
+              [ "$file" = "$(echo "$stats" | sed 's/emitted=210 written=/events=/; s/ dropped=/ dropped=/')" ]; then
+                echo ok; else echo "$stats | file $file"; fi)"
+
+# The same beside an output that loses every event (a syslog socket that is
+# not there): those events were counted dropped already, and the simple
+# output's losses move none of them again (written went below zero).
+TJ_OUTPUT=simple,syslog TJ_SYSLOG_SOCKET="$T/none.sock" TJ_SIMPLE_FILE="$T/efbig2" \
+        TJ_EVENTS=tgb_req $RUN "$E" init req:10 flush fsize:5000 req:200 flush fsize:0 req:10 \
+        flush stats > "$T/out"
+check_eq lib-simple-write-failed-all-lost "emitted=220 written=0 dropped=220" "$(cat "$T/out")"
+
 # Changing the outputs leaves an output that stays open: the simple file
 # and the log's file= keep what they hold (reopening truncated both).
 TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/kept" $RUN "$E" opt:file="$T/kept.log" init enable:tgb_req \

@@ -32,6 +32,9 @@
  *                       "fifowait=none" when none does within 10 s, or
  *                       where the kernel does not tell
  *   sleep:MS            sleep MS milliseconds
+ *   fsize:N             files may grow to N bytes (setrlimit RLIMIT_FSIZE, the
+ *                       soft limit; 0: as far as the hard limit lets them);
+ *                       SIGXFSZ ignored, so a write past it fails with EFBIG
  *   stats               prints "emitted=E written=W dropped=D"
  *   shutdown            tj_shutdown()
  *   setenv:NAME=VALUE   setenv(NAME, VALUE), for a later init
@@ -58,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -325,6 +329,14 @@ static void step(const char *s)
                         usleep(10000);
                 if (i == 1000)
                         printf("fifowait=none\n");
+        } else if (strncmp(s, "fsize:", 6) == 0) {
+                struct rlimit rl;
+
+                signal(SIGXFSZ, SIG_IGN);
+                getrlimit(RLIMIT_FSIZE, &rl);
+                rl.rlim_cur = atol(arg) > 0 ? (rlim_t)atol(arg) : rl.rlim_max;
+                if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+                        printf("fsize %s=%d\n", arg, -errno);
         } else if (strncmp(s, "sleep:", 6) == 0)
                 usleep((useconds_t)atol(arg) * 1000);
         else if (strcmp(s, "flush") == 0) {
