@@ -1050,8 +1050,14 @@ static void writer_fork_child(void)
         atomic_store(&w.pending_drops, 0);
         for (size_t i = 0; i < CONFIG_MAX_OUTPUTS; i++)
                 atomic_store(&w.unreported[i], 0);
-        for (size_t k = 0; k < WRITER_NKNOWN; k++)
+        for (size_t k = 0; k < WRITER_NKNOWN; k++) {
+                /* counted since the child started, as emit_after_fork_child()
+                 * and control.c count theirs: ctl stats in a child had the
+                 * parent's events in its outputs' lines, not in 'written' */
+                atomic_store(&w.out_written[k], 0);
+                atomic_store(&w.out_dropped[k], 0);
                 atomic_store(&w.caller_lost[k], 0);
+        }
         atomic_store(&w.flush_req, 0);
         atomic_store(&w.flush_done, 0);
         atomic_store(&w.sleeping, false);

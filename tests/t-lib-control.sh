@@ -354,6 +354,18 @@ else
         fail control-api "$(head -3 "$T/err")"
 fi
 
+# ---- a fork child's stats count since the child started, the outputs'
+# lines too: they went on from the parent's (output nop written 10 beside
+# written 3), though emitted, written, dropped and the control counters
+# start again ----
+TJ_CONTROL_DIR="$T/ctl" TJ_OUTPUT=nop TJ_EVENTS=tgb_req "$B/tests/lib-emit" init req:7 flush \
+        forkctl:3 > "$T/out" 2>&1 || true
+check_eq control-fork-child-output-stats "emitted 3
+written 3
+dropped 0
+output nop written 3 dropped 0
+ok" "$(cat "$T/out")"
+
 # ---- a program out of descriptors: the control thread cannot accept() the
 # connection, which stays queued; it waits for a descriptor instead of
 # spinning on a core (it used a whole one, poll() reporting the connection

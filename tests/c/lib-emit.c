@@ -18,6 +18,10 @@
  *   forkflush:N         fork; the child does req:N, then tj_flush() until it
  *                       succeeds (however long its writer is held up), and
  *                       exits; wait for it
+ *   ctlstats            serve the control endpoint (tj_control_start), print
+ *                       its reply to "stats" but the rings and control lines
+ *   forkctl:N           fork; the child does req:N, tj_flush() and ctlstats,
+ *                       and exits; wait for it
  *   forkbusy:T:N:K      T threads each doing req:N and, while they trace, K
  *                       forks whose children do req:10 and exit; prints
  *                       "children=K exited=E" (E: children that exited 0)
@@ -62,6 +66,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,6 +136,49 @@ static void run_fork(long n, bool flush)
                 emit_reqs(n);
                 while (flush && tj_flush() != 0)
                         ;
+                exit(0);
+        }
+        if (pid > 0)
+                waitpid(pid, &status, 0);
+}
+
+/* ctlstats: ask our own control endpoint for its stats. */
+static void run_ctlstats(void)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        char buf[4096];
+        size_t got = 0;
+        ssize_t n;
+        int fd;
+
+        if (tj_control_start() < 0 || tj_control_path(sa.sun_path, sizeof(sa.sun_path)) < 0 ||
+            (fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0) {
+                printf("ctlstats: no endpoint\n");
+                return;
+        }
+        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+            write(fd, "stats\n", 6) == 6)
+                while (got < sizeof(buf) - 1 &&
+                       (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+                        got += (size_t)n;
+        close(fd);
+        buf[got] = '\0';
+        for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+                if (strncmp(line, "rings ", 6) != 0 && strncmp(line, "control ", 8) != 0)
+                        printf("%s\n", line);
+        tj_control_stop();
+}
+
+static void run_forkctl(long n)
+{
+        pid_t pid = fork();
+        int status;
+
+        if (pid == 0) {
+                emit_reqs(n);
+                tj_flush();
+                run_ctlstats();
+                fflush(stdout);
                 exit(0);
         }
         if (pid > 0)
@@ -302,6 +351,10 @@ static void step(const char *s)
                 run_threads(1, atol(arg));
         else if (strncmp(s, "fork:", 5) == 0)
                 run_fork(atol(arg), false);
+        else if (strcmp(s, "ctlstats") == 0)
+                run_ctlstats();
+        else if (strncmp(s, "forkctl:", 8) == 0)
+                run_forkctl(atol(arg));
         else if (strncmp(s, "forkflush:", 10) == 0)
                 run_fork(atol(arg), true);
         else if (strncmp(s, "str:", 4) == 0)
