@@ -233,7 +233,7 @@ int registry_apply_file(const char *path, unsigned *ret_line, const char *warn_a
         size_t cap = 0;
         ssize_t len;
         unsigned lineno = 0, bad = 0;
-        int ret = 0;
+        int ret = 0, err;
 
         if (!path)
                 return -EINVAL;
@@ -265,8 +265,13 @@ int registry_apply_file(const char *path, unsigned *ret_line, const char *warn_a
                         }
                 }
         }
-        if (ferror(f) && ret == 0)
-                ret = -EIO;
+        /* a read that failed is said as an open that failed, with its own
+         * errno: a directory opens, and was -EIO without a word */
+        err = ferror(f) ? (errno > 0 ? -errno : -EIO) : 0;
+        if (err < 0 && warn_as)
+                config_warn("%s: %s: %s", warn_as, path, strerror(-err));
+        if (err < 0 && ret == 0)
+                ret = err;
         fclose(f);
 out:
         free(line);

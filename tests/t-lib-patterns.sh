@@ -103,6 +103,12 @@ check_eq lib-patterns-env-output-empty "tracejournal: TJ_OUTPUT: no known output
 TJ_EVENTS_FILE=/nonexistent/events TJ_QUIET=0 $RUN "$E" init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-missing-file \
         "tracejournal: TJ_EVENTS_FILE: /nonexistent/events: No such file or directory" "$(cat "$T/err")"
+# A file that opens but cannot be read (a directory: EISDIR) is said as one
+# that does not open, with its errno: it was -EIO, without a word.
+TJ_EVENTS_FILE="$T" TJ_QUIET=0 TJ_OUTPUT=nop $RUN "$E" init file:"$T" > "$T/out" 2> "$T/err"
+check_eq lib-patterns-env-file-unreadable "init=-21
+file $T=-21 line=0
+tracejournal: TJ_EVENTS_FILE: $T: Is a directory" "$(cat "$T/out" "$T/err")"
 TJ_QUIET=1 TJ_EVENTS=nosuch TJ_OUTPUT=bogus $RUN "$E" init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-quiet "" "$(cat "$T/err")"
 
