@@ -245,6 +245,9 @@ if wait_for '[ -S "$T/ctl/$P.sock" ]'; then
 else
         fail control-dir "$T/ctl/$P.sock did not appear"
 fi
+# (it ran until killed, and P is taken again below: it was left running,
+# at a core's full speed, after the test had ended)
+kill "$P" 2> /dev/null; wait "$P" 2> /dev/null || true; P=
 
 # /run/tracejournal is made 0755 whatever the umask (other users reach the
 # socket and are told they may not use it); in a mount namespace whose /run
