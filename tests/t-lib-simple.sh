@@ -63,17 +63,10 @@ case "${SANITIZE:-}" in
                 'select distinct pid from events' | tail -n 1)" ;;
 esac
 
-# Several threads' events are written in the order they were traced: here
-# each thread traces after the one before exited, so every record's time is
-# at or after the one before it in the file.  The writer drained one ring
-# after another (the newest thread's first), and a free traced by a second
-# thread came before the allocation the first made (found comparing imports:
-# traceql leaks on the simple file reported a leak and an unknown free).
-steps=
-for i in $(seq 40); do steps="$steps req:1 texit:1"; done
-# shellcheck disable=SC2086
-TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/order" TJ_EVENTS=tgb_req $RUN "$E" init $steps flush > /dev/null
-check_eq lib-simple-threads-in-order "80 0" "$(python3 - "$T/order" <<'PY'
+# out_of_order FILE: "N M" of a simple trace file: N event records (not
+# dropped-events ones), M of them timed before the one before them
+out_of_order() {
+        python3 - "$1" <<'PY'
 import struct, sys
 d = open(sys.argv[1], 'rb').read()
 o, times = 24, []
@@ -88,7 +81,19 @@ while o < len(d):
             times.append(ts)
 print(len(times), sum(1 for a, b in zip(times, times[1:]) if b < a))
 PY
-)"
+}
+
+# Several threads' events are written in the order they were traced: here
+# each thread traces after the one before exited, so every record's time is
+# at or after the one before it in the file.  The writer drained one ring
+# after another (the newest thread's first), and a free traced by a second
+# thread came before the allocation the first made (found comparing imports:
+# traceql leaks on the simple file reported a leak and an unknown free).
+steps=
+for i in $(seq 40); do steps="$steps req:1 texit:1"; done
+# shellcheck disable=SC2086
+TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/order" TJ_EVENTS=tgb_req $RUN "$E" init $steps flush > /dev/null
+check_eq lib-simple-threads-in-order "80 0" "$(out_of_order "$T/order")"
 
 # The same while the writer thread has read its list of rings but waits for
 # its lock, which tj_set_outputs() holds opening a FIFO as the ftrace marker
@@ -101,22 +106,7 @@ mkfifo "$T/marker"
 TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/order2" TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS=tgb_req \
         timeout 60 $RUN "$E" init req:1 flush bgoutputs:simple,ftrace sleep:200 texit:1 req:1 \
         fifo:"$T/marker" bgjoin flush > "$T/out"
-check_eq lib-simple-threads-in-order-new-ring "bgoutputs simple,ftrace=0 3 0" "$(cat "$T/out") $(python3 - "$T/order2" <<'PY'
-import struct, sys
-d = open(sys.argv[1], 'rb').read()
-o, times = 24, []
-while o < len(d):
-    (t,) = struct.unpack_from('=Q', d, o); o += 8
-    if t == 0:
-        eid, n = struct.unpack_from('=QI', d, o); o += 12 + n
-    else:
-        eid, ts, ln, pid = struct.unpack_from('=QQII', d, o)
-        o += ln
-        if eid != 0xfffffffffffffffe:
-            times.append(ts)
-print(len(times), sum(1 for a, b in zip(times, times[1:]) if b < a))
-PY
-)"
+check_eq lib-simple-threads-in-order-new-ring "bgoutputs simple,ftrace=0 3 0" "$(cat "$T/out") $(out_of_order "$T/order2")"
 
 # A write that fails (RLIMIT_FSIZE: EFBIG, as a full disk's ENOSPC) costs
 # the records not known written, and only them: the file is cut back to its

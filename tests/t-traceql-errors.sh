@@ -421,22 +421,31 @@ c.execute("COMMIT")' "$T/names.db" "$T/locked" &
         check_eq journal-event-names-listed-late "0|12|a11 ev_new" "$rc|$(count "$T/names.db")|$($TQ \
                 --db "$T/names.db" --no-sync --format csv "select message || ' ' || event as m from events
                 where jseq = 11" | tail -n +2)"
+        # evs DIR SID NAME VALUE...: DIR/a.journal, by systemd-journal-remote,
+        # one entry of SYSLOG_IDENTIFIER NAME per TRACE_EVENT VALUE (a Python
+        # bytes expression), as a binary field, of seqnum id SID x 32
+        evs() {
+                d=$1
+                shift
+                mkdir "$d"
+                python3 - "$@" <<'PY' | "$JR" -o "$d/a.journal" - 2> /dev/null
+import struct, sys
+out = sys.stdout.buffer
+sid, name = sys.argv[1] * 32, sys.argv[2]
+for i, expr in enumerate(sys.argv[3:], 1):
+    ev = eval(expr)
+    out.write(("__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%d\n"
+               "__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n_HOSTNAME=a\nSYSLOG_IDENTIFIER=%s\n"
+               "MESSAGE=m%d\n" % (sid, i, sid, i, (1700000000 + i) * 1000000, i * 1000000, sid,
+                                  name, i)).encode())
+    out.write(b"TRACE_EVENT\n" + struct.pack("<Q", len(ev)) + ev + b"\n\n")
+PY
+        }
         # A TRACE_EVENT value with a NUL byte (a binary field) in a journal
         # file: without --identifier its stream matched the value cut at the
         # NUL, which no entry has, so the entry was never read, and the one
         # after it took the position past it.
-        mkdir "$T/nulev"
-        python3 - <<'PY' | "$JR" -o "$T/nulev/a.journal" - 2> /dev/null
-import struct, sys
-out = sys.stdout.buffer
-sid = "a" * 32
-for i, ev in enumerate([b"ev", b"ab\0cd", b"ev"], 1):
-    out.write(("__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%d\n"
-               "__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n_HOSTNAME=a\nSYSLOG_IDENTIFIER=nulev\n"
-               "MESSAGE=m%d\n" % (sid, i, sid, i, (1700000000 + i) * 1000000, i * 1000000, sid,
-                                  i)).encode())
-    out.write(b"TRACE_EVENT\n" + struct.pack("<Q", len(ev)) + ev + b"\n\n")
-PY
+        evs "$T/nulev" a nulev "b'ev'" "b'ab\\0cd'" "b'ev'"
         $RUN "$TQ" --db "$T/nulev.db" import --directory "$T/nulev"
         check_eq journal-event-nul-value "m1 ev|m2 ab|m3 ev" "$($TQ --db "$T/nulev.db" --no-sync \
                 --format csv "select message || ' ' || event as m from events order by jseq" |
@@ -445,18 +454,7 @@ PY
         # threshold (64 KiB): the list of values (sd_journal_query_unique())
         # must give it whole, or its stream would match nothing and the
         # entry be passed over, as a value with a NUL byte was above.
-        mkdir "$T/longev"
-        python3 - <<'PY' | "$JR" -o "$T/longev/a.journal" - 2> /dev/null
-import struct, sys
-out = sys.stdout.buffer
-sid = "b" * 32
-for i, ev in enumerate([b"ev", b"e" * 70000, b"ev"], 1):
-    out.write(("__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%d\n"
-               "__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n_HOSTNAME=a\nSYSLOG_IDENTIFIER=longev\n"
-               "MESSAGE=m%d\n" % (sid, i, sid, i, (1700000000 + i) * 1000000, i * 1000000, sid,
-                                  i)).encode())
-    out.write(b"TRACE_EVENT\n" + struct.pack("<Q", len(ev)) + ev + b"\n\n")
-PY
+        evs "$T/longev" b longev "b'ev'" "b'e' * 70000" "b'ev'"
         $RUN "$TQ" --db "$T/longev.db" import --directory "$T/longev"
         check_eq journal-event-long-value "m1 2|m2 70000|m3 2" "$($TQ --db "$T/longev.db" --no-sync \
                 --format csv "select message || ' ' || length(event) as m from events order by jseq" |

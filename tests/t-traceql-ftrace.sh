@@ -134,6 +134,15 @@ mono,pid,tid,identifier,event,a0,a1
 OUT
 check_file ftrace-task-brackets-counter-clock "$T/exp" "$T/got"
 
+# ftrace_rows FILE SQL: FILE imported alone into a new database: "STATUS|ROW|ROW..."
+# of SQL's rows (CSV)
+ftrace_rows() {
+        rm -f "$T/db"
+        rc=0
+        $RUN "$TQ" --db "$T/db" import --ftrace "$1" 2> "$T/err" || rc=$?
+        echo "$rc|$($TQ --db "$T/db" --no-sync --format csv "$2" | tail -n +2 | paste -sd '|')"
+}
+
 # The header's '#' lines and "CPU:N [LOST M EVENTS]" begin in the first
 # column; a trace line never does (the kernel right-aligns TASK, 15 bytes at
 # most, in 16 columns), and its TASK may begin with '#' or be "CPU:..." as
@@ -144,13 +153,8 @@ cat > "$T/task-hash.trace" <<'TRACE'
         CPU:0-13      [001] .....   100.000002: sched_waking: comm=b pid=2
 CPU:1 [LOST 4 EVENTS]
 TRACE
-rm -f "$T/db"
-rc=0
-$RUN "$TQ" --db "$T/db" import --ftrace "$T/task-hash.trace" 2> "$T/err" || rc=$?
 check_eq ftrace-task-hash-cpu "0|#w1,12,sched_waking|CPU:0,13,sched_waking|,,tj_dropped" \
-        "$rc|$($TQ --db "$T/db" --no-sync --format csv \
-               "select identifier, tid, event from events order by id" | tail -n +2 |
-               paste -sd '|')"
+        "$(ftrace_rows "$T/task-hash.trace" "select identifier, tid, event from events order by id")"
 
 # The kernel writes "CPU:N [LOST EVENTS]" when it does not know how many
 # were lost (the trace file read while tracing goes on): a tj_dropped row
@@ -162,15 +166,11 @@ CPU:0 [LOST EVENTS]
              cat-2212    [000] d....   369.370000: arch_local_save_flags <-generic_atomic64_read
 CPU:1 [LOST 5 EVENTS]
 TRACE
-rm -f "$T/db"
-rc=0
-$RUN "$TQ" --db "$T/db" import --ftrace "$T/lost.trace" 2> "$T/err" || rc=$?
 check_eq ftrace-lost-events-unknown "0|4|? 5|dropped" \
-        "$rc|$($TQ --db "$T/db" --no-sync --format csv "select (select count(*) from events)
+        "$(ftrace_rows "$T/lost.trace" "select (select count(*) from events)
                || '|' || (select group_concat(ifnull(a0, '?'), ' ') from
                           (select a0 from events where event = 'tj_dropped' order by id))
-               || '|' || (select group_concat(name) from event_args where event = 'tj_dropped')" |
-               tail -n 1)"
+               || '|' || (select group_concat(name) from event_args where event = 'tj_dropped') as r")"
 
 # A system call's exit, "sys_NAME -> 0xRET" (the syscalls:sys_exit_* events),
 # is event sys_exit_NAME, as the kernel names it, with argument ret.
@@ -179,12 +179,8 @@ cat > "$T/sysexit.trace" <<'TRACE'
              cat-2212    [000] .....   369.060010: sys_openat -> 0x3
              cat-2212    [000] .....   369.060020: sys_close -> 0xfffffffffffffff7
 TRACE
-rm -f "$T/db"
-rc=0
-$RUN "$TQ" --db "$T/db" import --ftrace "$T/sysexit.trace" 2> "$T/err" || rc=$?
 check_eq ftrace-syscall-exit "0|sys_openat,\"sys_openat(dfd: 0xffffff9c, filename: 0x7ffd1c9a2f10, flags: 0x0, mode: 0x0)\",4294967196|sys_exit_openat,sys_openat -> 0x3,3|sys_exit_close,sys_close -> 0xfffffffffffffff7,-9" \
-        "$rc|$($TQ --db "$T/db" --no-sync --format csv "select event, message, a0 from events order by id" |
-               tail -n +2 | paste -sd '|')"
+        "$(ftrace_rows "$T/sysexit.trace" "select event, message, a0 from events order by id")"
 
 # The function tracer names a compiler's clone of a function as its symbol
 # is, "rw_verify_area.isra.0".
@@ -192,12 +188,8 @@ cat > "$T/clone.trace" <<'TRACE'
              cat-2212    [000] .....   369.060000: security_file_permission <-vfs_read.part.0
              cat-2212    [000] .....   369.060001: rw_verify_area.isra.0 <-vfs_read
 TRACE
-rm -f "$T/db"
-rc=0
-$RUN "$TQ" --db "$T/db" import --ftrace "$T/clone.trace" 2> "$T/err" || rc=$?
 check_eq ftrace-function-clone "0|function,security_file_permission,vfs_read.part.0|function,rw_verify_area.isra.0,vfs_read" \
-        "$rc|$($TQ --db "$T/db" --no-sync --format csv "select event, a0, a1 from events order by id" |
-               tail -n +2 | paste -sd '|')"
+        "$(ftrace_rows "$T/clone.trace" "select event, a0, a1 from events order by id")"
 
 # A marker "name[pid]: text", as syslog-style programs write, is not ours
 # (ours has [pid.seq], or is tj_dropped[pid]): a tracing_mark_write row.
