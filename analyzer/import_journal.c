@@ -240,68 +240,73 @@ static bool import_journal_is_file(const char *name)
                (n > 9 && strcmp(name + n - 9, ".journal~") == 0);
 }
 
-/* Is there, in DIR or in a machine's directory in it (DEPTH 1), a journal
- * file or a directory this user may not read? */
-static bool import_journal_denied(const char *dir, int depth)
+/* Of the journal files in DIR and in the machines' directories in it (DEPTH
+ * 1), the first that BAD() finds fault with (-errno), or a directory this
+ * user may not read (-EACCES): its path in RET (PATH_MAX bytes), the fault
+ * in *RET_R.  False when there is none. */
+static bool import_journal_find_bad(const char *dir, int depth, int (*bad)(const char *path),
+                                    char *ret, int *ret_r)
 {
         char path[PATH_MAX];
-        struct dirent *de;
-        bool denied = false;
-        size_t n;
-        DIR *d;
-
-        d = opendir(dir);
-        if (!d)
-                return errno == EACCES;
-        while (!denied && (de = readdir(d))) {
-                n = strlen(de->d_name);
-                if (de->d_name[0] == '.' ||
-                    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int) sizeof(path))
-                        continue;
-                if (import_journal_is_file(de->d_name))
-                        denied = access(path, R_OK) < 0 && errno == EACCES;
-                else if (depth > 0 && n == 32 && strspn(de->d_name, "0123456789abcdef") == 32)
-                        denied = import_journal_denied(path, depth - 1);
-        }
-        closedir(d);
-        return denied;
-}
-
-/* Of the journal files in DIR (or in a machine's directory in it, DEPTH
- * 1), the first that sd-journal cannot open, in RET (PATH_MAX bytes), and
- * why (*RET_R); false when it can open them all, or there is none. */
-static bool import_journal_unopened(const char *dir, int depth, char *ret, int *ret_r)
-{
-        char path[PATH_MAX];
-        const char *one[2] = { path, NULL };
         struct dirent *de;
         bool found = false;
-        sd_journal *j;
         size_t n;
         DIR *d;
-        int r;
 
         d = opendir(dir);
-        if (!d)
-                return false;
+        if (!d) {
+                if (errno != EACCES)
+                        return false;
+                snprintf(ret, PATH_MAX, "%s", dir);
+                *ret_r = -EACCES;
+                return true;
+        }
         while (!found && (de = readdir(d))) {
                 n = strlen(de->d_name);
                 if (de->d_name[0] == '.' ||
                     snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int) sizeof(path))
                         continue;
                 if (import_journal_is_file(de->d_name)) {
-                        r = sd_journal_open_files(&j, one, 0);
-                        if (r < 0) {
+                        *ret_r = bad(path);
+                        found = *ret_r < 0;
+                        if (found)
                                 snprintf(ret, PATH_MAX, "%s", path);
-                                *ret_r = r;
-                                found = true;
-                        } else
-                                sd_journal_close(j);
-                } else if (depth > 0 && n == 32 && strspn(de->d_name, "0123456789abcdef") == 32)
-                        found = import_journal_unopened(path, depth - 1, ret, ret_r);
+                } else if (depth > 0 && n == 32 && strspn(de->d_name, "0123456789abcdef") == 32) {
+                        found = import_journal_find_bad(path, depth - 1, bad, ret, ret_r);
+                }
         }
         closedir(d);
         return found;
+}
+
+static int import_journal_denied_file(const char *path)
+{
+        return access(path, R_OK) < 0 && errno == EACCES ? -EACCES : 0;
+}
+
+/* sd-journal passes over a file whose header it cannot read: alone, it
+ * fails, and says why. */
+static int import_journal_unopened_file(const char *path)
+{
+        const char *one[2] = { path, NULL };
+        sd_journal *j;
+        int r;
+
+        r = sd_journal_open_files(&j, one, 0);
+        if (r < 0)
+                return r;
+        sd_journal_close(j);
+        return 0;
+}
+
+/* Is there, in DIR or in a machine's directory in it, a journal file or a
+ * directory this user may not read? */
+static bool import_journal_denied(const char *dir)
+{
+        char path[PATH_MAX];
+        int r;
+
+        return import_journal_find_bad(dir, 1, import_journal_denied_file, path, &r);
 }
 
 /* J opened no file at all: when that is for want of permission, fail as
@@ -318,14 +323,14 @@ static int import_journal_readable(const struct import_journal_opts *o, sd_journ
 
         if (o->files || sd_journal_get_usage(j, &bytes) < 0 || bytes > 0)
                 return 0;
-        if (dir && import_journal_denied(dir, 1))
+        if (dir && import_journal_denied(dir))
                 return tq_error_set(err, -EACCES, "%s: cannot read the journal files: "
                                     "permission denied", dir);
         if (dir)
-                return import_journal_unopened(dir, 1, path, &r) ?
+                return import_journal_find_bad(dir, 1, import_journal_unopened_file, path, &r) ?
                        import_journal_open_error(path, r, err) : 0;
-        if (!import_journal_denied("/run/log/journal", 1) &&
-            !import_journal_denied("/var/log/journal", 1))
+        if (!import_journal_denied("/run/log/journal") &&
+            !import_journal_denied("/var/log/journal"))
                 return 0;
         return tq_error_set(err, -EACCES, "journal: cannot read the journal: permission denied "
                             "(users in the groups 'adm' and 'systemd-journal' can)");
