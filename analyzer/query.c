@@ -226,6 +226,15 @@ struct query_cell {
         bool right;
 };
 
+/* Is U in one of the N ranges (first, last) of R? */
+static bool query_in(uint32_t u, const uint32_t r[][2], size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (u >= r[i][0] && u <= r[i][1])
+                        return true;
+        return false;
+}
+
 /* How many columns code point U takes on a terminal: 2 for East Asian wide
  * and fullwidth characters (CJK, Hangul, fullwidth forms, most emoji), 0
  * for combining marks, else 1; as wcwidth() does in a UTF-8 locale, without
@@ -248,15 +257,10 @@ static unsigned query_cp_width(uint32_t u)
                 { 0x200b, 0x200f }, { 0x20d0, 0x20ff }, { 0xfe00, 0xfe0f },
                 { 0xfe20, 0xfe2f },
         };
-        size_t i;
 
-        for (i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
-                if (u >= zero[i][0] && u <= zero[i][1])
-                        return 0;
-        for (i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
-                if (u >= wide[i][0] && u <= wide[i][1])
-                        return 2;
-        return 1;
+        if (query_in(u, zero, sizeof(zero) / sizeof(zero[0])))
+                return 0;
+        return query_in(u, wide, sizeof(wide) / sizeof(wide[0])) ? 2 : 1;
 }
 
 /* The display width of S: valid UTF-8 (query_escape() made it so). */

@@ -172,17 +172,14 @@ static void store_fn_ns_time(sqlite3_context *ctx, int argc, sqlite3_value **arg
         struct tm tm;
         int64_t ns;
         time_t s;
+        int type;
 
         (void) argc;
         /* a number, or text that is one; NULL for other text (SQLite would
          * read it as 0, the epoch), a blob or NULL */
-        switch (sqlite3_value_numeric_type(argv[0])) {
-        case SQLITE_INTEGER:
-        case SQLITE_FLOAT:
-                break;
-        default:
+        type = sqlite3_value_numeric_type(argv[0]);
+        if (type != SQLITE_INTEGER && type != SQLITE_FLOAT)
                 return;
-        }
         ns = sqlite3_value_int64(argv[0]);
         s = (time_t) (ns / 1000000000);
         if (ns % 1000000000 < 0)

@@ -36,6 +36,16 @@ static const struct tj_output *const writer_known[] = {
 
 #define WRITER_NKNOWN (sizeof(writer_known) / sizeof(writer_known[0]))
 
+/* O's index in writer_known[] (every output is one of them). */
+static size_t writer_known_index(const struct tj_output *o)
+{
+        size_t k = 0;
+
+        while (k + 1 < WRITER_NKNOWN && writer_known[k] != o)
+                k++;
+        return k;
+}
+
 _Static_assert(WRITER_NKNOWN <= CONFIG_MAX_OUTPUTS, "a list may name every output");
 _Static_assert(WRITER_NKNOWN < 16 && (CONFIG_MAX_OUTPUTS + 1) * 4 <= 32,
                "w.list packs the outputs in 4 bits each");
@@ -266,9 +276,7 @@ static void writer_apply_outputs(const struct tj_output **outs, int n)
                         if (old[j] == outs[i])
                                 unreported = old_unreported[j];
                 w.outs[i] = outs[i];
-                for (size_t k = 0; k < WRITER_NKNOWN; k++)
-                        if (writer_known[k] == outs[i])
-                                w.known[i] = k;
+                w.known[i] = writer_known_index(outs[i]);
                 if (!writer_has(old, nold, outs[i])) {
                         /* what it lost before it was closed is not reported */
                         atomic_store(&w.caller_lost[w.known[i]], 0);
@@ -433,11 +441,10 @@ static uint32_t writer_caller_wrote(const struct tj_output *o)
 /* Count one event written to, or lost by, output O (for the stats). */
 static void writer_count(const struct tj_output *o, bool failed)
 {
-        for (size_t k = 0; k < WRITER_NKNOWN; k++)
-                if (writer_known[k] == o)
-                        atomic_fetch_add_explicit(failed ? &w.out_dropped[k] :
-                                                  &w.out_written[k], 1,
-                                                  memory_order_relaxed);
+        size_t k = writer_known_index(o);
+
+        atomic_fetch_add_explicit(failed ? &w.out_dropped[k] : &w.out_written[k], 1,
+                                  memory_order_relaxed);
 }
 
 /*
@@ -527,9 +534,7 @@ void writer_write_sync(const struct record *r)
  */
 static void writer_caller_lost(const struct tj_output *o)
 {
-        for (size_t k = 0; k < WRITER_NKNOWN; k++)
-                if (writer_known[k] == o)
-                        atomic_fetch_add_explicit(&w.caller_lost[k], 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&w.caller_lost[writer_known_index(o)], 1, memory_order_relaxed);
 }
 
 /* Write R to the log output (LOG) and the ftrace output (FTRACE). */
