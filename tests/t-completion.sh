@@ -68,6 +68,10 @@ check_eq comp-traceql-import-options "--boot --db --directory --events --export 
         "$(comp "$C/traceql" _traceql traceql import --)"
 check_eq comp-traceql-format "json jsonl|0" "$(comp "$C/traceql" _traceql traceql --format j)"
 check_eq comp-traceql-format-eq "csv|0" "$(comp "$C/traceql" _traceql traceql --format=c)"
+# leaks and pairs take no jsonl (their usage lines say so): it was offered
+check_eq comp-traceql-leaks-format "json|0" "$(comp "$C/traceql" _traceql traceql leaks --format j)"
+check_eq comp-traceql-pairs-format-eq "json|0" "$(comp "$C/traceql" _traceql traceql pairs --format=j)"
+check_eq comp-traceql-events-format "json jsonl|0" "$(comp "$C/traceql" _traceql traceql events --format j)"
 
 # Event names from the database, for --alloc/--free/--begin/--end.
 check_eq comp-traceql-events "qemu_free qemu_malloc|0" \
