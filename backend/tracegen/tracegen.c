@@ -375,7 +375,7 @@ int main(int argc, char **argv)
                 tracegen_render(list, &eo, true, &outs[n]);
                 n++;
         } else if (o.backends & TE_BACKEND_UST) {
-                fputs("tracegen: the ust backend needs --header (or --output-dir)\n", stderr);
+                fputs("tracegen: the ust backend needs --header (or --output-dir without --source)\n", stderr);
                 status = TRACEGEN_EXIT_USAGE;
                 goto out;
         }
