@@ -311,12 +311,16 @@ static void control_start_reply(struct control_client *c)
         c->deadline = control_now_ms() + CONTROL_IO_TIMEOUT_MS;
 }
 
+/* shutdown() first: a fork child of the program holds a copy of the
+ * connection, and close() alone would not end the client's stream while the
+ * child lives (the client waits for its end after the reply). */
 static void control_client_close(struct control_client *c)
 {
         if (c->reply_owned)
                 free(c->reply);
         c->reply = NULL;
         c->reply_owned = false;
+        (void)shutdown(c->fd, SHUT_RDWR);
         close(c->fd);
         c->fd = -1;
 }

@@ -357,6 +357,79 @@ else
         fail control-api "$(head -3 "$T/err")"
 fi
 
+# ---- fork() while a connection is open: the child's copy of it does not
+# keep the client waiting for the end of the reply (it got the reply, then
+# no end of stream while the child lived: traceql ctl said "no answer within
+# 60 s").  Connection A is accepted before B (the listen queue's order), B's
+# reply shows it was; the fork comes while A's request is unfinished; the
+# child lives until A's reply is read to its end or 10 s have passed ----
+cat > "$T/forkconn.c" <<'SRC'
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <tracejournal.h>
+static int conn(const char *path)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+        strcpy(sa.sun_path, path);
+        return fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? fd : -1;
+}
+/* read to the end of stream: "eof", or the error that came first */
+static const char *all(int fd, char *buf, size_t cap)
+{
+        size_t got = 0;
+        ssize_t n = 0;
+
+        while (got < cap - 1 && (n = recv(fd, buf + got, cap - 1 - got, 0)) > 0)
+                got += (size_t)n;
+        buf[got] = '\0';
+        return n == 0 ? "eof" : n < 0 ? strerror(errno) : "full";
+}
+int main(void)
+{
+        struct timeval tv = { 10, 0 };
+        char path[108], buf[4096];
+        int a, b, p[2];
+        pid_t child;
+
+        if (tj_init("forkconn") < 0 || tj_control_start() < 0 ||
+            tj_control_path(path, sizeof(path)) < 0 || pipe(p) < 0 ||
+            (a = conn(path)) < 0 || send(a, "outputs", 7, 0) != 7 || (b = conn(path)) < 0 ||
+            send(b, "outputs\n", 8, 0) != 8 || strcmp(all(b, buf, sizeof(buf)), "eof") != 0)
+                return 1;
+        child = fork();
+        if (child == 0) {
+                char x;
+
+                close(p[1]);
+                _exit(read(p[0], &x, 1) < 0);
+        }
+        close(p[0]);
+        setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        send(a, "\n", 1, 0);
+        const char *end = all(a, buf, sizeof(buf));
+        printf("%s|%s\n", buf, end);
+        close(p[1]);
+        waitpid(child, NULL, 0);
+        return 0;
+}
+SRC
+if ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -I"$TOP/include" -o "$T/forkconn" "$T/forkconn.c" \
+        "$B/libtracejournal.a" $SAN_FLAGS -lsystemd -lpthread 2> "$T/err"; then
+        check_eq control-fork-connection-ends "outputs nop
+ok
+|eof" "$(TJ_CONTROL_DIR="$T/ctl" TJ_OUTPUT=nop "$T/forkconn" 2>&1)"
+else
+        fail control-fork-connection-ends "$(head -3 "$T/err")"
+fi
+
 # ---- a fork child's stats count since the child started, the outputs'
 # lines too: they went on from the parent's (output nop written 10 beside
 # written 3), though emitted, written, dropped and the control counters
