@@ -319,9 +319,14 @@ static int config_trace_item(const char *item)
         return r < 0 ? r : 0;
 }
 
+/*
+ * The items are split at each ',' but a doubled one, which is a ',' of the
+ * item, as QEMU's option parser (get_opt_value()) has it: "file=a,,b.log"
+ * names the file a,b.log.  Empty items are skipped.
+ */
 int tj_trace_opt(const char *opt)
 {
-        char *copy, *save = NULL;
+        char *copy;
         int ret = 0;
 
         if (!opt || !*opt)
@@ -331,10 +336,18 @@ int tj_trace_opt(const char *opt)
                 ret = -ENOMEM;
                 goto out;
         }
-        for (char *item = strtok_r(copy, ",", &save); item;
-             item = strtok_r(NULL, ",", &save)) {
-                int r = config_trace_item(item);
+        for (const char *p = opt; *p; ) {
+                char *w = copy;
+                int r;
 
+                for (; *p && (*p != ',' || p[1] == ','); p++)
+                        *w++ = *p == ',' ? *++p : *p;
+                *w = '\0';
+                if (*p)
+                        p++;
+                if (!*copy)
+                        continue;
+                r = config_trace_item(copy);
                 if (r < 0 && ret == 0)
                         ret = r;
         }

@@ -68,7 +68,8 @@ TJ_EXPORT int tj_enable_file(const char *path, unsigned *ret_line);
 
 /*
  * Take QEMU's -trace option string: "[enable=]PATTERN", "events=FILE",
- * "file=FILE" (comma-separated).  "file=" selects the log output's file.
+ * "file=FILE" (comma-separated; ",," is a comma within an item, as in
+ * QEMU).  "file=" selects the log output's file.
  * Returns 0 or -errno (-EINVAL for an unknown key).
  */
 TJ_EXPORT int tj_trace_opt(const char *optarg);

@@ -72,6 +72,15 @@ tga_off tga enabled=0 compiled_in=0
 count=3
 OUT
 check_file lib-patterns-trace-opt "$T/exp" "$T/out"
+# A doubled comma is a comma of the item, as in QEMU's option strings: the
+# log went to the file 'a' and 'b.log' was taken for a pattern (-ENOENT).
+printf 'tga_void\n' > "$T/ev,4"
+TJ_OUTPUT=log $RUN "$E" opt:tgb_req,file="$T/a,,b.log",events="$T/ev,,4" init req:1 void flush \
+        events:tga_void > "$T/out"
+check_eq lib-patterns-trace-opt-comma "opt tgb_req,file=$T/a,,b.log,events=$T/ev,,4=0
+tga_void tga enabled=1 compiled_in=1
+count=1|tgb_req req 0x1000 sector 0 name r0
+tga_void nothing|" "$(cat "$T/out")|$(cat "$T/a,b.log" 2> /dev/null)|$(ls "$T/a" 2> /dev/null)"
 
 # The environment at tj_init: one warning line per problem, exact.
 printf 'tgb_req\nnosuch_either\n# x\n' > "$T/ev3"
