@@ -207,6 +207,22 @@ static int ctl_recv(int fd, char **ret, size_t *ret_len)
         return 0;
 }
 
+/* Write S[0..N) with every byte but a newline that is not printable ASCII
+ * as \xHH: the endpoint speaks ASCII (event and group names are C
+ * identifiers), and a program served by another user (root asking a user's
+ * process) must not reach the terminal with escape sequences. */
+static void ctl_put(FILE *f, const char *s, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)s[i];
+
+                if (c == '\n' || (c >= 0x20 && c < 0x7f))
+                        fputc(c, f);
+                else
+                        fprintf(f, "\\x%02x", c);
+        }
+}
+
 /* Print the data lines, judge the status line.  Returns an exit code. */
 static int ctl_reply(const char *who, char *reply, size_t len)
 {
@@ -219,14 +235,18 @@ static int ctl_reply(const char *who, char *reply, size_t len)
         reply[len - 1] = '\0';
         last = strrchr(reply, '\n');
         last = last ? last + 1 : reply;
-        fwrite(reply, 1, (size_t)(last - reply), stdout);
+        ctl_put(stdout, reply, (size_t)(last - reply));
         if (strcmp(last, "ok") == 0)
                 return TQ_EXIT_OK;
         if (strncmp(last, "error ", 6) == 0) {
-                fprintf(stderr, "traceql: ctl %s: %s\n", who, last + 6);
+                fprintf(stderr, "traceql: ctl %s: ", who);
+                ctl_put(stderr, last + 6, strlen(last + 6));
+                fputc('\n', stderr);
                 return TQ_EXIT_CTL_REQUEST;
         }
-        fprintf(stderr, "traceql: ctl %s: unexpected reply '%s'\n", who, last);
+        fprintf(stderr, "traceql: ctl %s: unexpected reply '", who);
+        ctl_put(stderr, last, strlen(last));
+        fputs("'\n", stderr);
         return TQ_EXIT_CTL;
 }
 

@@ -280,6 +280,26 @@ else
 fi
 kill "$M" 2> /dev/null; wait "$M" 2> /dev/null || true
 
+# An endpoint that answers with escape sequences and bytes outside ASCII (a
+# program of another user that root asks): they reach the terminal as \xHH,
+# not as they came (they went to stdout and stderr raw).
+mkdir "$T/esc"
+python3 -c 'import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1] + "/%d.sock" % os.getpid()); s.listen(4)
+c, _ = s.accept(); c.recv(4096)
+c.sendall(b"ev\x1b]0;owned\x07 grp\ton\nx\xff\x7f\nerror bad\x1b[2J\n"); c.close()' "$T/esc" &
+M=$!
+if wait_for '[ -S "$T/esc/$M.sock" ]'; then
+        rc=0
+        TJ_CONTROL_DIR="$T/esc" "$TQ" ctl "$M" list > "$T/out" 2> "$T/err" || rc=$?
+        check_eq control-client-reply-escaped '7|ev\x1b]0;owned\x07 grp\x09on
+x\xff\x7f|traceql: ctl '"$M"': bad\x1b[2J' "$rc|$(cat "$T/out")|$(cat "$T/err")"
+else
+        fail control-client-reply-escaped "$T/esc/$M.sock did not appear"
+fi
+kill "$M" 2> /dev/null; wait "$M" 2> /dev/null || true
+
 # ---- a flush or an outputs change that cannot finish holds up no other
 # request: the writer is stuck in its send to a syslog socket nobody reads; a
 # flush asked then gets its time-out error (TJ_FLUSH_TIMEOUT_MS, 1.5 s), an
