@@ -128,10 +128,12 @@ void registry_report_problems(void)
         pthread_mutex_unlock(&reg.lock);
 }
 
-int tj_enable(const char *pattern)
+/* tj_enable(); *RET_LIVE (when not NULL) is set to how many of the events
+ * matched are compiled in, the others being 'disable' events. */
+static int registry_enable(const char *pattern, int *ret_live)
 {
         bool on = true;
-        int n = 0;
+        int n = 0, live = 0;
 
         if (!pattern)
                 return -EINVAL;
@@ -149,17 +151,29 @@ int tj_enable(const char *pattern)
                         if (!registry_glob(pattern, ev->name))
                                 continue;
                         n++;
-                        if (ev->dstate && ev->compiled_in)
+                        if (ev->dstate && ev->compiled_in) {
                                 __atomic_store_n(ev->dstate, on ? 1 : 0, __ATOMIC_RELAXED);
+                                live++;
+                        }
                 }
         pthread_mutex_unlock(&reg.lock);
+        if (ret_live)
+                *ret_live = live;
         return n > 0 ? n : -ENOENT;
 }
 
-/* One pattern of a list: trims blanks, skips empty items. */
-static int registry_enable_item(const char *p, size_t len)
+int tj_enable(const char *pattern)
+{
+        return registry_enable(pattern, NULL);
+}
+
+/* One pattern of a list: trims blanks, skips empty items.  *RET_LIVE as
+ * registry_enable() sets it (-1 for an item skipped or failed). */
+static int registry_enable_item(const char *p, size_t len, int *ret_live)
 {
         char buf[512];
+
+        *ret_live = -1;
 
         while (len && (*p == ' ' || *p == '\t')) {
                 p++;
@@ -173,10 +187,11 @@ static int registry_enable_item(const char *p, size_t len)
                 return -ENOENT;         /* no event name is that long */
         memcpy(buf, p, len);
         buf[len] = '\0';
-        return tj_enable(buf);
+        return registry_enable(buf, ret_live);
 }
 
-/* Warn (during tj_init) about one pattern that failed. */
+/* Warn (during tj_init) about one pattern that failed, or (R > 0) that
+ * matched only events that cannot be enabled: QEMU warns of those too. */
 static void registry_warn(const char *warn_as, const char *where, const char *p,
                           size_t len, int r)
 {
@@ -188,7 +203,10 @@ static void registry_warn(const char *warn_as, const char *where, const char *p,
         }
         while (len && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r'))
                 len--;
-        if (r == -ENOENT)
+        if (r > 0)
+                config_warn("%s: %s'%.*s' matches only events compiled out "
+                            "('disable' in trace-events)", warn_as, where, (int)len, p);
+        else if (r == -ENOENT)
                 config_warn("%s: %sno event matches '%.*s'", warn_as, where, (int)len, p);
         else
                 config_warn("%s: %sbad pattern '%.*s'", warn_as, where, (int)len, p);
@@ -206,13 +224,12 @@ int registry_apply_list(const char *patterns, const char *warn_as)
                 return -EINVAL;
         for (const char *p = patterns; ; ) {
                 size_t len = strcspn(p, ",");
-                int r = registry_enable_item(p, len);
+                int live, r = registry_enable_item(p, len, &live);
 
-                if (r < 0) {
+                if (r < 0 || live == 0)
                         registry_warn(warn_as, "", p, len, r);
-                        if (first == 0)
-                                first = r;
-                }
+                if (r < 0 && first == 0)
+                        first = r;
                 if (!p[len])
                         break;
                 p += len + 1;
@@ -247,7 +264,7 @@ int registry_apply_file(const char *path, unsigned *ret_line, const char *warn_a
         while ((len = getline(&line, &cap, f)) >= 0) {
                 const char *p = line;
                 size_t n;
-                int r;
+                int live, r;
 
                 lineno++;
                 while (*p == ' ' || *p == '\t')
@@ -255,14 +272,14 @@ int registry_apply_file(const char *path, unsigned *ret_line, const char *warn_a
                 if (*p == '#')
                         continue;
                 n = strcspn(p, "\r\n");
-                r = registry_enable_item(p, n);
-                if (r < 0) {
+                r = registry_enable_item(p, n, &live);
+                if (r < 0 || live == 0) {
                         snprintf(where, sizeof(where), "%s:%u: ", path, lineno);
                         registry_warn(warn_as, where, p, n, r);
-                        if (ret == 0) {
-                                ret = r;
-                                bad = lineno;
-                        }
+                }
+                if (r < 0 && ret == 0) {
+                        ret = r;
+                        bad = lineno;
                 }
         }
         /* a read that failed is said as an open that failed, with its own

@@ -109,6 +109,18 @@ TJ_QUIET=0 TJ_OUTPUT=, $RUN "$E" outputs:nop init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-output-empty "tracejournal: TJ_OUTPUT: no known output, using 'nop'" \
         "$(cat "$T/err")"
 
+# A pattern that matches only 'disable' events enables nothing: said, as
+# QEMU says 'trace event ... is not traceable' (nothing was said); init
+# returns 0 all the same, and a glob that also matches others is not warned of.
+printf 'tga_off\ntga_*\n' > "$T/ev5"
+TJ_QUIET=0 TJ_EVENTS='tga_off,tgb_req,-tga_o?f' TJ_EVENTS_FILE="$T/ev5" $RUN "$E" init \
+        events:tga_off > "$T/out" 2> "$T/err"
+check_eq lib-patterns-env-compiled-out "tracejournal: TJ_EVENTS: 'tga_off' matches only events compiled out ('disable' in trace-events)
+tracejournal: TJ_EVENTS: '-tga_o?f' matches only events compiled out ('disable' in trace-events)
+tracejournal: TJ_EVENTS_FILE: $T/ev5:1: 'tga_off' matches only events compiled out ('disable' in trace-events)
+tga_off tga enabled=0 compiled_in=0
+count=1" "$(cat "$T/err" "$T/out")"
+
 TJ_EVENTS_FILE=/nonexistent/events TJ_QUIET=0 $RUN "$E" init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-missing-file \
         "tracejournal: TJ_EVENTS_FILE: /nonexistent/events: No such file or directory" "$(cat "$T/err")"
