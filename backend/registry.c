@@ -112,7 +112,9 @@ void tj_group_register(struct tj_group *group)
                 ev->id = reg.nevents++;
         }
         group->next = NULL;
-        *reg.tail = group;
+        /* published with release: tj_event_foreach() walks the links without
+         * the lock, and must see the group whole once it sees it at all */
+        __atomic_store_n(reg.tail, group, __ATOMIC_RELEASE);
         reg.tail = &group->next;
 out:
         pthread_mutex_unlock(&reg.lock);
@@ -314,7 +316,7 @@ int tj_event_foreach(const char *pattern,
         pthread_mutex_lock(&reg.lock);
         const struct tj_group *g = reg.groups;
         pthread_mutex_unlock(&reg.lock);
-        for (; g; g = g->next)
+        for (; g; g = __atomic_load_n(&g->next, __ATOMIC_ACQUIRE))
                 for (size_t i = 0; i < g->nevents; i++) {
                         const struct tj_event *ev = g->events[i];
                         struct tj_event_info info = {

@@ -29,3 +29,9 @@ TJ_IDENTIFIER="$TJ_TEST_ID-block" TJ_ON_FULL=block TJ_EVENTS=tgb_req "$E" init t
 check_eq lib-threads-block-stats "emitted=800000 written=800000 dropped=0" "$(cat "$T/out")"
 "$B/tests/journal-dump" "$TJ_TEST_ID-block" 800000 TID TRACE_SEQ | sed 's/TID=//; s/TRACE_SEQ=//' > "$T/seq" || true
 check_seq lib-threads-block 800000
+
+# A group registered (a module's, loaded with dlopen) while another thread
+# walks the events, as the control endpoint's 'list' does: the walk sees the
+# new group whole (under TSan, with no race on the list's links).
+"$E" init regwalk > "$T/out" 2>&1 || true
+check_eq lib-threads-register-while-walking "regwalk tgc_two=1" "$(cat "$T/out")"

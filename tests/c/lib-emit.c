@@ -55,6 +55,10 @@
  *   slow:N:US           N tgb_req events, US microseconds apart
  *   dup                 register group "dup" holding another "tgb_done" event
  *   abi                 register group "old" built for ABI 0 (must be ignored)
+ *   regwalk             a thread walks the events (tj_event_foreach) over and
+ *                       over while this one registers group "tgc", as a
+ *                       module loaded with dlopen does; prints "regwalk
+ *                       tgc_two=S" (S: whether the walks saw the new event)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -313,6 +317,39 @@ static struct tj_group two_group = {
         .abi = TJ_ABI_VERSION, .name = "tgc", .events = two_events, .nevents = 1,
 };
 
+static int regwalk_stop, regwalk_seen;
+
+static int regwalk_event(const struct tj_event_info *info, void *userdata)
+{
+        (void)userdata;
+        if (strcmp(info->name, "tgc_two") == 0)
+                __atomic_store_n(&regwalk_seen, 1, __ATOMIC_RELAXED);
+        return 0;
+}
+
+static void *regwalk_main(void *arg)
+{
+        (void)arg;
+        while (!__atomic_load_n(&regwalk_stop, __ATOMIC_ACQUIRE))
+                tj_event_foreach(NULL, regwalk_event, NULL);
+        tj_event_foreach(NULL, regwalk_event, NULL);
+        return NULL;
+}
+
+/* regwalk: a group registered while another thread walks the list */
+static void run_regwalk(void)
+{
+        pthread_t th;
+
+        pthread_create(&th, NULL, regwalk_main, NULL);
+        usleep(20000);
+        tj_group_register(&two_group);
+        usleep(20000);
+        __atomic_store_n(&regwalk_stop, 1, __ATOMIC_RELEASE);
+        pthread_join(th, NULL);
+        printf("regwalk tgc_two=%d\n", regwalk_seen);
+}
+
 static void step(const char *s)
 {
         const char *arg = strchr(s, ':') ? strchr(s, ':') + 1 : NULL;
@@ -436,6 +473,8 @@ static void step(const char *s)
                 tj_group_register(&two_group);
         else if (strcmp(s, "dup") == 0)
                 tj_group_register(&dup_group);
+        else if (strcmp(s, "regwalk") == 0)
+                run_regwalk();
         else if (strcmp(s, "abi") == 0)
                 tj_group_register(&old_group);
         else if (strcmp(s, "shutdown") == 0)
