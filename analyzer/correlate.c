@@ -75,6 +75,7 @@ struct corr_table {
         struct corr_slot *slots;
         size_t *index;
         size_t n, nalloc, cap;  /* slots used, slots allocated, index size */
+        size_t most;            /* the most slots used at once */
 };
 
 struct corr_totals {
@@ -144,9 +145,8 @@ static int corr_table_grow(struct corr_table *t)
         return 0;
 }
 
-/* The slot of KEY, added empty (id 0) when absent; NULL: out of memory.
- * Valid until the next call. */
-static struct corr_slot *corr_table_get(struct corr_table *t, uint64_t key)
+/* The slot of KEY, NULL when absent.  Valid until the next change. */
+static struct corr_slot *corr_table_find(struct corr_table *t, uint64_t key)
 {
         size_t i;
 
@@ -154,11 +154,48 @@ static struct corr_slot *corr_table_get(struct corr_table *t, uint64_t key)
                 for (i = corr_hash(key, t->cap); t->index[i]; i = (i + 1) & (t->cap - 1))
                         if (t->slots[t->index[i] - 1].key == key)
                                 return &t->slots[t->index[i] - 1];
+        return NULL;
+}
+
+/* The slot of KEY, added empty (id 0) when absent; NULL: out of memory.
+ * Valid until the next change. */
+static struct corr_slot *corr_table_get(struct corr_table *t, uint64_t key)
+{
+        struct corr_slot *sl = corr_table_find(t, key);
+
+        if (sl)
+                return sl;
         if (corr_table_grow(t) < 0)
                 return NULL;
         t->slots[t->n] = (struct corr_slot) { .key = key };
         corr_table_place(t, t->n);
-        return &t->slots[t->n++];
+        if (++t->n > t->most)
+                t->most = t->n;
+        return &t->slots[t->n - 1];
+}
+
+/* Remove slot SL: the index entries after it in its run move back over the
+ * hole (linear probing has no tombstones), the last slot into its place. */
+static void corr_table_del(struct corr_table *t, struct corr_slot *sl)
+{
+        size_t j = (size_t) (sl - t->slots), i = sl->pos, mask = t->cap - 1;
+
+        t->index[i] = 0;
+        for (size_t k = (i + 1) & mask; t->index[k]; k = (k + 1) & mask) {
+                size_t h = corr_hash(t->slots[t->index[k] - 1].key, t->cap);
+
+                /* an entry stays when its home is cyclically in (i, k] */
+                if (i < k ? h > i && h <= k : h > i || h <= k)
+                        continue;
+                t->index[i] = t->index[k];
+                t->slots[t->index[i] - 1].pos = i;
+                t->index[k] = 0;
+                i = k;
+        }
+        if (j != --t->n) {
+                t->slots[j] = t->slots[t->n];
+                t->index[t->slots[j].pos] = j + 1;
+        }
 }
 
 /* "EV[:F],EV[:F]" into LIST; FLAG names the option for messages. */
@@ -852,8 +889,9 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
                 sc->tot.a++;
         else
                 sc->tot.b++;
-        sl = corr_table_get(sc->table, key);
-        if (!sl)
+        /* an end forgets its key: the table holds the open begins only */
+        sl = begin ? corr_table_get(sc->table, key) : corr_table_find(sc->table, key);
+        if (begin && !sl)
                 return -ENOMEM;
         if (begin) {
                 if (sl->id && sl->live &&
@@ -866,9 +904,8 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
                 sl->live = true;
                 return 0;
         }
-        if (!sl->id || !sl->live)
+        if (!sl)
                 return corr_problem(sc, id, "end-without-begin", key, 0);
-        sl->live = false;
         lat = t - sl->t;
         for (b = 0; b < 64 && (lat >> b) > 1; b++)
                 ;
@@ -886,6 +923,7 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
                 sqlite3_bind_null(sc->pair, 7);
         sqlite3_bind_int64(sc->pair, 8, lat);
         sqlite3_bind_int(sc->pair, 9, lat > 0 ? b : -1);
+        corr_table_del(sc->table, sl);
         return sqlite3_step(sc->pair) == SQLITE_DONE && sqlite3_reset(sc->pair) == SQLITE_OK ? 0 : -EIO;
 }
 
@@ -1211,15 +1249,16 @@ static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_s
                 if ((!sc || !sc->verified) && !corr_proc_follows(p, row))
                         return 1;
                 if (sc) {
-                        size_t before = p->table.n;
+                        /* a table keeps the room of the most values it held */
+                        size_t before = p->table.most;
 
                         if ((r = corr_row(sc, row)) < 0)
                                 return r;
                         if (sc->disorder)
                                 return 1;
-                        values += p->table.n - before;
-                        if (p->table.n > largest)
-                                largest = p->table.n;
+                        values += p->table.most - before;
+                        if (p->table.most > largest)
+                                largest = p->table.most;
                         if (values - largest > values_max)
                                 return 1;
                 }

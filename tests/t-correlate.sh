@@ -246,6 +246,21 @@ bounded() {
 bounded bound-procs procs sorted
 bounded bound-values values sorted TRACEQL_TEST_CORR_VALUES=10
 bounded bound-values-under values "in row order" TRACEQL_TEST_CORR_VALUES=20
+# pairs keeps the open begins only: an end forgets its key, so 20 requests
+# of new ids, one at a time in each of two processes, are one value each
+# (all 40 were kept, past 10 beside the largest process's 20: sorted).
+awk 'BEGIN { for (i = 1; i <= 20; i++) for (p = 5; p <= 6; p++)
+                printf "%d %d %d b a.c:1 r:p=0x%x\n%d %d %d e b.c:1 r:p=0x%x\n", p, p, 2 * i - 1, i * 16, p, p, 2 * i, i * 16 }' \
+        > "$T/ids.trace"
+python3 "$D/mkexport.py" "$T/ids.trace" > "$T/ids.export"
+$TQ --db "$T/ids.db" import --export "$T/ids.export"
+for how in show sort; do
+        TRACEQL_TEST_CORR_VALUES=10 TRACEQL_TEST_CORR=$how $TQ --db "$T/ids.db" --no-sync --format csv \
+                pairs --begin b --end e > "$T/ids.$how" 2> "$T/ids.$how.err" || :
+done
+check_file correlate-pairs-ended-forgotten-same "$T/ids.sort" "$T/ids.show"
+check_eq correlate-pairs-ended-forgotten "traceql: scan in row order|40,40,40,0,0,0,2,0" \
+        "$(cat "$T/ids.show.err")|$(tail -n 1 "$T/ids.show")"
 
 # Random traces (tests/correlate/randtrace.py, seeds 1..40): stored in their
 # order or not, the scan finds what the sort does, down to every row of
