@@ -57,7 +57,8 @@ struct corr_opts {
 struct corr_slot {
         uint64_t key;
         int64_t id;             /* events.id of the allocation / begin, 0: none yet */
-        int64_t t;              /* its time (mono if known, else realtime), pairs */
+        int64_t t, mono;        /* pairs: its time and monotonic time */
+        bool has_mono;          /* mono is known */
         int64_t size;           /* leaks: the size (a 64-bit pattern); pairs: the --by value */
         bool sized;             /* size holds one */
         size_t pos;             /* where corr_table.index points at it */
@@ -878,9 +879,12 @@ static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64
         return corr_problem(sc, id, sc->from_start ? "unknown-free" : "free-before-trace", key, 0);
 }
 
-static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64_t key, int64_t t,
+static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64_t key,
                             bool sized, int64_t by, sqlite3_stmt *row)
 {
+        bool has_mono = sqlite3_column_type(row, CORR_KMONO) != SQLITE_NULL;
+        int64_t mono = sqlite3_column_int64(row, CORR_KMONO);
+        int64_t t = sqlite3_column_int64(row, CORR_KTIME);
         struct corr_slot *sl;
         int64_t lat;
         int b, r;
@@ -899,6 +903,8 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
                         return r;
                 sl->id = id;
                 sl->t = t;
+                sl->mono = mono;
+                sl->has_mono = has_mono;
                 sl->size = by;
                 sl->sized = sized;
                 sl->live = true;
@@ -906,7 +912,8 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         }
         if (!sl)
                 return corr_problem(sc, id, "end-without-begin", key, 0);
-        lat = t - sl->t;
+        /* one clock for both ends: the time, unless both have a monotonic time */
+        lat = has_mono && sl->has_mono ? mono - sl->mono : t - sl->t;
         for (b = 0; b < 64 && (lat >> b) > 1; b++)
                 ;
         sc->tot.matched++;
@@ -981,10 +988,7 @@ static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, const struct corr
         }
         key = (uint64_t) sqlite3_column_int64(row, kcol);
         if (sc->o->pairs)
-                return corr_pairs_event(sc, id, a, key,
-                                        sqlite3_column_int64(row, sqlite3_column_type(row, CORR_KMONO)
-                                                             != SQLITE_NULL ? CORR_KMONO : CORR_KTIME),
-                                        extra, x, row);
+                return corr_pairs_event(sc, id, a, key, extra, x, row);
         return corr_leaks_event(sc, id, a, key, extra, x);
 }
 

@@ -209,6 +209,18 @@ check_eq correlate-syslog-mixed-seq-pairs "1|1000000000" "$($TQ --db "$T/mixed.d
         --format csv pairs --begin m --end f --sql "select count(*) || '|' || max(latency) from tq_pairs" |
         tail -n 1)"
 
+# A process whose events all have TRACE_SEQ, some without a monotonic time
+# (seq order): a pair with an end or a begin without one is timed in time,
+# not by one end's monotonic time against the other's time (1.7e18 ns).
+printf '%s\n' '300 300 1/5000 b s.c:1 r:p=0x10' '300 300 2/-/7000 e c.c:1 r:p=0x10' \
+        '301 301 1/-/5000 b s.c:1 r:p=0x10' '301 301 2/9000 e c.c:1 r:p=0x10' \
+        '302 302 1/5000/900 b s.c:1 r:p=0x10' '302 302 2/5500/800 e c.c:1 r:p=0x10' > "$T/somemono.trace"
+python3 "$D/mkexport.py" "$T/somemono.trace" > "$T/somemono.export"
+$TQ --db "$T/somemono.db" import --export "$T/somemono.export"
+check_eq correlate-pairs-some-mono "300 2000|301 4000|302 500" "$($TQ --db "$T/somemono.db" --no-sync \
+        --format csv pairs --begin b --end e --sql "select pid || ' ' || latency as p from tq_pairs order by pid" |
+        sed -n '/^p$/,$p' | sed 1d | paste -sd '|')"
+
 # Only the events of the lists decide how a process is ordered: a tj_dropped
 # entry (the library's loss report, without seq) left the process ordered by
 # monotonic time, where this free (seq 2, read the clock first) came before
