@@ -584,7 +584,7 @@ static char *corr_scan_sql(const struct corr_opts *o, bool runs, bool order, enu
 static const char corr_temp_sql[] =
         "DROP TABLE IF EXISTS temp.tq_leaks; DROP TABLE IF EXISTS temp.tq_bad_frees;"
         "DROP TABLE IF EXISTS temp.tq_pairs; DROP TABLE IF EXISTS temp.tq_pairs_open;"
-        "CREATE TEMP TABLE tq_leaks (id INTEGER PRIMARY KEY, time, boot, host, pid, tid, address, size,"
+        "CREATE TEMP TABLE tq_leaks (id INTEGER, time, boot, host, pid, tid, address, size,"
         " event, code_file, code_line, code_func);"
         "CREATE TEMP TABLE tq_bad_frees (id INTEGER, time, boot, host, pid, tid, kind, address,"
         " event, code_file, code_line, code_func, earlier_id);"
@@ -949,6 +949,18 @@ static const struct corr_spec *corr_spec_of(const struct corr_list *list, const 
         return NULL;
 }
 
+/* Whether entry I of LIST is of EVENT, and not an argument of it an entry
+ * before names (an event listed twice alike counts once). */
+static bool corr_spec_is(const struct corr_list *list, size_t i, const char *event)
+{
+        if (strcmp(list->v[i].event, event) != 0)
+                return false;
+        for (size_t j = 0; j < i; j++)
+                if (list->v[j].pos == list->v[i].pos && strcmp(list->v[j].event, event) == 0)
+                        return false;
+        return true;
+}
+
 /*
  * Scan row ROW as an event of list A (alloc / begin) or B (free / end), SPEC
  * its entry there; ASPEC its entry in list A, whose --size or --by it has
@@ -1171,15 +1183,18 @@ static bool corr_proc_follows(struct corr_proc *p, sqlite3_stmt *row)
 static int corr_row(struct corr_scan *sc, sqlite3_stmt *row)
 {
         const char *event = (const char *) sqlite3_column_text(row, CORR_EVENT) ?: "";
-        const struct corr_spec *sa = corr_spec_of(&sc->o->a, event);
-        const struct corr_spec *sb = corr_spec_of(&sc->o->b, event);
+        const struct corr_list *a = &sc->o->a, *b = &sc->o->b;
+        const struct corr_spec *sa = corr_spec_of(a, event);
         int r = 0;
 
-        /* an event in both lists (a realloc) frees, then allocates */
-        if (sb)
-                r = corr_event(sc, row, sb, sa, false);
-        if (r == 0 && sa)
-                r = corr_event(sc, row, sa, sa, true);
+        /* an event in both lists (a realloc) frees, then allocates; one
+         * listed with several arguments (two buffers) does each, in turn */
+        for (size_t i = 0; i < b->n && r == 0; i++)
+                if (corr_spec_is(b, i, event))
+                        r = corr_event(sc, row, &b->v[i], sa, false);
+        for (size_t i = 0; sa && i < a->n && r == 0; i++)
+                if (corr_spec_is(a, i, event))
+                        r = corr_event(sc, row, &a->v[i], sa, true);
         return r;
 }
 
@@ -1552,7 +1567,7 @@ static const char corr_leaks_sections[][400] = {
         "SELECT ns_time(time) AS time, host, pid, tid, ptr(address) AS address,"
         " CASE WHEN size < 0 THEN u64(size) ELSE size END AS size, event,"
         " code_file || ':' || code_line AS site, code_func AS func"
-        " FROM temp.tq_leaks ORDER BY boot, host, pid, id",
+        " FROM temp.tq_leaks ORDER BY boot, host, pid, id, rowid",
         "SELECT code_file || ':' || code_line AS site, code_func AS func, count(*) AS count,"
         " tq_bytes_sum(size) AS bytes FROM temp.tq_leaks GROUP BY code_file, code_line, code_func"
         " ORDER BY bytes DESC, count DESC, site",
