@@ -199,17 +199,26 @@ static void corr_table_del(struct corr_table *t, struct corr_slot *sl)
         }
 }
 
-/* "EV[:F],EV[:F]" into LIST; FLAG names the option for messages. */
+/* "EV[:F],EV[:F]" into LIST; FLAG names the option for messages.  An empty
+ * item ("a,,b", "a,") is an error, not skipped: a name was left out. */
 static int corr_parse_list(char *arg, struct corr_list *list, const char *flag)
 {
-        char *save = NULL, *tok;
+        char *tok, *next;
 
-        for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (!*arg) {
+                fprintf(stderr, "traceql: %s: no event given\n", flag);
+                return -EINVAL;
+        }
+        for (tok = arg; tok; tok = next) {
                 struct corr_spec *v = realloc(list->v, (list->n + 1) * sizeof(*v));
-                char *colon = strchr(tok, ':');
+                char *colon;
 
                 if (!v)
                         return -ENOMEM;
+                next = strchr(tok, ',');
+                if (next)
+                        *next++ = '\0';
+                colon = strchr(tok, ':');
                 list->v = v;
                 v[list->n] = (struct corr_spec) { tok, NULL, -1, -1, -1 };
                 if (colon) {
@@ -221,10 +230,6 @@ static int corr_parse_list(char *arg, struct corr_list *list, const char *flag)
                         return -EINVAL;
                 }
                 list->n++;
-        }
-        if (list->n == 0) {
-                fprintf(stderr, "traceql: %s: no event given\n", flag);
-                return -EINVAL;
         }
         return 0;
 }
