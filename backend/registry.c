@@ -20,6 +20,8 @@
 #include "internal.h"
 
 #define REGISTRY_MAX_PROBLEMS 16
+/* the longest line of an events file: a pattern, a comment */
+#define REGISTRY_LINE_MAX 4096
 
 static struct {
         pthread_mutex_t lock;
@@ -248,11 +250,10 @@ int tj_enable_list(const char *patterns)
 int registry_apply_file(const char *path, unsigned *ret_line, const char *warn_as)
 {
         FILE *f;
-        char *line = NULL, where[4200];
-        size_t cap = 0;
-        ssize_t len;
+        char line[REGISTRY_LINE_MAX + 2], where[4200];
+        size_t len;
         unsigned lineno = 0, bad = 0;
-        int ret = 0, err;
+        int ret = 0, err, c = 0;
 
         if (!path)
                 return -EINVAL;
@@ -263,12 +264,31 @@ int registry_apply_file(const char *path, unsigned *ret_line, const char *warn_a
                         config_warn("%s: %s: %s", warn_as, path, strerror(-ret));
                 goto out;
         }
-        while ((len = getline(&line, &cap, f)) >= 0) {
+        while (c != EOF) {
                 const char *p = line;
                 size_t n;
                 int live, r;
 
+                /* a line at a time, at most REGISTRY_LINE_MAX bytes of it:
+                 * TJ_EVENTS_FILE=/dev/zero is one endless line */
+                len = 0;
+                while (len <= REGISTRY_LINE_MAX && (c = getc(f)) != EOF && c != '\n')
+                        line[len++] = (char)c;
+                if (c == EOF && len == 0)
+                        break;
+                line[len] = '\0';
                 lineno++;
+                if (len > REGISTRY_LINE_MAX) {
+                        if (warn_as)
+                                config_warn("%s: %s:%u: line longer than %d bytes; "
+                                            "the rest of the file is not read", warn_as,
+                                            path, lineno, REGISTRY_LINE_MAX);
+                        if (ret == 0) {
+                                ret = -EINVAL;
+                                bad = lineno;
+                        }
+                        break;
+                }
                 while (*p == ' ' || *p == '\t')
                         p++;
                 if (*p == '#')
@@ -293,7 +313,6 @@ int registry_apply_file(const char *path, unsigned *ret_line, const char *warn_a
                 ret = err;
         fclose(f);
 out:
-        free(line);
         if (ret < 0 && ret_line)
                 *ret_line = bad;
         return ret;

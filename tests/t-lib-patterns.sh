@@ -130,6 +130,21 @@ TJ_EVENTS_FILE="$T" TJ_QUIET=0 TJ_OUTPUT=nop $RUN "$E" init file:"$T" > "$T/out"
 check_eq lib-patterns-env-file-unreadable "init=-21
 file $T=-21 line=0
 tracejournal: TJ_EVENTS_FILE: $T: Is a directory" "$(cat "$T/out" "$T/err")"
+# A line is read up to 4096 bytes: TJ_EVENTS_FILE=/dev/zero, one endless
+# line, grew a buffer without end inside tj_init().  A longer line is said,
+# with its number, and the file not read further; one of 4096 bytes is a
+# pattern like any other (too long for an event name).
+TJ_EVENTS_FILE=/dev/zero TJ_QUIET=0 TJ_OUTPUT=nop $RUN "$E" init > "$T/out" 2> "$T/err"
+check_eq lib-patterns-env-file-endless-line "init=-22
+tracejournal: TJ_EVENTS_FILE: /dev/zero:1: line longer than 4096 bytes; the rest of the file is not read" \
+        "$(cat "$T/out" "$T/err")"
+{ echo tgb_req; head -c 4096 /dev/zero | tr '\0' x; echo; head -c 4097 /dev/zero | tr '\0' y; echo; echo tga_void; } > "$T/evlong"
+TJ_QUIET=0 TJ_OUTPUT=nop $RUN "$E" init file:"$T/evlong" events:tgb_req events:tga_void > "$T/out" 2> "$T/err"
+check_eq lib-patterns-file-long-line "file $T/evlong=-2 line=2
+tgb_req tgb enabled=1 compiled_in=1
+count=1
+tga_void tga enabled=0 compiled_in=1
+count=1" "$(cat "$T/out" "$T/err")"
 TJ_QUIET=1 TJ_EVENTS=nosuch TJ_OUTPUT=bogus $RUN "$E" init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-quiet "" "$(cat "$T/err")"
 
