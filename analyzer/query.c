@@ -8,7 +8,8 @@
  *   csv    RFC 4180: a header line, fields quoted when they hold a comma, a
  *          quote, CR, LF or edge spaces, quotes doubled; NULL is an empty
  *          field, the empty string is ""; lines end in LF
- *   json   one array of objects per statement, keys the column names
+ *   json   one array of objects per statement, keys the column names; one
+ *          that fails after printing rows has its array closed first
  *   jsonl  one object per line
  * Integers print as integers (a 64-bit pattern stored for a uint64 value shows
  * negative: see u64()), blobs as hex, text as stored (JSON: escaped, invalid
@@ -509,6 +510,10 @@ static int query_statement(sqlite3 *db, sqlite3_stmt *st, enum query_format form
                     sqlite3_db_readonly(db, "main") == 1)
                         rc = SQLITE_READONLY;
                 r = query_error(db, rc, err);
+                /* rows printed (a row sets nbuf): close the array, so that
+                 * what is on standard output stays JSON */
+                if (format == QUERY_JSON && nbuf > 0)
+                        fputs("\n]\n", out);
                 goto out;
         }
         if (format == QUERY_TABLE && ncols > 0)
