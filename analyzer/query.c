@@ -291,8 +291,7 @@ static size_t query_width(const char *s)
         return w;
 }
 
-/* P[0..N) for display: control characters and invalid UTF-8 escaped. */
-static char *query_escape(const unsigned char *p, size_t n)
+char *query_escape(const unsigned char *p, size_t n)
 {
         size_t j, k = 0;
         char *s;

@@ -8,12 +8,14 @@
  * makes the match itself cheap (not under valgrind, which cannot follow JIT
  * code).  Patterns are UTF-8 (PCRE2_UTF with PCRE2_MATCH_INVALID_UTF so
  * invalid bytes in journal strings do not abort the query).  A bad pattern
- * is an SQL error naming the pattern and PCRE2's reason.
+ * is an SQL error naming the pattern (escaped, as the table shows text) and
+ * PCRE2's reason.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
 #include <pcre2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(__has_include)
 #if __has_include(<valgrind/valgrind.h>)
@@ -62,11 +64,16 @@ static void regexp_cache_free(void *p)
         sqlite3_free(c);
 }
 
-/* Compile PATTERN; on failure set the SQL error and return NULL. */
+/* Compile PATTERN; on failure set the SQL error and return NULL.  The
+ * message quotes the pattern's first REGEXP_QUOTE bytes through
+ * query_escape(), so invalid UTF-8 and control bytes (a NUL too) show as
+ * \xHH, and a cut inside a character cannot leave a broken one. */
+#define REGEXP_QUOTE 128
 static struct regexp *regexp_compile(sqlite3_context *ctx, const char *pattern, int len)
 {
-        char msg[256], reason[160];
+        char msg[4 * REGEXP_QUOTE + 256], reason[160];
         struct regexp *re;
+        char *quote;
         PCRE2_SIZE erroff;
         int errcode;
 
@@ -83,9 +90,16 @@ static struct regexp *regexp_compile(sqlite3_context *ctx, const char *pattern, 
                                  PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &errcode, &erroff, NULL);
         if (!re->code) {
                 pcre2_get_error_message(errcode, (PCRE2_UCHAR *) reason, sizeof(reason));
-                snprintf(msg, sizeof(msg), "REGEXP '%s': %s at offset %zu", pattern, reason,
-                         (size_t) erroff);
-                sqlite3_result_error(ctx, msg, -1);
+                quote = query_escape((const unsigned char *) pattern,
+                                     len > REGEXP_QUOTE ? REGEXP_QUOTE : (size_t) len);
+                if (quote) {
+                        snprintf(msg, sizeof(msg), "REGEXP '%s%s': %s at offset %zu", quote,
+                                 len > REGEXP_QUOTE ? "..." : "", reason, (size_t) erroff);
+                        sqlite3_result_error(ctx, msg, -1);
+                } else {
+                        sqlite3_result_error_nomem(ctx);
+                }
+                free(quote);
                 regexp_free(re);
                 return NULL;
         }

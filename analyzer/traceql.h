@@ -569,6 +569,12 @@ enum query_format {
 
 int query_format_parse(const char *s, enum query_format *ret_format);
 
+/* P[0..N) for display, malloc'ed (NULL when out of memory): control
+ * characters (NUL too) and bytes that are not well-formed UTF-8 written
+ * \xHH, \n and \t as such; the result is valid UTF-8 without control
+ * characters.  The table's cells and messages quoting a user's bytes. */
+char *query_escape(const unsigned char *p, size_t n);
+
 /* Run every statement of SQL, printing rows to OUT.  On failure ERR says
  * "DBFILE: sqlite message"; -EIO for SQL errors, -ENOMEM. */
 int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
