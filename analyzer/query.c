@@ -6,8 +6,9 @@
  *   table  aligned columns under a header, numbers to the right; control
  *          characters shown as \n, \t, \xHH so a value stays on its line
  *   csv    RFC 4180: a header line, fields quoted when they hold a comma, a
- *          quote, CR, LF or edge spaces, quotes doubled; NULL is an empty
- *          field, the empty string is ""; lines end in LF
+ *          quote, CR, LF, a NUL or edge spaces, quotes doubled; NULL is an
+ *          empty field, the empty string and the empty blob are ""; lines
+ *          end in LF
  *   json   one array of objects per statement, keys the column names; one
  *          that fails after printing rows has its array closed first
  *   jsonl  one object per line
@@ -181,7 +182,7 @@ static void query_csv_field(FILE *out, const char *p, size_t n, bool text)
         size_t i;
 
         for (i = 0; i < n && !quote; i++)
-                if (p[i] == ',' || p[i] == '"' || p[i] == '\n' || p[i] == '\r')
+                if (p[i] == ',' || p[i] == '"' || p[i] == '\n' || p[i] == '\r' || p[i] == '\0')
                         quote = true;
         if (!quote) {
                 fwrite(p, 1, n, out);
@@ -209,7 +210,9 @@ static void query_csv_row(FILE *out, sqlite3_stmt *st, bool header)
                         const char *name = sqlite3_column_name(st, i);
 
                         query_csv_field(out, name, strlen(name), true);
-                } else if (t == SQLITE_BLOB)
+                } else if (t == SQLITE_BLOB && sqlite3_column_bytes(st, i) == 0)
+                        fputs("\"\"", out);       /* its hex is empty: not NULL's empty field */
+                else if (t == SQLITE_BLOB)
                         query_hex(out, sqlite3_column_blob(st, i), (size_t) sqlite3_column_bytes(st, i));
                 else if (t != SQLITE_NULL)
                         query_csv_field(out, (const char *) sqlite3_column_text(st, i),
