@@ -23,7 +23,8 @@
  * and three octal digits, as rsyslog does on reception (a newline becomes
  * #012), so no argument can split a line in a text log.  In a param value, a
  * byte that is not part of well-formed UTF-8 is written the same way, as
- * RFC 5424 wants PARAM-VALUE in UTF-8.
+ * RFC 5424 wants PARAM-VALUE in UTF-8.  The identifier is RFC 5424's
+ * APP-NAME in both forms (syslog_add_identifier()).
  *
  * A fork child starts with an empty message: fork() may come while the
  * writer thread has one built in sl.buf, not yet sent (its send blocks on a
@@ -233,6 +234,26 @@ static void syslog_add_token(const char *s, size_t max)
                 syslog_add("-", 1);
 }
 
+/* The identifier, in both forms, as RFC 5424's APP-NAME: printable US-ASCII,
+ * at most 48 characters; any other byte, and ':', '[' and ']', which end RFC
+ * 3164's TAG and its [PID], written '_'.  So TJ_IDENTIFIER cannot add a
+ * field to the header, end the line, or send a pid of its own, and an
+ * event's identifier reads the same whichever form carried it. */
+static void syslog_add_identifier(void)
+{
+        size_t n;
+
+        for (n = 0; config.identifier[n] && n < 48; n++) {
+                unsigned char c = (unsigned char)config.identifier[n];
+
+                if (c <= 32 || c >= 127 || c == ':' || c == '[' || c == ']')
+                        c = '_';
+                syslog_add((const char *)&c, 1);
+        }
+        if (n == 0)
+                syslog_add("-", 1);
+}
+
 static void syslog_header_3164(int64_t realtime_ns)
 {
         time_t t = (time_t)(realtime_ns / 1000000000);
@@ -241,7 +262,7 @@ static void syslog_header_3164(int64_t realtime_ns)
         localtime_r(&t, &tm);
         syslog_addf("<%d>%s %2d %02d:%02d:%02d ", SYSLOG_PRI, syslog_months[tm.tm_mon],
                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-        syslog_add(config.identifier, strlen(config.identifier));
+        syslog_add_identifier();
         syslog_addf("[%d]: ", (int)getpid());
 }
 
@@ -256,7 +277,7 @@ static void syslog_header_5424(int64_t realtime_ns, const char *msgid)
                     tm.tm_min, tm.tm_sec, (int)(realtime_ns % 1000000000 / 1000));
         syslog_add_token(config_hostname(), 255);
         syslog_add(" ", 1);
-        syslog_add_token(config.identifier, 48);
+        syslog_add_identifier();
         syslog_addf(" %d ", (int)getpid());
         if (strlen(msgid) <= 32)
                 syslog_add_token(msgid, 32);

@@ -127,3 +127,25 @@ $(wc -l < "$T/recv") datagrams, $(grep -c '<30>.*<30>' "$T/recv") with two messa
 else
         skip lib-syslog-fork-mid-message "needs python3"
 fi
+
+# TJ_IDENTIFIER is RFC 5424's APP-NAME in both forms: printable US-ASCII, at
+# most 48 characters, any other byte and ':', '[', ']' as '_'.  The RFC 3164
+# header took it raw: its newline split the datagram into two lines of a
+# text log, and '[1]: forged' gave the line a pid and message of its own.
+id=$(printf 'evil[1]: forged\nx\377zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz')
+want=evil_1___forged_x_zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz
+for fmt in rfc3164 rfc5424; do
+        "$R" "$T/id.sock" 1 > "$T/recv" &
+        rpid=$!
+        while [ ! -S "$T/id.sock" ]; do sleep 0.1; done
+        TJ_IDENTIFIER=$id TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/id.sock" TJ_SYSLOG_FORMAT=$fmt \
+                TJ_EVENTS=tgb_req $RUN "$B/tests/lib-emit" init req:1 flush > /dev/null
+        wait $rpid || true
+        if [ $fmt = rfc3164 ]; then
+                got=$(sed -E "s/^<30>[A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} (.*)\[[0-9]+\]: (tgb_req .*)/\1 \2/" "$T/recv")
+        else
+                got=$(awk '{ print $4, $6 }' "$T/recv")
+        fi
+        check_eq lib-syslog-$fmt-identifier-sanitized "$want tgb_req" "$(printf '%s' "$got" | sed 's/ tgb_req req .*/ tgb_req/')"
+        rm -f "$T/id.sock"
+done
