@@ -32,6 +32,11 @@
 #include "traceql.h"
 
 #define IMPORT_EXPORT_MAX_BINARY (256u << 20)   /* a larger value is a broken stream */
+/* A text field's line, name and newline included, is held to the same size
+ * (systemd's own importer, journal-importer.c, holds a line to DATA_SIZE_MAX,
+ * its cap of a binary field): a longer one is a broken stream, not one to
+ * read whole into memory. */
+#define IMPORT_EXPORT_MAX_LINE IMPORT_EXPORT_MAX_BINARY
 
 struct import_export {
         FILE *f;
@@ -214,6 +219,39 @@ static int import_export_binary(struct import_export *x, const char *name, size_
                ? tq_error_set(err, -ENOMEM, "out of memory") : 0;
 }
 
+/* getline() into X->line, but at most IMPORT_EXPORT_MAX_LINE bytes: the
+ * line's length, 0 at the end of the input or on a read error (ferror()
+ * tells), -ENOMEM, or -E2BIG when the line goes on past the cap. */
+static ssize_t import_export_getline(struct import_export *x)
+{
+        size_t n = 0;
+        int c = 0;
+
+        flockfile(x->f);
+        while (c != '\n' && (c = getc_unlocked(x->f)) != EOF) {
+                if (n + 2 > x->line_size) {
+                        size_t size = x->line_size ? 2 * x->line_size : 1024;
+                        char *p = realloc(x->line, size);
+
+                        if (!p) {
+                                funlockfile(x->f);
+                                return -ENOMEM;
+                        }
+                        x->line = p;
+                        x->line_size = size;
+                }
+                x->line[n++] = (char) c;
+                if (n > IMPORT_EXPORT_MAX_LINE && c != '\n') {
+                        funlockfile(x->f);
+                        return -E2BIG;
+                }
+        }
+        funlockfile(x->f);
+        if (n > 0)
+                x->line[n] = '\0';
+        return (ssize_t) n;
+}
+
 /* Read one line of the stream into the entry. Returns 1 at the end of an
  * entry (empty line, or end of standard input after a field), 0 after a
  * field, 2 at the end of the file with no entry pending (or one left:
@@ -228,14 +266,16 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
 
         if (x->nfields == 0)
                 x->entry_start = x->offset;
-        n = getline(&x->line, &x->line_size, x->f);
-        if (n < 0) {
+        n = import_export_getline(x);
+        if (n == -ENOMEM)
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        if (n == -E2BIG)
+                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": line too long (more than "
+                                    "%u bytes without a newline)", x->name,
+                                    import_export_at(x, x->lineno + 1), IMPORT_EXPORT_MAX_LINE);
+        if (n == 0) {
                 if (ferror(x->f))
                         return tq_error_set(err, -EIO, "%s: %s", x->name, strerror(errno));
-                /* getline() fails with neither flag set when it finds no
-                 * memory for a long line: the stream goes on after it */
-                if (!feof(x->f))
-                        return tq_error_set(err, -ENOMEM, "out of memory");
                 return x->nfields && !import_export_held(x) ? 1 : 2;
         }
         x->offset += n;

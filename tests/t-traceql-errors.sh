@@ -70,6 +70,15 @@ done
 check_eq export-no-cursor-no-identity 3 "$(count "$T/nocur.db")"
 bad 'TRACE_EVENT=a\nMESSAGE=no newline at the end'
 STDIN=$T/bad.export run export-stdin 4 "traceql: <stdin>:6: unexpected end of file inside an entry" --db "$DB" import --export -
+# A text field's line is held to 256 MiB, as a binary field's value is: a
+# longer one fails where it starts, and is not read whole into memory (it
+# was, and the entry imported).  From a pipe: nothing of it lands on disk.
+n0=$(count "$DB")
+rc=0
+{ printf "$good"'MESSAGE='; head -c 268435456 /dev/zero | tr '\000' a; printf '\n\n'; } |
+        $RUN "$TQ" --db "$DB" import --export - > "$T/out" 2> "$T/err" || rc=$?
+check_eq export-line-too-long "4|traceql: <stdin>:5: line too long (more than 268435456 bytes without a newline)|$n0" \
+        "$rc|$(cat "$T/err")|$(count "$DB")"
 # A binary TRACE_EVENT with a NUL byte: the name ends there, as a C
 # string's, in the row, the catalog and the view alike (before, the row kept
 # 'ab\0cd' while the catalog and the view said 'ab').
