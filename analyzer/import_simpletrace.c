@@ -123,6 +123,7 @@ static int simple_mapping(struct simple *s, size_t off, size_t *ret_next, struct
         struct simple_map *m;
         uint64_t id;
         uint32_t n, have;
+        bool added = false;
 
         if (left < 8)
                 return simple_cut(s, rec, err, "truncated event mapping");
@@ -153,11 +154,15 @@ static int simple_mapping(struct simple *s, size_t off, size_t *ret_next, struct
                 }
                 m = &s->maps[s->nmaps++];
                 m->id = id;
+                added = true;
         } else
                 free(m->name);
         m->name = strndup((const char *) s->data + off + 12, n);
         if (!m->name) {
-                s->nmaps--;
+                /* a remapped id keeps its slot, its name NULL: the last
+                 * mapping is not the one that failed */
+                if (added)
+                        s->nmaps--;
                 return tq_error_set(err, -ENOMEM, "out of memory");
         }
         m->ev = te_catalog_find(s->cat, m->name, n);
