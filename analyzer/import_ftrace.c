@@ -32,7 +32,12 @@
  *   sys_NAME -> 0xRET          a system call's exit: event sys_exit_NAME,
  *                              argument ret
  *   func <-parent              the function tracer
+ *   <stack trace>              the stacktrace option's entry, a " => FUNC"
+ *                              line per frame after it: kernel_stack (and
+ *                              user_stack for <user stack trace>)
  *
+ * A marker's text holding a newline goes on, as written, on the lines after
+ * (ftrace_more()).
  * "CPU:N [LOST M EVENTS]" becomes a tj_dropped row, "CPU:N [LOST EVENTS]"
  * (how many unknown) one without a count.  The timestamp goes to
  * `mono` (nanoseconds of the trace clock: CLOCK_MONOTONIC when trace_clock
@@ -504,6 +509,16 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
         mark_end = end;         /* a marker's text is as written, spaces and all */
         while (end > p && end[-1] == ' ')
                 end--;
+        /* the stacktrace and userstacktrace options' entries, their frames
+         * on the lines after (" => FUNC"): the stack is the message */
+        if ((size_t) (end - p) >= 13 && (memcmp(p, "<stack trace>", 13) == 0 ||
+            ((size_t) (end - p) >= 18 && memcmp(p, "<user stack trace>", 18) == 0))) {
+                l->event = p[1] == 's' ? (struct fspan) { "kernel_stack", 12 } :
+                                         (struct fspan) { "user_stack", 10 };
+                l->text = (struct fspan) { p, (size_t) (end - p) };
+                l->msg_whole = true;
+                return 0;
+        }
         while (p < end && fis_ident(*p))
                 p++;
         if (p == name)
@@ -740,8 +755,10 @@ static int flost(struct ftrace *f, struct ingest *ing, const char *p, const char
         return r < 0 ? r : 0;
 }
 
-static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char *end,
-                 bool store, struct tq_error *err)
+/* The entry at P: its first line ends at LINE_END, the lines that go on
+ * with it (ftrace_more()) at END. */
+static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char *line_end,
+                 const char *end, bool store, struct tq_error *err)
 {
         struct fline l;
         const char *body = end, *line = p;
@@ -770,7 +787,7 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
         }
         f->scratch_len = 0;
         memset(&l, 0, sizeof(l));
-        r = fparse_prefix(f, p, end, &l, &body, err);
+        r = fparse_prefix(f, p, line_end, &l, &body, err);
         if (r == 0)
                 r = fparse_body(f, body, end, &l, err);
         if (r == 0 && store)
@@ -779,6 +796,25 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
 }
 
 /* ---- the file ---- */
+
+/* Does the line at P go on with the entry whose first line is LINE (to
+ * LINE_END)?  The kernel prints a marker holding a newline as written, so
+ * the lines of its text after the first follow with no prefix, and the
+ * frames of a stack trace (the stacktrace and userstacktrace options) as
+ * " => FUNC" lines.  A trace line begins with a space (TASK is right-aligned
+ * in 16 columns, 15 bytes at most), the header with '#', a loss with
+ * "CPU:": a marker's line that is none of these is its text going on (one
+ * that begins so cannot be told from them). */
+static bool ftrace_more(const char *line, const char *line_end, const char *p, const char *end)
+{
+        if (p >= end || *line != ' ')
+                return false;
+        if (end - p >= 4 && memcmp(p, " => ", 4) == 0)
+                return memmem(line, (size_t) (line_end - line), "stack trace>", 12) != NULL;
+        if (*p == ' ' || *p == '#' || (end - p >= 4 && memcmp(p, "CPU:", 4) == 0))
+                return false;
+        return memmem(line, (size_t) (line_end - line), ": tracing_mark_write:", 21) != NULL;
+}
 
 /*
  * Parse every complete line; the last line, when the file does not end in a
@@ -799,7 +835,8 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
         int r = 0;
 
         while (r == 0 && p < end) {
-                const char *nl = memchr(p, '\n', (size_t) (end - p));
+                const char *nl = memchr(p, '\n', (size_t) (end - p)), *first, *next;
+                uint64_t more = 0;
 
                 if (!nl && whole)
                         nl = end;
@@ -808,8 +845,22 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                                 *ret_incomplete = true;
                         break;
                 }
+                /* the lines that go on with this one; an unfinished one is
+                 * left, as any unfinished last line */
+                first = nl;
+                while (nl < end && ftrace_more(p, first, nl + 1, end)) {
+                        next = memchr(nl + 1, '\n', (size_t) (end - nl - 1));
+                        if (!next && !whole)
+                                break;
+                        nl = next ? next : end;
+                        more++;
+                }
                 f.lineno++;
-                r = fline(&f, ing, p, nl, (int64_t) (nl - (const char *) data) >= skip, err);
+                /* stored when its first line is new: lines of an entry
+                 * imported before that came since are not stored twice */
+                r = fline(&f, ing, p, first, nl, (int64_t) (first - (const char *) data) >= skip,
+                          err);
+                f.lineno += more;
                 p = nl + 1;
         }
         free(f.scratch);

@@ -253,3 +253,27 @@ rm -f "$T/db"
 head -c 119 "$T/cut.trace" | $RUN "$TQ" --db "$T/db" import --ftrace - 2> "$T/cut.err"
 check_eq ftrace-unfinished-line-stdin "|one hello wor" "$(cat "$T/cut.err")|$($TQ --db "$T/db" --no-sync \
         --format csv "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
+
+# A marker whose text holds newlines is printed by the kernel as written:
+# the lines after its first follow without a prefix (an empty one too).  The
+# stacktrace and userstacktrace options add an entry "<stack trace>" or
+# "<user stack trace>" with a " => FUNC" line per frame: events kernel_stack
+# and user_stack, the stack their message.  Each failed the import at its
+# second line, 'not a trace line (no [CPU] field)'.  A line that is no trace
+# line after an entry that is no marker still fails, at its own line.
+printf '%s\n' '# tracer: nop' \
+        '            bash-5       [000] .....   100.000001: tracing_mark_write: first line' \
+        'second line' '' 'third' \
+        '            bash-5       [000] .....   100.000002: tracing_mark_write: after' \
+        '            bash-5       [000] d..1.   100.000003: <stack trace>' \
+        ' => __schedule' ' => schedule+0x4a/0xd0' \
+        '            bash-5       [000] d..1.   100.000004: <user stack trace>' \
+        ' =>  <00007f0e1b2c3d4e>' > "$T/multi.trace"
+check_eq ftrace-multi-line "0|tracing_mark_write,first line/second line//third,first line/second line//third|tracing_mark_write,after,after|kernel_stack,<stack trace>/ => __schedule/ => schedule+0x4a/0xd0,|user_stack,<user stack trace>/ =>  <00007f0e1b2c3d4e>," \
+        "$(ftrace_rows "$T/multi.trace" "select event, replace(replace(message, 'tracing_mark_write ', ''), char(10), '/'),
+                replace(a0, char(10), '/') from events order by id")"
+printf '%s\n' '            bash-5       [000] .....   100.000001: tracing_mark_write: a' 'b' \
+        '            bash-5       [000] .....   100.000002: sched_waking: comm=a pid=1' 'c' \
+        > "$T/multi-bad.trace"
+check_eq ftrace-multi-line-after-event "4|0|traceql: $T/multi-bad.trace:4: not a trace line (no [CPU] field)" \
+        "$(ftrace_rows "$T/multi-bad.trace" "select count(*) from events")|$(cat "$T/err")"
