@@ -436,6 +436,19 @@ static bool te_emit_plain_char(const struct te_type *t)
         return t->base == TE_CHAR;
 }
 
+/* Is the pointed-to type const?  The word may come before or after the
+ * others ('const unsigned char *', 'unsigned char const *'). */
+static bool te_emit_const_target(const struct te_type *t)
+{
+        const char *s = t->spelling, *p;
+        size_t n = strcspn(s, "*");
+
+        for (p = s; (p = strstr(p, "const")) != NULL && p < s + n; p += 5)
+                if ((p == s || p[-1] == ' ') && (p[5] == ' ' || p[5] == '*'))
+                        return true;
+        return false;
+}
+
 static void te_emit_render(const struct te_event *ev, FILE *out)
 {
         unsigned i;
@@ -462,7 +475,7 @@ static void te_emit_render(const struct te_event *ev, FILE *out)
                          * check, const kept (-Wcast-qual): 'const unsigned char *' */
                         fprintf(out, ",\n%s%s(%s%s)(v[%u].s ? v[%u].s : \"(null)\")",
                                 te_emit_ind, te_emit_ind,
-                                strncmp(a->type.spelling, "const ", 6) == 0 ? "" : "const ",
+                                te_emit_const_target(&a->type) ? "" : "const ",
                                 a->type.spelling, i, i);
                 else if (a->kind == TE_KIND_POINTER)
                         /* %p takes a void pointer: cast back to 'uint64_t *'
