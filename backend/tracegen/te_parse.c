@@ -131,7 +131,39 @@ static const char *const te_parse_keywords[] = {
         /* macros or globals of the headers the generated code includes */
         "bool", "true", "false", "NULL", "EOF", "errno", "stdin", "stdout", "stderr",
         "offsetof", "assert",
+        /* object-like macros of <stdio.h>, <stdint.h> and glibc's <sys/types.h>
+         * (included for ssize_t): an argument so named would be replaced */
+        "BUFSIZ", "FILENAME_MAX", "FOPEN_MAX", "L_ctermid", "L_tmpnam", "P_tmpdir",
+        "SEEK_CUR", "SEEK_END", "SEEK_SET", "TMP_MAX", "PTRDIFF_MIN", "PTRDIFF_MAX",
+        "SIG_ATOMIC_MIN", "SIG_ATOMIC_MAX", "SIZE_MAX", "WCHAR_MIN", "WCHAR_MAX",
+        "WINT_MIN", "WINT_MAX", "BYTE_ORDER", "LITTLE_ENDIAN", "BIG_ENDIAN", "PDP_ENDIAN",
+        "FD_SETSIZE", "NFDBITS",
 };
+
+/* C reserves these for <stdint.h>'s macros: INT or UINT, then _MAX, _MIN,
+ * _WIDTH or _C at the end (INT64_MAX, UINT_LEAST8_MAX, INT8_C). */
+static bool te_parse_is_stdint_macro(const char *name)
+{
+        static const char *const ends[] = { "_MAX", "_MIN", "_WIDTH", "_C" };
+        size_t n = strlen(name), e, i;
+
+        if (strncmp(name, "INT", 3) != 0 && strncmp(name, "UINT", 4) != 0)
+                return false;
+        for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+                e = strlen(ends[i]);
+                if (n > e && strcmp(name + n - e, ends[i]) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* ... and these for <inttypes.h>'s: PRI or SCN, then a lower-case letter or
+ * X (PRIx64, SCNd32, PRIxFAST16, all of them, not only those of formats). */
+static bool te_parse_is_inttypes_macro(const char *name)
+{
+        return (strncmp(name, "PRI", 3) == 0 || strncmp(name, "SCN", 3) == 0) &&
+               ((name[3] >= 'a' && name[3] <= 'z') || name[3] == 'X');
+}
 
 /* Why NAME cannot name an argument, or NULL when it can. */
 static const char *te_parse_bad_arg_name(const char *name)
@@ -144,11 +176,19 @@ static const char *te_parse_bad_arg_name(const char *name)
                         return "is a C keyword or a standard macro";
         if (te_type_is_allowed_word(name))
                 return "is a type name";
-        if (te_format_is_macro(name))
+        if (te_format_is_macro(name) || te_parse_is_inttypes_macro(name))
                 return "is an <inttypes.h> macro";
+        if (te_parse_is_stdint_macro(name))
+                return "is a <stdint.h> macro";
+        /* gcc and clang define them as 1 in GNU C (-std=gnu11, QEMU's) */
+        if (strcmp(name, "linux") == 0 || strcmp(name, "unix") == 0)
+                return "is a macro the compiler predefines";
         for (i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
                 if (strncmp(name, reserved[i], strlen(reserved[i])) == 0)
                         return "is reserved for tracegen's generated code";
+        /* _LP64, _IOFBF, _SDT_HAS_SEMAPHORES: the compiler's and the headers' */
+        if (name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z')
+                return "is reserved for the C implementation ('_' and an upper-case letter)";
         if (strlen(name) > TE_MAX_ARG_NAME)
                 return "is too long for a journal field (54 characters at most)";
         return NULL;
