@@ -134,11 +134,47 @@ static int te_format_escape(struct te_parse_ctx *ctx, const char *line, size_t l
         return 0;
 }
 
+/*
+ * The length of the UTF-8 sequence at S (N bytes there), or 0 when it is
+ * not one: a stray or missing continuation byte, an overlong form, a
+ * surrogate or a code point past U+10FFFF.  clang refuses such bytes in a
+ * string literal (-Winvalid-source-encoding) and QEMU's tracetool cannot
+ * read the file at all.
+ */
+static size_t te_format_utf8(const unsigned char *s, size_t n)
+{
+        unsigned char lo = 0x80, hi = 0xbf;
+        size_t len, k;
+
+        if (s[0] >= 0xc2 && s[0] <= 0xdf)
+                len = 2;
+        else if (s[0] >= 0xe0 && s[0] <= 0xef)
+                len = 3;
+        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+                len = 4;
+        else
+                return 0;
+        if (s[0] == 0xe0)
+                lo = 0xa0;
+        else if (s[0] == 0xed)
+                hi = 0x9f;
+        else if (s[0] == 0xf0)
+                lo = 0x90;
+        else if (s[0] == 0xf4)
+                hi = 0x8f;
+        if (n < len || s[1] < lo || s[1] > hi)
+                return 0;
+        for (k = 2; k < len; k++)
+                if (s[k] < 0x80 || s[k] > 0xbf)
+                        return 0;
+        return len;
+}
+
 /* Split the format text into units; set *RET_END past the last token. */
 static int te_format_units(struct te_parse_ctx *ctx, const char *line, size_t start,
                            size_t len, struct te_unit *u, size_t *ret_n, size_t *ret_end)
 {
-        size_t i = start, n = 0, open, k, end = start;
+        size_t i = start, n = 0, open, k, end = start, cont = 0;
         int r;
 
         while (i < len) {
@@ -156,7 +192,16 @@ static int te_format_units(struct te_parse_ctx *ctx, const char *line, size_t st
                                         /* C compilers take it for a line end. */
                                         return te_parse_error(ctx, i, "carriage return inside a "
                                                               "string literal (write it as '\\r')");
+                                } else if ((unsigned char)line[i] >= 0x80 && cont == 0 &&
+                                           (cont = te_format_utf8((const unsigned char *)line + i,
+                                                                  len - i)) == 0) {
+                                        return te_parse_error(ctx, i, "byte \\x%02x in format is not "
+                                                              "UTF-8 (write it as '\\%03o')",
+                                                              (unsigned char)line[i],
+                                                              (unsigned char)line[i]);
                                 } else {
+                                        if (cont > 0)
+                                                cont--;
                                         u[n].c = line[i++];
                                 }
                                 u[n].end = i;
