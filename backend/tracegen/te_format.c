@@ -192,6 +192,13 @@ static int te_format_units(struct te_parse_ctx *ctx, const char *line, size_t st
                                         /* C compilers take it for a line end. */
                                         return te_parse_error(ctx, i, "carriage return inside a "
                                                               "string literal (write it as '\\r')");
+                                } else if (line[i] == '?' && i + 2 < len && line[i + 1] == '?' &&
+                                           strchr("=(/)'<!>-", line[i + 2])) {
+                                        /* ignored in GNU C, with a warning (-Wall);
+                                         * replaced in ISO C: '??/' escapes the next byte */
+                                        return te_parse_error(ctx, i, "trigraph '??%c' in format "
+                                                              "(write it as '?\\?%c')",
+                                                              line[i + 2], line[i + 2]);
                                 } else if ((unsigned char)line[i] >= 0x80 && cont == 0 &&
                                            (cont = te_format_utf8((const unsigned char *)line + i,
                                                                   len - i)) == 0) {
