@@ -71,6 +71,22 @@ printf 'bad(int a "x\n' > "$T/bad${esc}[31mname.events"
 run gen-cli-name-escaped 1 "$TG" --check "$T/bad${esc}[31mname.events"
 check_eq gen-cli-name-escaped-msg "tracegen: $T/bad\\x1b[31mname.events:1:4: missing ')' to close the argument list" "$(cat "$T/err")"
 run gen-cli-missing-escaped 3 "$TG" --check "$T/no${esc}file"
+# A file name that is not UTF-8 (Latin-1 'caf\351') is an escape in the
+# group's source string, which clang refused raw in a literal
+# (-Winvalid-source-encoding); the #include keeps a header's name as it is.
+latin1=$(printf 'caf\351')
+printf 'latin1_ev(int a) "a %%d"\n' > "$T/$latin1.events"
+(cd "$T" && "$TG" --group=latin1 --header="$latin1.h" --source="$latin1.c" "$latin1.events")
+check_eq gen-cli-name-not-utf8-source "#include \"$latin1.h\"|.source = \"caf\\351.events\"," \
+        "$(sed -n 's/^ *\(\.source = .*\)/\1/p; /^#include "/p' "$T/$latin1.c" | paste -sd '|')"
+for cc in $CCS; do
+        # shellcheck disable=SC2086
+        if $cc $CFLAGS_GEN -I"$TOP/include" -I"$T" -c "$T/$latin1.c" -o "$T/latin1.o" 2> "$T/cerr"; then
+                pass "gen-cli-name-not-utf8-compiles-$cc"
+        else
+                fail "gen-cli-name-not-utf8-compiles-$cc" "$(grep -m1 -E 'error|warning' "$T/cerr")"
+        fi
+done
 check_eq gen-cli-missing-escaped-msg "tracegen: $T/no\\x1bfile: No such file or directory" "$(cat "$T/err")"
 version=$(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")
 run gen-cli-version 0 "$TG" --version

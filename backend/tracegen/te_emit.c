@@ -49,6 +49,23 @@ static void te_emit_cstr(FILE *out, const char *s)
         }
 }
 
+/* Write S as the body of a C string literal with its bytes past ASCII as
+ * octal escapes: a file name need not be UTF-8, and clang refuses other
+ * bytes in a literal (-Winvalid-source-encoding).  Not for an #include,
+ * whose name is taken as written. */
+static void te_emit_cstr_ascii(FILE *out, const char *s)
+{
+        char c[2] = { 0 };
+
+        for (; *s; s++) {
+                c[0] = *s;
+                if ((unsigned char)*s >= 0x80)
+                        fprintf(out, "\\%03o", (unsigned char)*s);
+                else
+                        te_emit_cstr(out, c);
+        }
+}
+
 /* The banner; file names are kept from closing the comment early. */
 static void te_emit_banner(const struct te_list *list, FILE *out)
 {
@@ -561,7 +578,7 @@ static void te_emit_group(const struct te_list *list, const char *g, FILE *out)
         fprintf(out, "%s.abi = TJ_ABI_VERSION,\n%s.name = \"%s\",\n%s.source = \"", te_emit_ind,
                 te_emit_ind, g, te_emit_ind);
         for (i = 0; i < list->nfiles; i++) {
-                te_emit_cstr(out, list->files[i]);
+                te_emit_cstr_ascii(out, list->files[i]);
                 fputs(i + 1 < list->nfiles ? " " : "", out);
         }
         fputs("\",\n", out);
