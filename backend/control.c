@@ -4,8 +4,9 @@
  * tj_control_start() (or TJ_CONTROL=1 at tj_init()) binds a unix stream
  * socket DIR/PID.sock and serves it from a thread of the library, never from
  * the traced program's threads; tj_control_stop(), tj_shutdown() and exit()
- * remove it.  DIR is $TJ_CONTROL_DIR, else $XDG_RUNTIME_DIR/tracejournal, else
- * /run/tracejournal.  The socket file is mode 0666 so that any local user
+ * remove it, when it is still the one bound.  DIR is $TJ_CONTROL_DIR (taken
+ * from the working directory at the start when relative), else
+ * $XDG_RUNTIME_DIR/tracejournal, else /run/tracejournal.  The socket file is mode 0666 so that any local user
  * reaches the SO_PEERCRED check, which lets in only the process's effective
  * uid and root: anybody else gets "error permission denied: ..." and the
  * refusal is counted in the stats.  (A directory the kernel does not let the
@@ -53,7 +54,9 @@ static struct {
         int fd;                         /* the listening socket */
         int stop_fd;                    /* eventfd that tells the thread to stop */
         pid_t owner;                    /* the process that bound PATH */
-        char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+        dev_t dev;                      /* the socket file bound at PATH, */
+        ino_t ino;                      /* removed only while it is still there */
+        char path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* absolute */
         atomic_uint_fast64_t served;    /* requests answered */
         atomic_uint_fast64_t refused;   /* connections refused by SO_PEERCRED */
 } ctl = {
@@ -598,25 +601,65 @@ static int control_dir(char *buf, size_t size)
         return 0;
 }
 
-/* Bind and listen on DIR/PID.sock, replacing a stale one.  0 or -errno. */
-static int control_bind(void)
+/*
+ * DIR/PID.sock in SA, absolute: a relative TJ_CONTROL_DIR is taken from the
+ * working directory now, so that a program that changes it later still
+ * removes its own socket at exit.  0 or -errno.
+ */
+static int control_sock_name(struct sockaddr_un *sa)
 {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        char dir[sizeof(sa.sun_path)];
-        int fd, r, n;
+        char dir[sizeof(sa->sun_path)], cwd[sizeof(sa->sun_path)] = "";
+        int r, n;
 
         r = control_dir(dir, sizeof(dir));
         if (r < 0)
                 return r;
-        n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%d.sock", dir, (int)getpid());
-        if (n < 0 || (size_t)n >= sizeof(sa.sun_path))
-                return -ENAMETOOLONG;
+        if (dir[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+                return errno == ERANGE ? -ENAMETOOLONG : -errno;
+        n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s%s%s/%d.sock", cwd,
+                     cwd[0] ? "/" : "", dir, (int)getpid());
+        return n < 0 || (size_t)n >= sizeof(sa->sun_path) ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * Whether a process serves SA: it takes a connection, or its queue is full.
+ * A live socket of our name is another process's with our pid number, in
+ * another pid namespace sharing the directory: it is left alone.  (That
+ * endpoint sees a connection that sends nothing, and answers it with an
+ * error nobody reads.)
+ */
+static bool control_sock_live(const struct sockaddr_un *sa)
+{
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        bool live;
+
+        if (fd < 0)
+                return false;
+        live = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 || errno == EAGAIN;
+        close(fd);
+        return live;
+}
+
+/* Bind and listen on DIR/PID.sock, replacing a stale one.  0 or -errno
+ * (-EADDRINUSE: another process serves that name). */
+static int control_bind(void)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct stat st;
+        int fd, r;
+
+        r = control_sock_name(&sa);
+        if (r < 0)
+                return r;
+        if (control_sock_live(&sa))
+                return -EADDRINUSE;
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return -errno;
-        /* A file of this name is left by an earlier process with our pid. */
+        /* A file of this name that nobody serves is left by an earlier
+         * process with our pid. */
         (void)unlink(sa.sun_path);
-        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || lstat(sa.sun_path, &st) < 0 ||
             chmod(sa.sun_path, 0666) < 0 || listen(fd, 8) < 0) {
                 r = -errno;
                 close(fd);
@@ -624,14 +667,23 @@ static int control_bind(void)
         }
         ctl.fd = fd;
         ctl.owner = getpid();
+        ctl.dev = st.st_dev;
+        ctl.ino = st.st_ino;
         memcpy(ctl.path, sa.sun_path, sizeof(ctl.path));
         return 0;
 }
 
+/* The socket file is removed only when it is the one we bound: another
+ * process of our pid number (another pid namespace) may have put its own
+ * there since ours was removed, by hand or as stale.  (Between the lstat()
+ * and the unlink() it may still change: there is no unlink of an inode.) */
 static void control_close(void)
 {
+        struct stat st;
+
         if (ctl.fd >= 0) {
-                if (getpid() == ctl.owner)
+                if (getpid() == ctl.owner && lstat(ctl.path, &st) == 0 &&
+                    st.st_dev == ctl.dev && st.st_ino == ctl.ino)
                         unlink(ctl.path);
                 close(ctl.fd);
         }

@@ -249,6 +249,60 @@ fi
 # at a core's full speed, after the test had ended)
 kill "$P" 2> /dev/null; wait "$P" 2> /dev/null || true; P=
 
+# A relative TJ_CONTROL_DIR, then the program changes its working directory:
+# its socket is removed at exit all the same (it unlinked rel/PID.sock under
+# the new working directory, and left its own behind).
+mkdir "$T/rel"
+(cd "$T" && TJ_CONTROL_DIR=rel TJ_OUTPUT=nop "$B/tests/lib-emit" ctlstart chdir:/ exit) \
+        > "$T/out" 2>&1 || true
+check_eq control-relative-dir-chdir "|" "$(cat "$T/out")|$(ls "$T/rel")"
+
+# The socket at the path is not the one the program bound (removed, and
+# another process of the same pid number, in another pid namespace, bound its
+# own there): it is left alone at exit (it was removed).
+mkdir "$T/swap"
+TJ_CONTROL_DIR="$T/swap" TJ_OUTPUT=nop "$B/tests/lib-emit" ctlstart waitfor:"$T/swap.go" exit \
+        > "$T/out" 2>&1 &
+Q=$!
+if wait_for '[ -S "$T/swap/$Q.sock" ]'; then
+        rm "$T/swap/$Q.sock"
+        python3 -c 'import socket, sys
+socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).bind(sys.argv[1])' "$T/swap/$Q.sock"
+        ino=$(stat -c %i "$T/swap/$Q.sock")
+        touch "$T/swap.go"
+        wait "$Q" || true
+        check_eq control-other-socket-kept "|$ino" "$(cat "$T/out")|$(stat -c %i "$T/swap/$Q.sock" 2>&1)"
+else
+        fail control-other-socket-kept "$T/swap/$Q.sock did not appear"
+        kill "$Q" 2> /dev/null; wait "$Q" 2> /dev/null || true
+fi
+
+# Two processes that are both pid 1, each in a pid namespace of its own,
+# with one TJ_CONTROL_DIR: the second does not take the live socket of the
+# first (it removed it and bound its own, and exiting removed that: the
+# first was left without one); it is told -EADDRINUSE, and the first's
+# socket is served until the first exits and removes it.
+if [ "$(id -u)" = 0 ] && unshare --pid --fork true 2> /dev/null; then
+        mkdir "$T/ns"
+        TJ_CONTROL_DIR="$T/ns" TJ_OUTPUT=nop unshare --pid --fork "$B/tests/lib-emit" ctlstart \
+                waitfor:"$T/ns.go" exit > "$T/ns1.out" 2>&1 &
+        Q=$!
+        if wait_for '[ -S "$T/ns/1.sock" ]'; then
+                TJ_CONTROL_DIR="$T/ns" TJ_OUTPUT=nop unshare --pid --fork "$B/tests/lib-emit" \
+                        ctlstart exit > "$T/ns2.out" 2>&1 || true
+                "$SEND" "$T/ns/1.sock" < /dev/null > "$T/ns.reply" 2>&1 || true
+                touch "$T/ns.go"
+                wait "$Q" || true
+                check_eq control-pidns-live-kept "ctlstart=-98|error empty request||" \
+                        "$(cat "$T/ns2.out")|$(cat "$T/ns.reply")|$(cat "$T/ns1.out")|$(ls "$T/ns")"
+        else
+                fail control-pidns-live-kept "$T/ns/1.sock did not appear"
+                touch "$T/ns.go"; wait "$Q" 2> /dev/null || true
+        fi
+else
+        skip control-pidns-live-kept "needs root and unshare --pid"
+fi
+
 # /run/tracejournal is made 0755 whatever the umask (other users reach the
 # socket and are told they may not use it); in a mount namespace whose /run
 # is a fresh tmpfs, so the machine's own is not touched.

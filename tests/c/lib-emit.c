@@ -20,6 +20,10 @@
  *                       exits; wait for it
  *   ctlstats            serve the control endpoint (tj_control_start), print
  *                       its reply to "stats" but the rings and control lines
+ *   ctlstart            tj_control_start(), prints "ctlstart=R" when R != 0
+ *   chdir:DIR           chdir(DIR), prints "chdir DIR=-ERRNO" when it fails
+ *   waitfor:PATH        wait until PATH exists (up to 10 s); prints
+ *                       "waitfor PATH=none" when it does not
  *   forkctl:N           fork; the child does req:N, tj_flush() and ctlstats,
  *                       and exits; wait for it
  *   forkbusy:T:N:K      T threads each doing req:N and, while they trace, K
@@ -390,7 +394,21 @@ static void step(const char *s)
                 run_fork(atol(arg), false);
         else if (strcmp(s, "ctlstats") == 0)
                 run_ctlstats();
-        else if (strncmp(s, "forkctl:", 8) == 0)
+        else if (strcmp(s, "ctlstart") == 0) {
+                r = tj_control_start();
+                if (r != 0)
+                        printf("ctlstart=%d\n", r);
+        } else if (strncmp(s, "chdir:", 6) == 0) {
+                if (chdir(arg) < 0)
+                        printf("chdir %s=%d\n", arg, -errno);
+        } else if (strncmp(s, "waitfor:", 8) == 0) {
+                int i = 0;
+
+                while (access(arg, F_OK) < 0 && ++i < 1000)
+                        usleep(10000);
+                if (i == 1000)
+                        printf("waitfor %s=none\n", arg);
+        } else if (strncmp(s, "forkctl:", 8) == 0)
                 run_forkctl(atol(arg));
         else if (strncmp(s, "forkflush:", 10) == 0)
                 run_fork(atol(arg), true);
