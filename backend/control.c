@@ -640,12 +640,53 @@ static bool control_sock_live(const struct sockaddr_un *sa)
         return live;
 }
 
+/*
+ * Make the socket file just bound at PATH mode 0666 and record its device and
+ * inode.  chmod(PATH) would follow a symlink: in a directory others may
+ * write without the sticky bit, one could put a symlink to a file of ours
+ * in the socket's place between bind() and chmod(), and have that file made
+ * world-writable.  The file is opened with O_PATH | O_NOFOLLOW instead (a
+ * symlink is opened as itself), must be a socket of our user, and is chmod'ed
+ * through /proc/self/fd, which reaches that inode whatever the path holds
+ * by then (fchmod() refuses an O_PATH descriptor; this is glibc's own
+ * fchmodat(AT_SYMLINK_NOFOLLOW)).  A umask around bind() would do without
+ * the chmod, but the umask is the whole process's, and the program's
+ * threads create files meanwhile.  Without /proc the mode the umask left is
+ * kept: the owner and root are served all the same, other users are refused
+ * by the kernel instead of by the SO_PEERCRED check.  0, or -errno
+ * (-EEXIST: the path holds something else by now).
+ */
+static int control_sock_claim(const char *path)
+{
+        char proc[64];
+        struct stat st;
+        int fd, r = 0;
+
+        fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                r = -errno;
+        else if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
+                r = -EEXIST;
+        else if ((st.st_mode & 07777) != 0666) {
+                snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+                if (chmod(proc, 0666) < 0 && errno != ENOENT)
+                        r = -errno;
+        }
+        close(fd);
+        if (r == 0) {
+                ctl.dev = st.st_dev;
+                ctl.ino = st.st_ino;
+        }
+        return r;
+}
+
 /* Bind and listen on DIR/PID.sock, replacing a stale one.  0 or -errno
  * (-EADDRINUSE: another process serves that name). */
 static int control_bind(void)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        struct stat st;
         int fd, r;
 
         r = control_sock_name(&sa);
@@ -659,16 +700,17 @@ static int control_bind(void)
         /* A file of this name that nobody serves is left by an earlier
          * process with our pid. */
         (void)unlink(sa.sun_path);
-        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || lstat(sa.sun_path, &st) < 0 ||
-            chmod(sa.sun_path, 0666) < 0 || listen(fd, 8) < 0) {
+        r = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
+        if (r == 0)
+                r = control_sock_claim(sa.sun_path);
+        if (r == 0 && listen(fd, 8) < 0)
                 r = -errno;
+        if (r < 0) {
                 close(fd);
                 return r;
         }
         ctl.fd = fd;
         ctl.owner = getpid();
-        ctl.dev = st.st_dev;
-        ctl.ino = st.st_ino;
         memcpy(ctl.path, sa.sun_path, sizeof(ctl.path));
         return 0;
 }

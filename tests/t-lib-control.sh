@@ -303,6 +303,55 @@ else
         skip control-pidns-live-kept "needs root and unshare --pid"
 fi
 
+# The socket is mode 0666 whatever the umask; and a symlink put in its place
+# between bind() and the chmod (by a bind() shim here; another user, in a
+# directory others may write) is not followed: the start fails with -EEXIST
+# and the file the symlink names keeps its mode (it was made 0666).
+mkdir "$T/mode"
+(umask 077; TJ_CONTROL_DIR="$T/mode" TJ_OUTPUT=nop "$B/tests/lib-emit" ctlstart \
+        waitfor:"$T/mode.go" exit > /dev/null 2>&1) &
+Q=$!
+wait_for '[ -S "$T/mode/$Q.sock" ]' || true
+check_eq control-socket-mode-umask "srw-rw-rw-" "$(stat -c %A "$T/mode/$Q.sock" 2>&1)"
+touch "$T/mode.go"; wait "$Q" || true
+if [ -z "${SANITIZE:-}" ]; then
+        cat > "$T/swap.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+        int (*real)(int, const struct sockaddr *, socklen_t) =
+                (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "bind");
+        const char *path = ((const struct sockaddr_un *)sa)->sun_path;
+        char moved[sizeof(((struct sockaddr_un *)0)->sun_path) + 8];
+        int r = real(fd, sa, len);
+
+        if (r == 0 && sa->sa_family == AF_UNIX && getenv("SWAP_TO")) {
+                snprintf(moved, sizeof(moved), "%s.moved", path);
+                if (rename(path, moved) < 0 || symlink(getenv("SWAP_TO"), path) < 0)
+                        return -1;
+        }
+        return r;
+}
+C
+        ${CC:-cc} -shared -fPIC -o "$T/swap.so" "$T/swap.c" -ldl
+        mkdir "$T/sym"
+        : > "$T/victim"
+        chmod 600 "$T/victim"
+        SWAP_TO="$T/victim" LD_PRELOAD="$T/swap.so" TJ_CONTROL_DIR="$T/sym" TJ_OUTPUT=nop \
+                "$B/tests/lib-emit" ctlstart > "$T/out" 2>&1 || true
+        check_eq control-symlink-not-followed "ctlstart=-17|-rw-------" \
+                "$(cat "$T/out")|$(stat -c %A "$T/victim")"
+else
+        skip control-symlink-not-followed "a preloaded shim, no sanitizer"
+fi
+
 # /run/tracejournal is made 0755 whatever the umask (other users reach the
 # socket and are told they may not use it); in a mount namespace whose /run
 # is a fresh tmpfs, so the machine's own is not touched.
