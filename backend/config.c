@@ -36,23 +36,39 @@ static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
 static char config_outputs[128];        /* tj_set_outputs() before tj_init() */
 static bool config_atexit_done;
 
+/*
+ * One line on stderr.  The values it quotes come from the environment, a
+ * file of patterns, a file name: every byte outside printable ASCII is
+ * written as \xHH (as traceql ctl and tracegen write theirs), so that none
+ * sends an escape sequence to the terminal or starts a line of its own.
+ */
 void config_warn(const char *fmt, ...)
 {
-        char line[1024];
+        char line[1024], out[sizeof("tracejournal: \n") + 4 * sizeof(line)];
+        size_t len;
         va_list ap;
         int n;
 
         if (config.quiet)
                 return;
         va_start(ap, fmt);
-        n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+        n = vsnprintf(line, sizeof(line), fmt, ap);
         va_end(ap);
         if (n < 0)
                 return;
-        if ((size_t)n > sizeof(line) - 2)
-                n = sizeof(line) - 2;
-        line[n++] = '\n';
-        fprintf(stderr, "tracejournal: %.*s", n, line);
+        if ((size_t)n > sizeof(line) - 1)
+                n = sizeof(line) - 1;
+        len = (size_t)snprintf(out, sizeof(out), "tracejournal: ");
+        for (int i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)line[i];
+
+                if (c >= 0x20 && c < 0x7f)
+                        out[len++] = (char)c;
+                else
+                        len += (size_t)snprintf(out + len, sizeof(out) - len, "\\x%02x", c);
+        }
+        out[len++] = '\n';
+        fwrite(out, 1, len, stderr);
 }
 
 /* The host name for RFC 5424, looked up once. */

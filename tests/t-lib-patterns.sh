@@ -121,6 +121,19 @@ tracejournal: TJ_EVENTS_FILE: $T/ev5:1: 'tga_off' matches only events compiled o
 tga_off tga enabled=0 compiled_in=0
 count=1" "$(cat "$T/err" "$T/out")"
 
+# The values a warning quotes are written with every byte outside printable
+# ASCII as \xHH: an escape sequence or a newline in TJ_EVENTS, TJ_OUTPUT or
+# a file name reached the terminal as it was (retitling it, or making a line
+# that reads as a warning of its own).
+TJ_QUIET=0 TJ_EVENTS="$(printf 'a\033]0;owned\007\ntracejournal: forged\303\251')" \
+        TJ_OUTPUT="$(printf 'nop,x\033[2J')" TJ_EVENTS_FILE="$(printf '/nonexistent/\033[1m\tf')" \
+        $RUN "$E" init > /dev/null 2> "$T/err"
+cat > "$T/exp" <<'OUT'
+tracejournal: TJ_EVENTS: no event matches 'a\x1b]0;owned\x07\x0atracejournal: forged\xc3\xa9'
+tracejournal: TJ_EVENTS_FILE: /nonexistent/\x1b[1m\x09f: No such file or directory
+tracejournal: TJ_OUTPUT: unknown output 'x\x1b[2J'
+OUT
+check_file lib-patterns-env-warning-escaped "$T/exp" "$T/err"
 TJ_EVENTS_FILE=/nonexistent/events TJ_QUIET=0 $RUN "$E" init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-missing-file \
         "tracejournal: TJ_EVENTS_FILE: /nonexistent/events: No such file or directory" "$(cat "$T/err")"
