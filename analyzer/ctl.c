@@ -54,9 +54,39 @@ static int ctl_try(char *ret_path, size_t size, const char *dir, const char *sub
 }
 
 /*
+ * The number PID has in its own pid namespace, which the library names its
+ * socket after: the last field of NSpid in /proc/PID/status (a process in a
+ * container is 1 there, 4242 here).  PID itself when the kernel does not
+ * say (before Linux 4.1) or the file cannot be read.
+ */
+static long ctl_own_pid(long pid)
+{
+        char path[64], *line = NULL, *p, *end;
+        size_t cap = 0;
+        long own = pid, v;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+        f = fopen(path, "re");
+        if (!f)
+                return pid;
+        while (getline(&line, &cap, f) > 0) {
+                if (strncmp(line, "NSpid:", 6) != 0)
+                        continue;
+                for (p = line + 6; (v = strtol(p, &end, 10)) > 0 && end != p; p = end)
+                        own = v;
+                break;
+        }
+        free(line);
+        fclose(f);
+        return own;
+}
+
+/*
  * Where PID's socket is: $TJ_CONTROL_DIR alone when set, else the first of
  * $XDG_RUNTIME_DIR/tracejournal, /run/user/UID/tracejournal (UID the owner of
- * PID) and /run/tracejournal that holds it.  0, or -ENOENT, or -EACCES with
+ * PID) and /run/tracejournal that holds it.  The socket is named after PID's
+ * number in its own pid namespace (ctl_own_pid()).  0, or -ENOENT, or -EACCES with
  * the first path we may not look at in RET_PATH (the socket may be there:
  * "no control endpoint" would send the user looking for TJ_CONTROL).
  */
@@ -64,11 +94,12 @@ static int ctl_find(long pid, char *ret_path, size_t size)
 {
         const char *v = getenv("TJ_CONTROL_DIR"), *dirs[3];
         char proc[64], user[64], denied[PATH_MAX] = "";
+        long own = ctl_own_pid(pid);
         struct stat st;
         size_t n = 0;
 
         if (v && *v)
-                return ctl_try(ret_path, size, v, "", pid);
+                return ctl_try(ret_path, size, v, "", own);
         v = getenv("XDG_RUNTIME_DIR");
         if (v && *v)
                 dirs[n++] = v;
@@ -79,7 +110,7 @@ static int ctl_find(long pid, char *ret_path, size_t size)
         }
         dirs[n++] = "/run";
         for (size_t i = 0; i < n; i++) {
-                int r = ctl_try(ret_path, size, dirs[i], "/tracejournal", pid);
+                int r = ctl_try(ret_path, size, dirs[i], "/tracejournal", own);
 
                 if (r == 0)
                         return 0;
@@ -101,7 +132,9 @@ static int ctl_timeout_s(void)
         return t && atoi(t) > 0 ? atoi(t) : CTL_TIMEOUT_S;
 }
 
-/* Connect to PATH and check that PID is the one listening.  The fd or -1. */
+/* Connect to PATH and check that PID is the one listening: SO_PEERCRED
+ * gives its pid in our namespace, as PID is, whatever number names the
+ * socket.  The fd or -1. */
 static int ctl_connect(const char *who, const char *path, long pid)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };

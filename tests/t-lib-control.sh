@@ -303,6 +303,31 @@ else
         skip control-pidns-live-kept "needs root and unshare --pid"
 fi
 
+# A program in a pid namespace of its own (a container): its socket is
+# named after its pid there, 1; traceql ctl, here, takes the pid it has here
+# and finds the socket by the process's NSpid (it looked for HOSTPID.sock:
+# "no control endpoint").  Asked for pid 1 (here: another process), the
+# socket is not trusted.
+if [ "$(id -u)" = 0 ] && unshare --pid --fork --mount-proc true 2> /dev/null; then
+        mkdir "$T/nsc"
+        TJ_CONTROL_DIR="$T/nsc" TJ_CONTROL=1 TJ_OUTPUT=nop unshare --pid --fork --mount-proc \
+                "$B/tests/lib-emit" init waitfor:"$T/nsc.go" exit > /dev/null 2>&1 &
+        Q=$!
+        if wait_for '[ -S "$T/nsc/1.sock" ]'; then
+                H=$(pgrep -P "$Q")
+                rc=0; TJ_CONTROL_DIR="$T/nsc" "$TQ" ctl "$H" outputs > "$T/out" 2>&1 || rc=$?
+                check_eq control-client-pidns "0|outputs nop" "$rc|$(cat "$T/out")"
+                rc=0; TJ_CONTROL_DIR="$T/nsc" "$TQ" ctl 1 outputs > "$T/out" 2>&1 || rc=$?
+                check_eq control-client-pidns-other "6|traceql: ctl 1: $T/nsc/1.sock is served by pid $H, not 1" \
+                        "$rc|$(cat "$T/out")"
+        else
+                fail control-client-pidns "$T/nsc/1.sock did not appear"
+        fi
+        touch "$T/nsc.go"; wait "$Q" 2> /dev/null || true
+else
+        skip control-client-pidns "needs root and unshare --pid --mount-proc"
+fi
+
 # The socket is mode 0666 whatever the umask; and a symlink put in its place
 # between bind() and the chmod (by a bind() shim here; another user, in a
 # directory others may write) is not followed: the start fails with -EEXIST
