@@ -43,8 +43,7 @@ int query_format_parse(const char *s, enum query_format *ret_format)
 
 /* ---- JSON ---- */
 
-/* Length of the valid UTF-8 sequence at P (N bytes left), 0 when invalid. */
-static size_t query_utf8_len(const unsigned char *p, size_t n)
+size_t query_utf8_len(const unsigned char *p, size_t n)
 {
         size_t len, i;
         uint32_t cp;

@@ -21,26 +21,34 @@
 #include "traceql.h"
 
 /* Messages quote the input (a field name, a word of a line): its control
- * characters are shown as \xHH, so a hostile file cannot send escape
- * sequences to the terminal or make a message look like several lines. */
+ * characters and its bytes that are not well-formed UTF-8 are shown as \xHH
+ * (query_utf8_len() tells them, as for the table's cells), so a hostile file
+ * cannot send escape sequences to the terminal, make a message look like
+ * several lines, or write a terminal bytes that are no text. */
 int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
 {
         char raw[sizeof(err->msg)];
-        size_t i, k = 0;
+        size_t i, n, u, k = 0;
         va_list ap;
 
         if (err) {
                 va_start(ap, fmt);
                 vsnprintf(raw, sizeof(raw), fmt, ap);
                 va_end(ap);
-                for (i = 0; raw[i] && k + 1 < sizeof(err->msg); i++) {
+                n = strlen(raw);
+                for (i = 0; i < n && k + 1 < sizeof(err->msg); i += u) {
                         unsigned char c = (unsigned char) raw[i];
 
-                        if (c >= 0x20 && c != 0x7f)
-                                err->msg[k++] = (char) c;
-                        else if (k + 5 <= sizeof(err->msg))
+                        u = query_utf8_len((const unsigned char *) raw + i, n - i);
+                        if (u > 0 && (c >= 0x80 || (c >= 0x20 && c != 0x7f))) {
+                                if (k + u + 1 > sizeof(err->msg))
+                                        break;  /* no character cut in two */
+                                memcpy(err->msg + k, raw + i, u);
+                                k += u;
+                        } else if (k + 5 <= sizeof(err->msg)) {
                                 k += (size_t) snprintf(err->msg + k, 5, "\\x%02x", c);
-                        else
+                                u = 1;
+                        } else
                                 break;
                 }
                 err->msg[k] = '\0';

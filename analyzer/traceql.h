@@ -569,6 +569,11 @@ enum query_format {
 
 int query_format_parse(const char *s, enum query_format *ret_format);
 
+/* Length of the well-formed UTF-8 sequence at P (N >= 1 bytes left), 1 for
+ * an ASCII byte, 0 when the bytes there are not UTF-8 (a stray, cut,
+ * overlong or surrogate sequence, or past U+10FFFF). */
+size_t query_utf8_len(const unsigned char *p, size_t n);
+
 /* P[0..N) for display, malloc'ed (NULL when out of memory): control
  * characters (NUL too) and bytes that are not well-formed UTF-8 written
  * \xHH, \n and \t as such; the result is valid UTF-8 without control

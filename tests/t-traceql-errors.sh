@@ -40,6 +40,10 @@ run export-name-escaped-cr 4 "traceql: $T/bad.export:5: invalid field name 'A\\x
 # A NUL byte too: the name quoted ended there ('A', a valid name).
 bad 'A\000B=x\n\n'
 run export-name-escaped-nul 4 "traceql: $T/bad.export:5: invalid field name 'A\\x00B'" --db "$DB" import --export "$T/bad.export"
+# Bytes that are not UTF-8 too (a stray byte, a cut or overlong sequence),
+# as the table shows text; UTF-8 passes as it is.
+bad 'A\377\300\257B\303\251C\342\202=x\n\n'
+run export-name-not-utf8 4 "traceql: $T/bad.export:5: invalid field name 'A\\xff\\xc0\\xafBéC\\xe2\\x82'" --db "$DB" import --export "$T/bad.export"
 # A stream that ends inside an entry is an error on standard input; a
 # regular file's last entry is left for the next import (see below).
 bad 'TRACE_EVENT=a\nMESSAGE\n\005\000'

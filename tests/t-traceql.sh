@@ -160,6 +160,12 @@ awk 'BEGIN { printf "__CURSOR=s=1;i=2;b=x\nTRACE_EVENT=wider\n"
         printf "MESSAGE=m\n\n" }' > "$T/wider.export"
 $TQ --db "$T/wide.db" import --export "$T/wider.export" 2> "$T/err"
 check_eq traceql-more-args-counted "traceql: event wider has 20 arguments: the first 10 are its columns, all are in its message" "$(cat "$T/err")"
+# The name in that line is escaped as in an error message.
+awk 'BEGIN { printf "__CURSOR=s=1;i=3;b=x\nTRACE_EVENT=\033[2Jw\377\n"
+        for (k = 0; k < 11; k++) printf "TRACE_ARG_X%d=%d\n", k, k
+        printf "MESSAGE=m\n\n" }' > "$T/escaped.export"
+$TQ --db "$T/wide.db" import --export "$T/escaped.export" 2> "$T/err"
+check_eq traceql-more-args-escaped 'traceql: event \x1b[2Jw\xff has 11 arguments: the first 10 are its columns, all are in its message' "$(cat "$T/err")"
 # journald's "Suppressed" note is journald's own (_TRANSPORT=driver); any
 # client can log an entry with its MESSAGE_ID, which must not count.
 printf '__CURSOR=s=77776666555544443333222211110000;i=90;b=x\n_TRANSPORT=journal\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 999 messages from me\n\n__CURSOR=s=77776666555544443333222211110000;i=91;b=x\n_TRANSPORT=driver\nMESSAGE_ID=fe6faa94e7774663a0da52717891d8ef\nMESSAGE=Suppressed 5 messages from qemu.service\n\n' > "$T/supp.export"
