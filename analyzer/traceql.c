@@ -585,6 +585,15 @@ int main(int argc, char **argv)
                 ret = TQ_EXIT_USAGE;
                 goto out;
         }
+        /* an option the subcommand has no use for is a mistake, not a no-op:
+         * import neither syncs nor queries, events and losses only read */
+        if ((strcmp(what, "import") == 0 && (o.no_sync || o.write || o.have_format)) ||
+            ((strcmp(what, "events") == 0 || strcmp(what, "losses") == 0) && o.write)) {
+                fprintf(stderr, "traceql: %s: not an option of %s\n", o.no_sync &&
+                        what[0] == 'i' ? "--no-sync" : o.write ? "--write" : "--format", what);
+                ret = TQ_EXIT_USAGE;
+                goto out;
+        }
         if (o.db)
                 path = strdup(o.db);
         else {

@@ -743,6 +743,15 @@ $(tail -n +2 "$T/err")" --db "$DB" 'select 1' 'select 2'
 rc=0; $TQ --db "$DB" 2> "$T/err" || rc=$?
 check_eq usage-nothing "2|traceql: no SQL and no subcommand given" "$rc|$(head -1 "$T/err")"
 run usage-import-option 2 "traceql: import options given without 'import'" --db "$DB" --identifier x 'select 1'
+# An option the subcommand has no use for is refused, not ignored: import
+# neither syncs nor queries, events and losses only read; nothing is imported.
+run usage-import-no-sync 2 "traceql: --no-sync: not an option of import" --db "$T/opt.db" --no-sync import --export "$FIX"
+run usage-import-write 2 "traceql: --write: not an option of import" --db "$T/opt.db" --write import --export "$FIX"
+run usage-import-format 2 "traceql: --format: not an option of import" --db "$T/opt.db" import --export "$FIX" --format csv
+run usage-events-write 2 "traceql: --write: not an option of events" --db "$T/opt.db" --write events
+run usage-losses-write 2 "traceql: --write: not an option of losses" --db "$T/opt.db" losses --write
+check_eq usage-option-not-for-subcommand-nothing-done "no database" "$([ -e "$T/opt.db" ] && echo exists || echo no database)"
+run usage-events-no-sync-format 0 "" --db "$DB" --no-sync --format csv events
 run usage-export-filter 2 "traceql: --export takes no filter and no --follow" --db "$DB" import --export "$FIX" --identifier x
 TIMES="(YYYY-MM-DD [HH:MM[:SS]], @SECONDS up to @253402300799, now)"
 run usage-identifier-comma 2 "traceql: --identifier 'a,b': an identifier with a comma cannot be imported" --db "$DB" import --identifier x --identifier a,b
