@@ -88,6 +88,11 @@ for cc in $CCS; do
         fi
 done
 check_eq gen-cli-missing-escaped-msg "tracegen: $T/no\\x1bfile: No such file or directory" "$(cat "$T/err")"
+# ... and so are its bytes past ASCII ('caf\351' in Latin-1; 0x9b is CSI to
+# a terminal with 8-bit controls): they went out raw.
+run gen-cli-missing-high-escaped 3 "$TG" --check "$T/caf$(printf '\351\233')"
+check_eq gen-cli-missing-high-escaped-msg "tracegen: $T/caf\\xe9\\x9b: No such file or directory" \
+        "$(cat "$T/err")"
 version=$(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")
 run gen-cli-version 0 "$TG" --version
 check_eq gen-cli-version-text "tracegen $version" "$(cat "$T/out")"

@@ -86,7 +86,8 @@ int te_type_is_allowed_word(const char *word);
 bool te_type_is_signed(enum te_base base);
 
 /* te_parse.c */
-/* S on F with its control characters as \xHH (a file name in a message). */
+/* S on F with its control characters and bytes past ASCII as \xHH (a file
+ * name in a message). */
 void te_fputs_quoted(const char *s, FILE *f);
 struct te_list *te_list_new(void);
 void te_list_free(struct te_list *list);

@@ -33,7 +33,7 @@ void te_fputs_quoted(const char *s, FILE *f)
         for (; *s; s++) {
                 unsigned char c = (unsigned char)*s;
 
-                if (c >= 0x20 && c != 0x7f)
+                if (c >= 0x20 && c < 0x7f)
                         fputc(c, f);
                 else
                         fprintf(f, "\\x%02x", c);
@@ -43,7 +43,9 @@ void te_fputs_quoted(const char *s, FILE *f)
 /* What a message quotes from the line (a type, a conversion, a byte), and
  * the file's name, show their control characters as \xHH, as traceql's
  * messages do: a hostile file sends no escape sequence to the terminal, nor
- * makes a message two lines. */
+ * makes a message two lines.  So are bytes past ASCII: 0x9b is CSI to a
+ * terminal with 8-bit controls, and a message does not depend on the
+ * terminal's charset to read right. */
 int te_parse_error(struct te_parse_ctx *ctx, size_t off, const char *fmt, ...)
 {
         char *msg = NULL;
