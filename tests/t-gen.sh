@@ -204,6 +204,18 @@ check_eq gen-cli-dup-across-files-msg \
         "tracegen: $T/two.events:2:1: duplicate event 'dup_ev' (first defined at $T/one.events:1)" \
         "$(cat "$T/err")"
 
+# ... among many events (the check is a hash set of the upper-case names,
+# grown as events come): each duplicate or clash names the first event.
+awk 'BEGIN { for (i = 0; i < 5000; i++) printf "ev_%d(int a) \"a %%d\"\n", i
+             print "ev_2500(int b) \"b %d\""; print "EV_4999(void)"; print "Ev_0(void)"
+             print "ev_5000(void)"; print "EV_5000(void)" }' > "$T/many.events"
+run gen-cli-dup-many 1 "$TG" --check "$T/many.events"
+check_eq gen-cli-dup-many-msg "tracegen: $T/many.events:5001:1: duplicate event 'ev_2500' (first defined at $T/many.events:2501)
+tracegen: $T/many.events:5002:1: event 'EV_4999' clashes with event 'ev_4999' at $T/many.events:5000 (the same name in upper case)
+tracegen: $T/many.events:5003:1: event 'Ev_0' clashes with event 'ev_0' at $T/many.events:1 (the same name in upper case)
+tracegen: $T/many.events:5005:1: event 'EV_5000' clashes with event 'ev_5000' at $T/many.events:5004 (the same name in upper case)" \
+        "$(cat "$T/err")"
+
 # CRLF line ends are taken (a raw CR inside a literal is not: bad/carriage-return).
 sed 's/$/\r/' basic.events > "$T/crlf.events"
 run gen-cli-crlf 0 "$TG" --check "$T/crlf.events"

@@ -79,6 +79,9 @@ struct te_list {
         size_t n, cap;
         char **files;           /* input file names, in order */
         size_t nfiles;
+        size_t *names;          /* hash set of the events' upper-case names: an
+                                   index into events plus 1, 0 for a free slot */
+        size_t names_cap;       /* slots in names, a power of 2 */
 };
 
 /* te_type.c */

@@ -95,6 +95,7 @@ void te_list_free(struct te_list *list)
                 free(list->files[i]);
         free(list->events);
         free(list->files);
+        free(list->names);
         free(list);
 }
 
@@ -469,30 +470,85 @@ static int te_parse_grow(struct te_list *list)
         return 0;
 }
 
-/* Refuse an event whose name (or upper-case name) an earlier one has. */
+static char te_parse_upper_char(char c)
+{
+        return c >= 'a' && c <= 'z' ? (char)(c - 32) : c;
+}
+
+/* FNV-1a of NAME upper-cased: names that differ only in case collide. */
+static size_t te_parse_name_hash(const char *name)
+{
+        uint64_t h = 14695981039346656037u;
+
+        for (; *name; name++)
+                h = (h ^ (unsigned char)te_parse_upper_char(*name)) * 1099511628211u;
+        return (size_t)h;
+}
+
+static bool te_parse_same_upper(const char *a, const char *b)
+{
+        for (; *a && *b; a++, b++)
+                if (te_parse_upper_char(*a) != te_parse_upper_char(*b))
+                        return false;
+        return !*a && !*b;
+}
+
+/* The slot of LIST->names holding the event named NAME in upper case, or the
+ * free slot where it would go.  The table is never full (te_parse_index()). */
+static size_t te_parse_slot(const struct te_list *list, const char *name)
+{
+        size_t mask = list->names_cap - 1, s = te_parse_name_hash(name) & mask;
+
+        while (list->names[s] &&
+               !te_parse_same_upper(list->events[list->names[s] - 1].name, name))
+                s = (s + 1) & mask;
+        return s;
+}
+
+/* Add event LIST->events[I] to the set of names, growing it to keep it at
+ * most half full.  0 or -ENOMEM (the set unchanged). */
+static int te_parse_index(struct te_list *list, size_t i)
+{
+        if (2 * (i + 1) > list->names_cap) {
+                size_t cap = list->names_cap ? list->names_cap * 2 : 128, *old = list->names,
+                       old_cap = list->names_cap, k;
+
+                list->names = calloc(cap, sizeof(*list->names));
+                if (!list->names) {
+                        list->names = old;
+                        return -ENOMEM;
+                }
+                list->names_cap = cap;
+                for (k = 0; k < old_cap; k++)
+                        if (old[k])
+                                list->names[te_parse_slot(list, list->events[old[k] - 1].name)] =
+                                        old[k];
+                free(old);
+        }
+        list->names[te_parse_slot(list, list->events[i].name)] = i + 1;
+        return 0;
+}
+
+/* Refuse an event whose name (or upper-case name) an earlier one has.  The
+ * earlier events' upper-case names are all distinct, so one at most is found. */
 static int te_parse_check_dup(struct te_parse_ctx *ctx, const struct te_list *list,
                               const struct te_event *ev)
 {
-        size_t i, j;
+        const struct te_event *o;
+        size_t s;
 
-        for (i = 0; i < list->n; i++) {
-                const struct te_event *o = &list->events[i];
-
-                if (strcmp(o->name, ev->name) == 0)
-                        return te_parse_error(ctx, ev->col - 1, "duplicate event '%s' "
-                                              "(first defined at %s:%u)", ev->name, o->file, o->line);
-                for (j = 0; o->name[j] && ev->name[j]; j++) {
-                        char a = o->name[j], b = ev->name[j];
-
-                        if ((a >= 'a' && a <= 'z' ? a - 32 : a) != (b >= 'a' && b <= 'z' ? b - 32 : b))
-                                break;
-                }
-                if (!o->name[j] && !ev->name[j])
-                        return te_parse_error(ctx, ev->col - 1, "event '%s' clashes with event '%s' "
-                                              "at %s:%u (the same name in upper case)",
-                                              ev->name, o->name, o->file, o->line);
-        }
-        return 0;
+        if (list->names_cap == 0)
+                return 0;
+        s = te_parse_slot(list, ev->name);
+        if (!list->names[s])
+                return 0;
+        o = &list->events[list->names[s] - 1];
+        if (strcmp(o->name, ev->name) == 0)
+                return te_parse_error(ctx, ev->col - 1, "duplicate event '%s' "
+                                      "(first defined at %s:%u)", ev->name, o->file, o->line);
+        return te_parse_error(ctx, ev->col - 1, "event '%s' clashes with event '%s' "
+                              "at %s:%u (the same name in upper case)",
+                              ev->name, o->name, o->file, o->line);
 }
 
 /* Parse one line; blank and comment lines are skipped.  0, -EINVAL, -ENOMEM. */
@@ -520,6 +576,8 @@ static int te_parse_line(struct te_parse_ctx *ctx, struct te_list *list, const c
         r = te_parse_event(ctx, line, len, ev);
         if (r == 0)
                 r = te_parse_check_dup(ctx, list, ev);
+        if (r == 0)
+                r = te_parse_index(list, list->n);
         if (r < 0) {
                 te_parse_event_free(ev);
                 return r;
