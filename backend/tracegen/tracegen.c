@@ -139,6 +139,35 @@ static bool tracegen_is_ident(const char *s)
         return true;
 }
 
+/*
+ * NAME is what the generated code names in '#include "NAME"'; OPT the option
+ * it came from.  C has no escapes there (a backslash stays in the name, and
+ * gcc takes it so), so a name holding '"', '\\' or a control character
+ * cannot be spelled: a usage error.
+ */
+static void tracegen_check_include(const char *opt, const char *name)
+{
+        const char *s;
+
+        for (s = name; *s; s++)
+                if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 || *s == 0x7f)
+                        break;
+        if (!*s)
+                return;
+        fprintf(stderr, "tracegen: %s: C cannot #include a file whose name holds '\"', '\\' or "
+                "a control character: ", opt);
+        te_fputs_quoted(name, stderr);
+        fputs("\nTry 'tracegen --help' for more information.\n", stderr);
+        exit(TRACEGEN_EXIT_USAGE);
+}
+
+static const char *tracegen_basename(const char *path)
+{
+        const char *s = strrchr(path, '/');
+
+        return s ? s + 1 : path;
+}
+
 /* Add the backends of LIST ("tracejournal,dtrace") to O. */
 static void tracegen_add_backends(struct tracegen_opts *o, const char *list)
 {
@@ -220,6 +249,16 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
         if (!o->header && !o->source && !o->output_dir)
                 tracegen_usage_error("nothing to write: give --header, --source or --output-dir",
                                      NULL);
+        /* the source #includes the header (by its file name by default),
+         * the header its ust provider header (the same name, '-ust.h') */
+        if (o->source || (o->output_dir && !o->header)) {
+                if (o->header_include)
+                        tracegen_check_include("--header-include", o->header_include);
+                else if (o->header)
+                        tracegen_check_include("--header", tracegen_basename(o->header));
+        }
+        if (o->header && (o->backends & TE_BACKEND_UST))
+                tracegen_check_include("--header", tracegen_basename(o->header));
 }
 
 /* DIR/NAME, or NAME alone when there is no DIR or NAME is absolute. */
@@ -336,13 +375,6 @@ static int tracegen_write(struct tracegen_output *outs, size_t n)
                 free(outs[i].target);
         }
         return r < 0 ? TRACEGEN_EXIT_IO : TRACEGEN_EXIT_OK;
-}
-
-static const char *tracegen_basename(const char *path)
-{
-        const char *s = strrchr(path, '/');
-
-        return s ? s + 1 : path;
 }
 
 int main(int argc, char **argv)
