@@ -119,6 +119,41 @@ for cc in gcc clang; do
         fi
 done
 
+# What <sys/sdt.h> would get wrong is refused: an event or group named by a
+# macro ('unix', predefined by gcc and clang in GNU C, or <stdio.h>'s EOF)
+# failed to compile ('dt_1_semaphore' undeclared: sdt.h pastes the name
+# after expanding it), and an argument named dt_EVENT_semaphore was replaced
+# by the macro around STAP_PROBE, so the probe recorded the semaphore.  A
+# 'disable' event has no probe, and tracejournal alone takes them all.
+printf '%s\n' 'unix(int a) "a %d"' 'EOF(void)' 'x(int dt_x_semaphore) "x %d"' \
+        'disable linux(int a) "a %d"' 'y(int dt_x_semaphore, int dt_y_semaphore) "%d %d"' \
+        > macros.events
+rc=0; "$TG" --group=dt --backend=tracejournal,dtrace --header=m.h --source=m.c macros.events \
+        2> err || rc=$?
+check_eq dtrace-macro-names "1|tracegen: macros.events:1:1: event name 'unix' is a macro the compiler predefines: the dtrace backend's probe would be named by its value
+tracegen: macros.events:2:1: event name 'EOF' is a standard macro: the dtrace backend's probe would be named by its value
+tracegen: macros.events:3:7: argument name 'dt_x_semaphore' is the dtrace backend's semaphore macro of the event's probe (group 'dt')
+tracegen: macros.events:5:27: argument name 'dt_y_semaphore' is the dtrace backend's semaphore macro of the event's probe (group 'dt')|no output" \
+        "$rc|$(cat err)|$([ -e m.h ] || echo no output)"
+rc=0; "$TG" --check --backend=dtrace macros.events 2> err || rc=$?
+check_eq dtrace-macro-names-check "1 2" "$rc $(wc -l < err)"
+rc=0; "$TG" --group=linux --backend=dtrace --header=m.h macros.events 2> err || rc=$?
+check_eq dtrace-macro-group "2|tracegen: --group 'linux' is a macro the compiler predefines: the dtrace backend's provider would be named by its value
+Try 'tracegen --help' for more information." "$rc|$(cat err)"
+rc=0; "$TG" --group=dt --backend=tracejournal --header=m.h --source=m.c macros.events || rc=$?
+check_eq dtrace-macro-names-tracejournal-alone 0 "$rc"
+printf '%s\n' 'unix_ev(int a) "a %d"' 'disable linux(int a) "a %d"' 'x(int dt_x_sema) "x %d"' \
+        > near.events
+printf '#include "near.h"\nint main(void) { trace_unix_ev(1); trace_linux(2); trace_x(3); return 0; }\n' \
+        > near_use.c
+"$TG" --group=dt --backend=dtrace --header=near.h --source=near.c near.events
+# shellcheck disable=SC2086
+if ${CC:-cc} $CF -I. -o near near_use.c near.c 2> cc.err; then
+        check_eq dtrace-macro-names-near "2" "$(readelf -n near | grep -c NT_STAPSDT)"
+else
+        fail dtrace-macro-names-near "$(grep -m1 error cc.err)"
+fi
+
 # bpftrace, where the kernel and our privileges allow BPF.
 if ! command -v bpftrace > /dev/null 2>&1; then
         skip dtrace-bpftrace "bpftrace is not installed"; exit 0

@@ -92,6 +92,11 @@ bool te_type_is_signed(enum te_base base);
 /* S on F with its control characters and bytes past ASCII as \xHH (a file
  * name in a message). */
 void te_fputs_quoted(const char *s, FILE *f);
+/* Why NAME would be replaced by the preprocessor in the generated code (an
+ * object-like macro of the compiler or of the headers it includes, or a name
+ * C reserves for them), or NULL.  The dtrace backend's <sys/sdt.h> pastes a
+ * probe's provider and name after expanding them. */
+const char *te_parse_macro_name(const char *name);
 struct te_list *te_list_new(void);
 void te_list_free(struct te_list *list);
 /*

@@ -131,6 +131,9 @@ static const char *const te_parse_keywords[] = {
         "_Static_assert", "_Thread_local", "asm", "typeof", "__asm__", "__typeof__",
         "__attribute__", "__extension__", "__inline__", "__restrict__", "__volatile__",
         "__func__", "__FUNCTION__", "__FILE__", "__LINE__",
+};
+
+static const char *const te_parse_macros[] = {
         /* macros or globals of the headers the generated code includes */
         "bool", "true", "false", "NULL", "EOF", "errno", "stdin", "stdout", "stderr",
         "offsetof", "assert",
@@ -177,6 +180,9 @@ static const char *te_parse_bad_arg_name(const char *name)
         for (i = 0; i < sizeof(te_parse_keywords) / sizeof(te_parse_keywords[0]); i++)
                 if (strcmp(name, te_parse_keywords[i]) == 0)
                         return "is a C keyword or a standard macro";
+        for (i = 0; i < sizeof(te_parse_macros) / sizeof(te_parse_macros[0]); i++)
+                if (strcmp(name, te_parse_macros[i]) == 0)
+                        return "is a C keyword or a standard macro";
         if (te_type_is_allowed_word(name))
                 return "is a type name";
         if (te_format_is_macro(name) || te_parse_is_inttypes_macro(name))
@@ -194,6 +200,24 @@ static const char *te_parse_bad_arg_name(const char *name)
                 return "is reserved for the C implementation ('_' and an upper-case letter)";
         if (strlen(name) > TE_MAX_ARG_NAME)
                 return "is too long for a journal field (54 characters at most)";
+        return NULL;
+}
+
+const char *te_parse_macro_name(const char *name)
+{
+        size_t i;
+
+        for (i = 0; i < sizeof(te_parse_macros) / sizeof(te_parse_macros[0]); i++)
+                if (strcmp(name, te_parse_macros[i]) == 0)
+                        return "is a standard macro";
+        if (te_format_is_macro(name) || te_parse_is_inttypes_macro(name))
+                return "is an <inttypes.h> macro";
+        if (te_parse_is_stdint_macro(name))
+                return "is a <stdint.h> macro";
+        if (strcmp(name, "linux") == 0 || strcmp(name, "unix") == 0)
+                return "is a macro the compiler predefines";
+        if (name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z')
+                return "is reserved for the C implementation ('_' and an upper-case letter)";
         return NULL;
 }
 

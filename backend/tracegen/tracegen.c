@@ -242,6 +242,13 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
                 o->backends = TE_BACKEND_TRACEJOURNAL;
         if (o->group && !tracegen_is_ident(o->group))
                 tracegen_usage_error("--group must be a C identifier", o->group);
+        /* the provider of the dtrace backend's probes, pasted as an event's name is */
+        if (o->group && (o->backends & TE_BACKEND_DTRACE) && te_parse_macro_name(o->group)) {
+                fprintf(stderr, "tracegen: --group '%s' %s: the dtrace backend's provider would "
+                        "be named by its value\nTry 'tracegen --help' for more information.\n",
+                        o->group, te_parse_macro_name(o->group));
+                exit(TRACEGEN_EXIT_USAGE);
+        }
         if (o->check)
                 return;
         if (!o->group)
@@ -300,6 +307,57 @@ static int tracegen_read(struct te_list *list, char **files, int n)
                 } else if (r < 0) {
                         tracegen_file_error(files[i], -r);
                         return TRACEGEN_EXIT_IO;
+                }
+        }
+        return status;
+}
+
+/* "tracegen: FILE:LINE:COL: " for a message about an input. */
+static void tracegen_input_error(const char *file, unsigned line, unsigned col)
+{
+        fputs("tracegen: ", stderr);
+        te_fputs_quoted(file, stderr);
+        fprintf(stderr, ":%u:%u: ", line, col);
+}
+
+/*
+ * What the dtrace backend cannot generate, refused as an input error: the
+ * probe of an event named by a macro (<sys/sdt.h> pastes the name after
+ * expanding it: 'unix' gave 'GROUP_1_semaphore'), and an argument named as
+ * the GROUP_EVENT_semaphore macro the probe is compiled under (the probe
+ * recorded the semaphore in its place).  GROUP may be NULL (--check).
+ * Returns an exit status.
+ */
+static int tracegen_check_dtrace(const struct te_list *list, const char *group)
+{
+        int status = TRACEGEN_EXIT_OK;
+        size_t i;
+
+        for (i = 0; i < list->n; i++) {
+                const struct te_event *ev = &list->events[i];
+                const char *why = te_parse_macro_name(ev->name);
+                unsigned j;
+
+                if (ev->disabled)
+                        continue;       /* no probe */
+                if (why) {
+                        tracegen_input_error(ev->file, ev->line, ev->col);
+                        fprintf(stderr, "event name '%s' %s: the dtrace backend's probe "
+                                "would be named by its value\n", ev->name, why);
+                        status = TRACEGEN_EXIT_INPUT;
+                }
+                for (j = 0; group && j < ev->nargs; j++) {
+                        const char *a = ev->args[j].name;
+                        size_t g = strlen(group), n = strlen(ev->name);
+
+                        if (strncmp(a, group, g) != 0 || a[g] != '_' ||
+                            strncmp(a + g + 1, ev->name, n) != 0 ||
+                            strcmp(a + g + 1 + n, "_semaphore") != 0)
+                                continue;
+                        tracegen_input_error(ev->file, ev->line, ev->args[j].col);
+                        fprintf(stderr, "argument name '%s' is the dtrace backend's semaphore "
+                                "macro of the event's probe (group '%s')\n", a, group);
+                        status = TRACEGEN_EXIT_INPUT;
                 }
         }
         return status;
@@ -392,6 +450,8 @@ int main(int argc, char **argv)
         if (!list)
                 tracegen_nomem();
         status = tracegen_read(list, argv + optind, argc - optind);
+        if (status == TRACEGEN_EXIT_OK && (o.backends & TE_BACKEND_DTRACE))
+                status = tracegen_check_dtrace(list, o.group);
         if (status != TRACEGEN_EXIT_OK || o.check)
                 goto out;
 
