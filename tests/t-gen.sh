@@ -247,6 +247,21 @@ tracegen: $T/many.events:5003:1: event 'Ev_0' clashes with event 'ev_0' at $T/ma
 tracegen: $T/many.events:5005:1: event 'EV_5000' clashes with event 'ev_5000' at $T/many.events:5004 (the same name in upper case)" \
         "$(cat "$T/err")"
 
+# A form feed or vertical tab after or between the format's literals is
+# white space, in C as for QEMU's tracetool (whose format is the rest of the
+# line): it was "unexpected '\x0c' after the format".
+printf 'ff_ev(int a) "a %%d"\f\nvt_ev(int a) "a %%d"\v "b"\n' > "$T/ffvt.events"
+run gen-cli-format-ff-vt 0 "$TG" --group=ffvt --header="$T/ffvt.h" --source="$T/ffvt.c" \
+        "$T/ffvt.events"
+for cc in $CCS; do
+        # shellcheck disable=SC2086
+        if $cc $CFLAGS_GEN -I"$TOP/include" -I"$T" -c "$T/ffvt.c" -o "$T/ffvt.o" 2> "$T/cerr"; then
+                pass "gen-cli-format-ff-vt-compiles-$cc"
+        else
+                fail "gen-cli-format-ff-vt-compiles-$cc" "$(grep -m1 -E 'error|warning' "$T/cerr")"
+        fi
+done
+
 # CRLF line ends are taken (a raw CR inside a literal is not: bad/carriage-return).
 sed 's/$/\r/' basic.events > "$T/crlf.events"
 run gen-cli-crlf 0 "$TG" --check "$T/crlf.events"

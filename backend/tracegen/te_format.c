@@ -178,7 +178,8 @@ static int te_format_units(struct te_parse_ctx *ctx, const char *line, size_t st
         int r;
 
         while (i < len) {
-                if (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+                if (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\f' ||
+                    line[i] == '\v') {
                         i++;
                 } else if (line[i] == '"') {
                         open = i++;
