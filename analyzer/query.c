@@ -74,6 +74,14 @@ size_t query_utf8_len(const unsigned char *p, size_t n)
         return len;
 }
 
+/* Is the character of LEN bytes at P one of the C1 controls, U+0080 to
+ * U+009F?  A terminal may take them as the ESC sequences they stand for
+ * (U+009B as CSI), so the table and the messages escape them too. */
+bool query_utf8_c1(const unsigned char *p, size_t len)
+{
+        return len == 2 && p[0] == 0xc2 && p[1] <= 0x9f;
+}
+
 static void query_json_string(FILE *out, const unsigned char *p, size_t n)
 {
         size_t i = 0, len;
@@ -304,7 +312,8 @@ char *query_escape(const unsigned char *p, size_t n)
         for (j = 0; j < n; j++) {
                 size_t u;
 
-                if (p[j] >= 0x80 && (u = query_utf8_len(p + j, n - j)) > 0) {
+                if (p[j] >= 0x80 && (u = query_utf8_len(p + j, n - j)) > 0 &&
+                    !query_utf8_c1(p + j, u)) {
                         memcpy(s + k, p + j, u);
                         k += u;
                         j += u - 1;

@@ -21,8 +21,9 @@
 #include "traceql.h"
 
 /* Messages quote the input (a field name, a word of a line): its control
- * characters and its bytes that are not well-formed UTF-8 are shown as \xHH
- * (query_utf8_len() tells them, as for the table's cells), so a hostile file
+ * characters (the C1 ones, U+0080 to U+009F, too) and its bytes that are not
+ * well-formed UTF-8 are shown as \xHH (query_utf8_len() and query_utf8_c1()
+ * tell them, as for the table's cells), so a hostile file
  * cannot send escape sequences to the terminal, make a message look like
  * several lines, or write a terminal bytes that are no text. */
 int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
@@ -40,7 +41,8 @@ int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
                         unsigned char c = (unsigned char) raw[i];
 
                         u = query_utf8_len((const unsigned char *) raw + i, n - i);
-                        if (u > 0 && (c >= 0x80 || (c >= 0x20 && c != 0x7f))) {
+                        if (u > 0 && (c >= 0x80 || (c >= 0x20 && c != 0x7f)) &&
+                            !query_utf8_c1((const unsigned char *) raw + i, u)) {
                                 if (k + u + 1 > sizeof(err->msg))
                                         break;  /* no character cut in two */
                                 memcpy(err->msg + k, raw + i, u);

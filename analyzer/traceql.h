@@ -573,6 +573,7 @@ int query_format_parse(const char *s, enum query_format *ret_format);
  * an ASCII byte, 0 when the bytes there are not UTF-8 (a stray, cut,
  * overlong or surrogate sequence, or past U+10FFFF). */
 size_t query_utf8_len(const unsigned char *p, size_t n);
+bool query_utf8_c1(const unsigned char *p, size_t len);
 
 /* P[0..N) for display, malloc'ed (NULL when out of memory): control
  * characters (NUL too) and bytes that are not well-formed UTF-8 written

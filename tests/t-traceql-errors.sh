@@ -44,6 +44,9 @@ run export-name-escaped-nul 4 "traceql: $T/bad.export:5: invalid field name 'A\\
 # as the table shows text; UTF-8 passes as it is.
 bad 'A\377\300\257B\303\251C\342\202=x\n\n'
 run export-name-not-utf8 4 "traceql: $T/bad.export:5: invalid field name 'A\\xff\\xc0\\xafBéC\\xe2\\x82'" --db "$DB" import --export "$T/bad.export"
+# The C1 controls are UTF-8, but a terminal may act on them (U+009B: CSI).
+bad 'A\302\233[2JB\302\240C=x\n\n'
+run export-name-c1 4 "traceql: $T/bad.export:5: invalid field name 'A\\xc2\\x9b[2JB$(printf '\302\240')C'" --db "$DB" import --export "$T/bad.export"
 # A stream that ends inside an entry is an error on standard input; a
 # regular file's last entry is left for the next import (see below).
 bad 'TRACE_EVENT=a\nMESSAGE\n\005\000'

@@ -11,3 +11,6 @@ SELECT '日本語' AS "wide
 name", 1 AS n UNION ALL SELECT 'abc', 22 UNION ALL SELECT 'e' || char(769) || 'x', 3
 UNION ALL SELECT 'a' || char(0x20d7) || 'b' || char(0x1dc0) || 'c' || char(0xfe20), 4
 UNION ALL SELECT char(0x1f680) || char(0x1fa70), 5;
+-- The C1 controls (U+0080 to U+009F; U+009B is a terminal's CSI) are
+-- escaped as their bytes; U+00A0 next to them is text.
+SELECT 'a' || char(0x9b) || '[2J' || char(0x85) || 'b' || char(0xa0) || 'c' AS c1;
