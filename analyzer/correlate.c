@@ -1755,10 +1755,50 @@ static char *corr_histogram_json(const struct corr_totals *t)
         return sqlite3_str_finish(s);
 }
 
+/* tq_mean_ns(latency), an aggregate: the mean of the integers, exact and
+ * rounded half away from zero, as round() does; avg() is a double, inexact
+ * past 2^53 ns (1844674407370953984 for 1844674407370954001).  The sum is
+ * 128-bit: 2^63 latencies of INT64_MAX do not overflow it. */
+struct corr_mean {
+        __int128 sum;
+        int64_t n;
+};
+
+static void corr_mean_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+        struct corr_mean *m = sqlite3_aggregate_context(ctx, sizeof(*m));
+
+        (void) argc;
+        if (!m) {
+                sqlite3_result_error_nomem(ctx);
+                return;
+        }
+        if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER)
+                return;
+        m->sum += sqlite3_value_int64(argv[0]);
+        m->n++;
+}
+
+static void corr_mean_final(sqlite3_context *ctx)
+{
+        struct corr_mean *m = sqlite3_aggregate_context(ctx, 0);
+        __int128 q, rem;
+
+        if (!m || !m->n) {
+                sqlite3_result_null(ctx);
+                return;
+        }
+        q = m->sum / m->n;
+        rem = m->sum % m->n;    /* the sign of the sum, |rem| < n */
+        if (2 * (rem < 0 ? -rem : rem) >= m->n)
+                q += rem < 0 ? -1 : 1;
+        sqlite3_result_int64(ctx, (int64_t) q);
+}
+
 /*
  * Fill temp.tq_pairs_stats, one row per --by group: count, min, exact
  * nearest-rank p50/p90/p99 (the k-th latency, k = ceil(p * n / 100), read
- * through an index), max and mean.
+ * through an index), max and mean (tq_mean_ns()).
  */
 static int corr_pairs_stats(sqlite3 *db, struct tq_error *err)
 {
@@ -1766,11 +1806,14 @@ static int corr_pairs_stats(sqlite3 *db, struct tq_error *err)
         sqlite3_stmt *g = NULL, *k = NULL, *ins = NULL;
         int r, rc;
 
+        if (sqlite3_create_function(db, "tq_mean_ns", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+                                    NULL, corr_mean_step, corr_mean_final) != SQLITE_OK)
+                return tq_error_set(err, -ENOMEM, "%s: %s", store_name(db), sqlite3_errmsg(db));
         r = store_exec(db, "CREATE INDEX IF NOT EXISTS temp.tq_pairs_latency ON tq_pairs (grp, latency)", err);
         if (r < 0)
                 return r;
         if ((r = corr_prepare(db, "SELECT grp, count(*), min(latency), max(latency),"
-                              " CAST(round(avg(latency)) AS INTEGER) FROM temp.tq_pairs GROUP BY grp",
+                              " tq_mean_ns(latency) FROM temp.tq_pairs GROUP BY grp",
                               &g, err)) < 0 ||
             (r = corr_prepare(db, "SELECT latency FROM temp.tq_pairs WHERE grp IS ?1"
                               " ORDER BY latency LIMIT 1 OFFSET ?2", &k, err)) < 0 ||
