@@ -598,7 +598,7 @@ static const char corr_temp_sql[] =
         "DROP TABLE IF EXISTS temp.tq_pairs_stats;"
         "CREATE TEMP TABLE tq_pairs_stats (grp, count, min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns);"
         "CREATE TEMP TABLE tq_pairs_open (id INTEGER, time, boot, host, pid, tid, kind, key,"
-        " event, code_file, code_line, code_func, earlier_id);";
+        " event, code_file, code_line, code_func, later_id);";
 
 /*
  * Where each process's trace begins, from statements that read events once
@@ -771,9 +771,11 @@ struct corr_scan {
 
 static int corr_stored(struct corr_scan *sc);
 
-/* Record a problem row (bad free, duplicate, open pair) for event ID. */
+/* Record a problem row (bad free, duplicate, open pair) for event ID; OTHER,
+ * 0 for none, is the event it is about: the earlier allocation or free
+ * (earlier_id), the later begin that replaced a begin (later_id). */
 static int corr_problem(struct corr_scan *sc, int64_t id, const char *kind, uint64_t key,
-                        int64_t earlier)
+                        int64_t other)
 {
         sqlite3_stmt *st = sc->problem;
         int r;
@@ -781,8 +783,8 @@ static int corr_problem(struct corr_scan *sc, int64_t id, const char *kind, uint
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, (int64_t) key);
-        if (earlier)
-                sqlite3_bind_int64(st, 4, earlier);
+        if (other)
+                sqlite3_bind_int64(st, 4, other);
         else
                 sqlite3_bind_null(st, 4);
         sc->tot.bad++;
