@@ -38,6 +38,7 @@ struct corr_spec {
         int pos;                /* resolved argument position */
         int size_pos;           /* --size argument position, -1 none */
         int by_pos;             /* --by argument position, -1 none */
+        char extra_kind;        /* the kind letter of that --size or --by argument */
 };
 
 struct corr_list {
@@ -61,6 +62,7 @@ struct corr_slot {
         bool has_mono;          /* mono is known */
         int64_t size;           /* leaks: the size (a 64-bit pattern); pairs: the --by value */
         bool sized;             /* size holds one */
+        bool negative;          /* leaks: size is of a signed argument, below 0 */
         size_t pos;             /* where corr_table.index points at it */
         bool live;              /* false: freed (kept to tell double frees) */
 };
@@ -220,7 +222,7 @@ static int corr_parse_list(char *arg, struct corr_list *list, const char *flag)
                         *next++ = '\0';
                 colon = strchr(tok, ':');
                 list->v = v;
-                v[list->n] = (struct corr_spec) { tok, NULL, -1, -1, -1 };
+                v[list->n] = (struct corr_spec) { tok, NULL, -1, -1, -1, 0 };
                 if (colon) {
                         *colon = '\0';
                         v[list->n].field = colon + 1;
@@ -470,6 +472,7 @@ static int corr_resolve(sqlite3 *db, struct corr_opts *o, struct tq_error *err)
                                         goto out;
                                 }
                                 if (o->size) s->size_pos = p; else s->by_pos = p;
+                                s->extra_kind = p >= 0 ? kind : 0;
                                 any_extra |= p >= 0;
                         }
                 }
@@ -809,7 +812,7 @@ static int corr_process_end(struct corr_scan *sc)
                         continue;
                 }
                 sc->tot.leaks++;
-                if (sl->sized)
+                if (sl->sized && !sl->negative)
                         sc->tot.bytes = corr_bytes_add(sc->tot.bytes, (uint64_t) sl->size);
                 sqlite3_bind_int64(sc->leak, 1, sl->id);
                 sqlite3_bind_int64(sc->leak, 2, (int64_t) sl->key);
@@ -849,8 +852,10 @@ static int corr_process_begin(struct corr_scan *sc, sqlite3_stmt *row)
         return sqlite3_reset(st) == SQLITE_OK ? 0 : -EIO;
 }
 
+/* NEGATIVE: SIZE is of a signed argument and below 0, shown as it is and
+ * counted as no bytes (not as its 64-bit pattern, 2^64 - 1 for -1). */
 static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64_t key, bool sized,
-                            int64_t size)
+                            int64_t size, bool negative)
 {
         struct corr_slot *sl;
         int r;
@@ -871,6 +876,7 @@ static int corr_leaks_event(struct corr_scan *sc, int64_t id, bool alloc, uint64
                 sl->id = id;
                 sl->size = size;
                 sl->sized = sized;
+                sl->negative = negative;
                 sl->live = true;
                 return 0;
         }
@@ -1008,7 +1014,7 @@ static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, const struct corr
         key = (uint64_t) sqlite3_column_int64(row, kcol);
         if (sc->o->pairs)
                 return corr_pairs_event(sc, id, a, key, extra, x, row);
-        return corr_leaks_event(sc, id, a, key, extra, x);
+        return corr_leaks_event(sc, id, a, key, extra, x, extra && aspec->extra_kind == 'i' && x < 0);
 }
 
 static int corr_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret, struct tq_error *err)
@@ -1570,13 +1576,21 @@ out:
         return r;
 }
 
-static const char corr_leaks_sections[][400] = {
+/* Whether a row's size is of a signed argument (%Q: the --size name): a
+ * negative one is shown as it is and counts 0 bytes, where one of an
+ * unsigned argument is a 64-bit pattern, shown in full. */
+#define CORR_SIZE_SIGNED "coalesce((SELECT a.kind = 'i' FROM event_args a" \
+        " WHERE a.event = tq_leaks.event AND a.name = %Q), 0)"
+
+/* The sections, the first two sqlite3_mprintf() formats of the --size name. */
+static const char corr_leaks_sections[][600] = {
         "SELECT ns_time(time) AS time, host, pid, tid, ptr(address) AS address,"
-        " CASE WHEN size < 0 THEN u64(size) ELSE size END AS size, event,"
-        " code_file || ':' || code_line AS site, code_func AS func"
+        " CASE WHEN size < 0 AND NOT " CORR_SIZE_SIGNED " THEN u64(size) ELSE size END AS size,"
+        " event, code_file || ':' || code_line AS site, code_func AS func"
         " FROM temp.tq_leaks ORDER BY boot, host, pid, id, rowid",
         "SELECT code_file || ':' || code_line AS site, code_func AS func, count(*) AS count,"
-        " tq_bytes_sum(size) AS bytes FROM temp.tq_leaks GROUP BY code_file, code_line, code_func"
+        " tq_bytes_sum(CASE WHEN size < 0 AND " CORR_SIZE_SIGNED " THEN 0 ELSE size END) AS bytes"
+        " FROM temp.tq_leaks GROUP BY code_file, code_line, code_func"
         " ORDER BY bytes DESC, count DESC, site",
         "SELECT ns_time(time) AS time, host, pid, tid, kind, ptr(address) AS address, event,"
         " code_file || ':' || code_line AS site, code_func AS func, earlier_id"
@@ -1643,15 +1657,22 @@ static const char *const corr_leaks_keys[] = { "leaks", "sites", "bad_frees" };
 static int corr_leaks_report(sqlite3 *db, const struct corr_opts *o, const struct corr_totals *t,
                              struct tq_error *err)
 {
-        const char *sections[] = { corr_leaks_sections[0], corr_leaks_sections[1],
-                                   corr_leaks_sections[2] };
+        char *leaks = sqlite3_mprintf(corr_leaks_sections[0], o->size);
+        char *sites = sqlite3_mprintf(corr_leaks_sections[1], o->size);
+        const char *sections[] = { leaks, sites, corr_leaks_sections[2] };
         char bytes[32];
-        char *totals;
+        char *totals = NULL;
         int r;
 
+        if (!leaks || !sites) {
+                r = -ENOMEM;
+                goto out;
+        }
         if (sqlite3_create_function(db, "tq_bytes_sum", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-                                    NULL, corr_bytes_step, corr_bytes_final) != SQLITE_OK)
-                return tq_error_set(err, -ENOMEM, "%s: %s", store_name(db), sqlite3_errmsg(db));
+                                    NULL, corr_bytes_step, corr_bytes_final) != SQLITE_OK) {
+                r = tq_error_set(err, -ENOMEM, "%s: %s", store_name(db), sqlite3_errmsg(db));
+                goto out;
+        }
         /* leaked bytes only mean something with --size */
         snprintf(bytes, sizeof(bytes), o->size ? "%llu" : "NULL", (unsigned long long) t->bytes);
         totals = sqlite3_mprintf(
@@ -1660,9 +1681,14 @@ static int corr_leaks_report(sqlite3 *db, const struct corr_opts *o, const struc
                 (unsigned long long) t->a, (unsigned long long) t->b, (unsigned long long) t->leaks,
                 bytes, (unsigned long long) t->bad,
                 (unsigned long long) t->procs, (unsigned long long) t->nokey);
-        if (!totals)
-                return -ENOMEM;
+        if (!totals) {
+                r = -ENOMEM;
+                goto out;
+        }
         r = corr_print(db, o, sections, corr_leaks_titles, corr_leaks_keys, 3, totals, NULL, err);
+out:
+        sqlite3_free(leaks);
+        sqlite3_free(sites);
         sqlite3_free(totals);
         return r;
 }
