@@ -1885,9 +1885,27 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
         static const char *const keys[] = { "latency", "open" };
         sqlite3_str *s = sqlite3_str_new(db);
         char *stats, *totals = NULL, *hist = NULL;
-        const char *sections[2];
+        const char *sections[2], *grp = "grp", *order = "grp";
         int r;
 
+        /* a --by value as its argument shows elsewhere: a pointer as ptr(),
+         * an unsigned one past INT64_MAX in full, and in that order; signed
+         * when the begin events' arguments are of several kinds */
+        if (o->by) {
+                bool ptr = true, unsig = true;
+
+                for (size_t i = 0; i < o->a.n; i++)
+                        if (o->a.v[i].by_pos >= 0) {
+                                ptr &= o->a.v[i].extra_kind == 'p';
+                                unsig &= o->a.v[i].extra_kind == 'p' || o->a.v[i].extra_kind == 'u';
+                        }
+                if (ptr || unsig)
+                        order = "grp < 0, grp";
+                if (ptr)
+                        grp = "ptr(grp)";
+                else if (unsig)
+                        grp = "CASE WHEN grp < 0 THEN u64(grp) ELSE grp END";
+        }
         if (o->by) {
                 /* the group column is named after the field, unless that is
                  * a statistic's name (JSON would have two keys alike): then
@@ -1898,11 +1916,11 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
 
                 for (size_t i = 0; i < sizeof(stat) / sizeof(stat[0]); i++)
                         clash |= sqlite3_stricmp(stat[i], o->by) == 0;
-                sqlite3_str_appendf(s, "SELECT grp AS \"%s%w\", ", clash ? "by_" : "", o->by);
+                sqlite3_str_appendf(s, "SELECT %s AS \"%s%w\", ", grp, clash ? "by_" : "", o->by);
         } else
                 sqlite3_str_appendall(s, "SELECT ");
-        sqlite3_str_appendall(s, "count, min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns"
-                              " FROM temp.tq_pairs_stats ORDER BY grp");
+        sqlite3_str_appendf(s, "count, min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns"
+                            " FROM temp.tq_pairs_stats ORDER BY %s", order);
         stats = sqlite3_str_finish(s);
         totals = sqlite3_mprintf(
                 "SELECT %llu AS begins, %llu AS ends, %llu AS matched,"
