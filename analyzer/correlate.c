@@ -17,7 +17,8 @@
  * live is a double free (it was freed before in this process), a free before
  * the trace (the process's trace did not begin at its first event, so the
  * allocation may predate it), or an unknown free.  Allocations and frees of
- * address 0 are ignored (a failed malloc, free(NULL)).
+ * address 0 are ignored (a failed malloc, free(NULL)), and a failed realloc
+ * frees nothing (corr_realloc_failed()).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -1192,17 +1193,50 @@ static bool corr_proc_follows(struct corr_proc *p, sqlite3_stmt *row)
         return true;
 }
 
+/*
+ * Whether ROW, of EVENT in both lists of leaks (a realloc; SA its first
+ * entry in --alloc), failed: every new address it has is 0 and its size is
+ * not known to be 0.  glibc's mtrace writes such a call as '!', which
+ * mtrace.pl skips: the old block stays allocated.  A NULL of realloc(p, 0)
+ * is '-', a free, as here when the size says 0.
+ */
+static bool corr_realloc_failed(const struct corr_scan *sc, sqlite3_stmt *row,
+                                const struct corr_spec *sa, const char *event)
+{
+        const struct corr_list *a = &sc->o->a;
+        int xcol = corr_argcol(sc, sa->size_pos);
+        bool any = false;
+
+        if (sc->o->pairs || !corr_spec_of(&sc->o->b, event))
+                return false;
+        if (xcol >= 0 && sqlite3_column_type(row, xcol) == SQLITE_INTEGER &&
+            sqlite3_column_int64(row, xcol) == 0)
+                return false;
+        for (size_t i = 0; i < a->n; i++)
+                if (corr_spec_is(a, i, event)) {
+                        int kcol = corr_argcol(sc, a->v[i].pos);
+
+                        if (kcol < 0 || sqlite3_column_type(row, kcol) != SQLITE_INTEGER ||
+                            sqlite3_column_int64(row, kcol) != 0)
+                                return false;
+                        any = true;
+                }
+        return any;
+}
+
 /* Scan ROW, an event of the current process. */
 static int corr_row(struct corr_scan *sc, sqlite3_stmt *row)
 {
         const char *event = (const char *) sqlite3_column_text(row, CORR_EVENT) ?: "";
         const struct corr_list *a = &sc->o->a, *b = &sc->o->b;
         const struct corr_spec *sa = corr_spec_of(a, event);
+        bool failed = sa && corr_realloc_failed(sc, row, sa, event);
         int r = 0;
 
-        /* an event in both lists (a realloc) frees, then allocates; one
-         * listed with several arguments (two buffers) does each, in turn */
-        for (size_t i = 0; i < b->n && r == 0; i++)
+        /* an event in both lists (a realloc) frees, then allocates, unless
+         * it failed (then it frees nothing and is no free); one listed with
+         * several arguments (two buffers) does each, in turn */
+        for (size_t i = 0; i < b->n && r == 0 && !failed; i++)
                 if (corr_spec_is(b, i, event))
                         r = corr_event(sc, row, &b->v[i], sa, false);
         for (size_t i = 0; sa && i < a->n && r == 0; i++)
