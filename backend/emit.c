@@ -100,8 +100,10 @@ static void emit_header_async(struct record *r, uint64_t seq)
 
 /* Build the record here, in the calling thread, and write it: through every
  * output under the writer's lock (SYNC: TJ_SYNC=1 or no asynchronous output),
- * or, when only log/ftrace outputs are configured, straight to them, no lock. */
-static __attribute__((noinline)) void emit_here(const struct tj_event *ev,
+ * or, when only log/ftrace outputs are configured, straight to them, no lock.
+ * False when the outputs it saw are gone (closed by tj_shutdown() meanwhile):
+ * nothing was written nor counted, the caller puts the event in its ring. */
+static __attribute__((noinline)) bool emit_here(const struct tj_event *ev,
                 const struct tj_site *site, const tj_value *v, uint64_t seq, bool sync)
 {
         union {
@@ -114,9 +116,8 @@ static __attribute__((noinline)) void emit_here(const struct tj_event *ev,
         emit_header(&buf.r, seq);
         record_encode(&buf.r, size, ev, site, v, lens);
         if (sync)
-                writer_write_sync(&buf.r);
-        else
-                writer_write_caller_only(&buf.r);
+                return writer_write_sync(&buf.r);
+        return writer_write_caller_only(&buf.r);
 }
 
 /* Wait for room in block mode (TJ_ON_FULL=block); NULL: drop the event. */
@@ -183,10 +184,9 @@ void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_val
         }
         emit_tls.busy = true;
         atomic_signal_fence(memory_order_seq_cst);
-        if (atomic_load_explicit(&config_initialized, memory_order_acquire) &&
-            (config.sync || !writer_has_async_outputs()))
-                emit_here(ev, site, v, seq, config.sync);
-        else
+        if (!atomic_load_explicit(&config_initialized, memory_order_acquire) ||
+            !(config.sync || !writer_has_async_outputs()) ||
+            !emit_here(ev, site, v, seq, config.sync))
                 emit_async(ev, site, v, seq);
         atomic_signal_fence(memory_order_seq_cst);
         emit_tls.busy = false;

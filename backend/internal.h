@@ -202,9 +202,9 @@ TJ_HIDDEN int writer_start(void);
 TJ_HIDDEN void writer_wake(void);
 TJ_HIDDEN unsigned writer_space_seen(void);
 TJ_HIDDEN void writer_wait_space(unsigned seen);
-TJ_HIDDEN void writer_write_sync(const struct record *r);
+TJ_HIDDEN bool writer_write_sync(const struct record *r);
 TJ_HIDDEN void writer_write_caller(const struct record *r);
-TJ_HIDDEN void writer_write_caller_only(const struct record *r);
+TJ_HIDDEN bool writer_write_caller_only(const struct record *r);
 /* Asynchronous records carry only CLOCK_MONOTONIC from the caller (one clock
  * read instead of two); CLOCK_REALTIME is mono_ns plus the offset between the
  * clocks that the writer samples before each pass. */

@@ -516,14 +516,23 @@ void writer_fix_realtime(struct record *r)
         r->realtime_ns = r->mono_ns + atomic_load_explicit(&writer_rt_offset, memory_order_relaxed);
 }
 
-/* TJ_SYNC=1: the caller writes R to every output. */
-void writer_write_sync(const struct record *r)
+/*
+ * TJ_SYNC=1: the caller writes R to every output.  False when there is none:
+ * tj_shutdown() closed them after the caller saw the library initialised
+ * (the caller puts R in its ring then, as it would a moment later).
+ */
+bool writer_write_sync(const struct record *r)
 {
+        bool any;
+
         pthread_mutex_lock(&w.lock);
-        writer_dispatch(r, true);
+        any = w.nouts > 0;
+        if (any)
+                writer_dispatch(r, true);
         if (atomic_load_explicit(&w.pending_drops, memory_order_relaxed))
                 writer_report_drops();
         pthread_mutex_unlock(&w.lock);
+        return any;
 }
 
 /*
@@ -578,13 +587,17 @@ void writer_write_caller(const struct record *r)
 }
 
 /* No asynchronous output: the caller's outputs are all there is, and the
- * writer's lock is taken only to report losses. */
-void writer_write_caller_only(const struct record *r_const)
+ * writer's lock is taken only to report losses.  False when there is none
+ * either: the outputs were closed (tj_shutdown()) or are being switched to
+ * asynchronous ones since the caller looked, and R goes to its ring. */
+bool writer_write_caller_only(const struct record *r_const)
 {
         struct record *r = (struct record *)r_const;
         bool log = atomic_load_explicit(&w.has_log, memory_order_relaxed);
         bool ftrace = atomic_load_explicit(&w.has_ftrace, memory_order_relaxed);
 
+        if (!log && !ftrace)
+                return false;
         writer_caller_outputs(r, log, ftrace);
         if (log)
                 writer_count(&out_log, r->flags & RECORD_LOG_FAILED);
@@ -599,6 +612,7 @@ void writer_write_caller_only(const struct record *r_const)
                 writer_report_drops();
                 pthread_mutex_unlock(&w.lock);
         }
+        return true;
 }
 
 /* ---- the writer thread -------------------------------------------------- */

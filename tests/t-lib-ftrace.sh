@@ -31,6 +31,23 @@ TJ_OUTPUT=simple,ftrace TJ_SIMPLE_FILE="$T/st" TJ_FTRACE_MARKER="$T/marker" TJ_E
 check_eq lib-ftrace-with-async-once 3 "$(wc -l < "$T/marker")"
 check_eq lib-ftrace-no-warning "" "$(cat "$T/err")"
 
+# tj_shutdown() and tj_init() again while a thread traces without pause: an
+# event that saw the library initialised and then found the outputs closed
+# went nowhere, counted written (a few in every run of 100 before); it waits
+# in its ring for the next tj_init() now.  Every event counted written is in
+# the marker, with TJ_SYNC=1 (all outputs under the lock) and without (the
+# caller's outputs only).
+for sync in 0 1; do
+        : > "$T/marker"
+        TJ_SYNC=$sync TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS=tgb_req \
+                $RUN "$E" init shutbusy:100 flush stats > "$T/out" 2> "$T/err"
+        written=$(sed -n 's/^emitted=[0-9]* written=\([0-9]*\) .*/\1/p' "$T/out")
+        check_eq lib-ftrace-shutdown-busy-sync$sync "written=$written" \
+                "written=$(grep -c '^tgb_req\[' "$T/marker")"
+        check_eq lib-ftrace-shutdown-busy-sync$sync-counted "" \
+                "$(awk -F'[= ]' '$2 != $4 + $6' "$T/out")"
+done
+
 TJ_QUIET=0 TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/nodir/marker" TJ_EVENTS=tga_void \
         $RUN "$E" init void flush > /dev/null 2> "$T/err"
 check_eq lib-ftrace-missing-marker-warns "tracejournal: ftrace: $T/nodir/marker: No such file or directory" "$(cat "$T/err")"

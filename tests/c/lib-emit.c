@@ -45,6 +45,9 @@
  *                       SIGXFSZ ignored, so a write past it fails with EFBIG
  *   stats               prints "emitted=E written=W dropped=D"
  *   shutdown            tj_shutdown()
+ *   shutbusy:K          a thread traces tgb_req without pause while this one
+ *                       calls tj_shutdown() then tj_init() K times; then the
+ *                       thread stops and is joined
  *   setenv:NAME=VALUE   setenv(NAME, VALUE), for a later init
  *   unsetenv:NAME       unsetenv(NAME)
  *   tasks               prints "tasks=N", the process's threads
@@ -290,6 +293,30 @@ static void on_usr1(int sig)
         trace_tga_void();
 }
 
+static int shutbusy_stop;
+
+static void *shutbusy_main(void *arg)
+{
+        (void)arg;
+        while (!__atomic_load_n(&shutbusy_stop, __ATOMIC_RELAXED))
+                emit_reqs(1);
+        return NULL;
+}
+
+static void run_shutbusy(long k)
+{
+        pthread_t th;
+
+        if (pthread_create(&th, NULL, shutbusy_main, NULL) != 0)
+                return;
+        for (long i = 0; i < k; i++) {
+                tj_shutdown();
+                tj_init(NULL);
+        }
+        __atomic_store_n(&shutbusy_stop, 1, __ATOMIC_RELAXED);
+        pthread_join(th, NULL);
+}
+
 static void run_signals(long n)
 {
         struct sigaction sa = { .sa_handler = on_usr1 };
@@ -495,6 +522,8 @@ static void step(const char *s)
                 run_regwalk();
         else if (strcmp(s, "abi") == 0)
                 tj_group_register(&old_group);
+        else if (strncmp(s, "shutbusy:", 9) == 0)
+                run_shutbusy(atol(arg));
         else if (strcmp(s, "shutdown") == 0)
                 tj_shutdown();
         else if (strncmp(s, "setenv:", 7) == 0 && strchr(arg, '=')) {
