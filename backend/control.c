@@ -285,7 +285,11 @@ static bool control_answer(struct control_client *c)
         FILE *out = open_memstream(&reply, &size);
         int r;
 
-        atomic_fetch_add(&ctl.served, 1);
+        /* a connection closed before sending a byte (another process's start
+         * checking that this endpoint is live, control_sock_live()) asked
+         * nothing: it is answered, not counted */
+        if (c->len > 0)
+                atomic_fetch_add(&ctl.served, 1);
         if (!out) {
                 control_reply_static(c, "error out of memory\n");
                 return true;
@@ -626,7 +630,7 @@ static int control_sock_name(struct sockaddr_un *sa)
  * A live socket of our name is another process's with our pid number, in
  * another pid namespace sharing the directory: it is left alone.  (That
  * endpoint sees a connection that sends nothing, and answers it with an
- * error nobody reads.)
+ * error nobody reads, without counting it served.)
  */
 static bool control_sock_live(const struct sockaddr_un *sa)
 {

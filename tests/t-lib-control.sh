@@ -291,10 +291,15 @@ if [ "$(id -u)" = 0 ] && unshare --pid --fork true 2> /dev/null; then
                 TJ_CONTROL_DIR="$T/ns" TJ_OUTPUT=nop unshare --pid --fork "$B/tests/lib-emit" \
                         ctlstart exit > "$T/ns2.out" 2>&1 || true
                 "$SEND" "$T/ns/1.sock" < /dev/null > "$T/ns.reply" 2>&1 || true
+                # the second's check that the socket is live (a connection
+                # that sends nothing) and the empty one above are no
+                # requests: only this stats is counted (3 before)
+                printf 'stats\n' | "$SEND" "$T/ns/1.sock" 2>&1 | grep '^control ' > "$T/ns.stats" || true
                 touch "$T/ns.go"
                 wait "$Q" || true
                 check_eq control-pidns-live-kept "ctlstart=-98|error empty request||" \
                         "$(cat "$T/ns2.out")|$(cat "$T/ns.reply")|$(cat "$T/ns1.out")|$(ls "$T/ns")"
+                check_eq control-pidns-live-not-served "control served 1 refused 0" "$(cat "$T/ns.stats")"
         else
                 fail control-pidns-live-kept "$T/ns/1.sock did not appear"
                 touch "$T/ns.go"; wait "$Q" 2> /dev/null || true
