@@ -165,6 +165,15 @@ $(B)/tests/lib-nomem: tests/c/lib-nomem.c $(B)/libtracejournal.a
 	$(CC) $(ALL_CFLAGS) -Itests/c $(LDFLAGS) $(NOMEM_WRAP) -o "$@" "$<" \
 		$(B)/libtracejournal.a $(LIB_LIBS)
 
+# lib-sigsafe counts the library's calls of functions that are not
+# async-signal-safe made from a signal handler: redirected the same way.
+SIGSAFE_WRAP := -Wl,--wrap=malloc,--wrap=free,--wrap=snprintf,--wrap=vsnprintf
+
+$(B)/tests/lib-sigsafe: tests/c/lib-sigsafe.c $(B)/libtracejournal.a
+	@mkdir -p "$(@D)"
+	$(CC) $(ALL_CFLAGS) -Itests/c $(LDFLAGS) $(SIGSAFE_WRAP) -o "$@" "$<" \
+		$(B)/libtracejournal.a $(LIB_LIBS)
+
 # check first installs missing Debian packages (as root; else it says what to
 # run), then builds in a new make, whose pkg-config flags see them.
 check:

@@ -22,10 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,24 +82,48 @@ struct ftrace_line {
         bool full;
 };
 
-static void ftrace_addf(struct ftrace_line *l, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
-
-static void ftrace_addf(struct ftrace_line *l, const char *fmt, ...)
+/* Append the LEN bytes of S whole, or set FULL. */
+static void ftrace_add(struct ftrace_line *l, const char *s, size_t len)
 {
         size_t room = sizeof(l->buf) - 1 - l->len;      /* keep one byte for '\n' */
-        va_list ap;
-        int n;
 
-        if (l->full)
-                return;
-        va_start(ap, fmt);
-        n = vsnprintf(l->buf + l->len, room + 1, fmt, ap);
-        va_end(ap);
-        if (n < 0 || (size_t)n > room)
+        if (l->full || len > room) {
                 l->full = true;
-        else
-                l->len += (size_t)n;
+                return;
+        }
+        memcpy(l->buf + l->len, s, len);
+        l->len += len;
+}
+
+static void ftrace_add_str(struct ftrace_line *l, const char *s)
+{
+        ftrace_add(l, s, strlen(s));
+}
+
+/*
+ * The numbers are written here, not with snprintf(): the line is built by
+ * the thread that traced, maybe in a signal handler, and the printf family
+ * is not async-signal-safe (it reads the locale, and may allocate).
+ */
+static void ftrace_add_u64(struct ftrace_line *l, uint64_t u, unsigned base)
+{
+        static const char digits[] = "0123456789abcdef";
+        char buf[20];
+        size_t i = sizeof(buf);
+
+        do {
+                buf[--i] = digits[u % base];
+                u /= base;
+        } while (u);
+        ftrace_add(l, buf + i, sizeof(buf) - i);
+}
+
+static void ftrace_add_i64(struct ftrace_line *l, int64_t i)
+{
+        if (i < 0)
+                ftrace_add(l, "-", 1);
+        /* the magnitude in unsigned arithmetic: -INT64_MIN does not fit */
+        ftrace_add_u64(l, i < 0 ? 0 - (uint64_t)i : (uint64_t)i, 10);
 }
 
 /* Append S quoted and escaped, cut to what fits with its closing quote. */
@@ -112,7 +133,7 @@ static void ftrace_add_string(struct ftrace_line *l, const char *s)
         size_t end = sizeof(l->buf) - 2;        /* room for '"' and '\n' */
 
         if (!s) {
-                ftrace_addf(l, "(null)");
+                ftrace_add_str(l, "(null)");
                 return;
         }
         if (l->full || l->len + 2 > end) {
@@ -164,20 +185,28 @@ static int ftrace_write(const struct record *r, const tj_value *v, const char *m
         (void)msg;
         l.len = 0;
         l.full = false;
-        ftrace_addf(&l, "%s[%d.%" PRIu64 "]:", ev->name, (int)ftrace_pid, r->seq);
+        ftrace_add_str(&l, ev->name);
+        ftrace_add(&l, "[", 1);
+        ftrace_add_i64(&l, ftrace_pid);
+        ftrace_add(&l, ".", 1);
+        ftrace_add_u64(&l, r->seq, 10);
+        ftrace_add(&l, "]:", 2);
         for (unsigned i = 0; i < ev->nargs; i++) {
                 const struct tj_arg_desc *a = &ev->args[i];
 
-                ftrace_addf(&l, " %s=", a->name);
+                ftrace_add(&l, " ", 1);
+                ftrace_add_str(&l, a->name);
+                ftrace_add(&l, "=", 1);
                 switch (a->kind) {
                 case TJ_ARG_SIGNED:
-                        ftrace_addf(&l, "%" PRId64, v[i].i);
+                        ftrace_add_i64(&l, v[i].i);
                         break;
                 case TJ_ARG_UNSIGNED:
-                        ftrace_addf(&l, "%" PRIu64, v[i].u);
+                        ftrace_add_u64(&l, v[i].u, 10);
                         break;
                 case TJ_ARG_POINTER:
-                        ftrace_addf(&l, "0x%" PRIxPTR, (uintptr_t)v[i].p);
+                        ftrace_add(&l, "0x", 2);
+                        ftrace_add_u64(&l, (uintptr_t)v[i].p, 16);
                         break;
                 default:
                         ftrace_add_string(&l, v[i].s);
@@ -195,7 +224,10 @@ static int ftrace_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_n
         (void)mono_ns;
         l.len = 0;
         l.full = false;
-        ftrace_addf(&l, "tj_dropped[%d]: dropped=%" PRIu64, (int)ftrace_pid, n);
+        ftrace_add_str(&l, "tj_dropped[");
+        ftrace_add_i64(&l, ftrace_pid);
+        ftrace_add_str(&l, "]: dropped=");
+        ftrace_add_u64(&l, n, 10);
         return ftrace_send(&l);
 }
 

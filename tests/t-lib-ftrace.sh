@@ -31,6 +31,23 @@ TJ_OUTPUT=simple,ftrace TJ_SIMPLE_FILE="$T/st" TJ_FTRACE_MARKER="$T/marker" TJ_E
 check_eq lib-ftrace-with-async-once 3 "$(wc -l < "$T/marker")"
 check_eq lib-ftrace-no-warning "" "$(cat "$T/err")"
 
+# A trace point in a signal handler: the caller builds the ftrace line with
+# no call that is not async-signal-safe (vsnprintf for every value before),
+# writing only the ftrace output or an asynchronous one too.
+for outs in ftrace simple,ftrace; do
+        : > "$T/marker"
+        TJ_OUTPUT=$outs TJ_SIMPLE_FILE="$T/st" TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS="tg*" \
+                $RUN "$B/tests/lib-sigsafe" > "$T/out" 2> "$T/err"
+        cat > "$T/exp" <<'OUT'
+in-handler malloc=0 free=0 snprintf=0 vsnprintf=0
+tgb_req[PID.1]: req=0x1000 sector=0 name="r0"
+tga_all[PID.2]: i64=-9223372036854775808 u64=18446744073709551615 ptr=0xbeef s="a\"b\n" i32=-7 u8=200
+tgb_req[PID.3]: req=0x2000 sector=9 name="h"
+OUT
+        sed 's/^\([a-z_]*\)\[[0-9]*\./\1[PID./' "$T/marker" | cat "$T/out" - > "$T/got"
+        check_file lib-ftrace-signal-handler-$outs "$T/exp" "$T/got"
+done
+
 # tj_shutdown() and tj_init() again while a thread traces without pause: an
 # event that saw the library initialised and then found the outputs closed
 # went nowhere, counted written (a few in every run of 100 before); it waits
