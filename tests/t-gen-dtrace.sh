@@ -153,6 +153,21 @@ if ${CC:-cc} $CF -I. -o near near_use.c near.c 2> cc.err; then
 else
         fail dtrace-macro-names-near "$(grep -m1 error cc.err)"
 fi
+# offsetof and assert are function-like macros: a name not followed by '('
+# is not expanded, so an event or group so named keeps its probe name.
+printf '%s\n' 'offsetof(int a) "a %d"' 'assert(void)' > fnmacros.events
+printf '#include <assert.h>\n#include <stddef.h>\n#include "fnm.h"\nint main(void) { trace_offsetof(1); trace_assert(); return 0; }\n' \
+        > fnm_use.c
+rc=0; "$TG" --group=assert --backend=dtrace --header=fnm.h --source=fnm.c fnmacros.events \
+        2> err || rc=$?
+# shellcheck disable=SC2086
+if [ "$rc" = 0 ] && ${CC:-cc} $CF -I. -o fnm fnm_use.c fnm.c 2> cc.err; then
+        check_eq dtrace-fn-macro-names "assert offsetof|assert assert" \
+                "$(readelf -n fnm | sed -n 's/^ *Provider: \(.*\)/\1/p; s/^ *Name: \(.*\)/\1/p' |
+                   paste -d ' ' - - | tr '\n' '|' | sed 's/|$//')"
+else
+        fail dtrace-fn-macro-names "exit $rc: $(cat err) $(grep -m1 error cc.err 2>/dev/null)"
+fi
 
 # bpftrace, where the kernel and our privileges allow BPF.
 if ! command -v bpftrace > /dev/null 2>&1; then

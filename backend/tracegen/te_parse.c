@@ -136,7 +136,6 @@ static const char *const te_parse_keywords[] = {
 static const char *const te_parse_macros[] = {
         /* macros or globals of the headers the generated code includes */
         "bool", "true", "false", "NULL", "EOF", "errno", "stdin", "stdout", "stderr",
-        "offsetof", "assert",
         /* object-like macros of <stdio.h>, <stdint.h> and glibc's <sys/types.h>
          * (included for ssize_t): an argument so named would be replaced */
         "BUFSIZ", "FILENAME_MAX", "FOPEN_MAX", "L_ctermid", "L_tmpnam", "P_tmpdir",
@@ -145,6 +144,10 @@ static const char *const te_parse_macros[] = {
         "WINT_MIN", "WINT_MAX", "BYTE_ORDER", "LITTLE_ENDIAN", "BIG_ENDIAN", "PDP_ENDIAN",
         "FD_SETSIZE", "NFDBITS",
 };
+
+/* Function-like macros of those headers: no argument can be named by them,
+ * but a probe can (a name not followed by '(' is not expanded). */
+static const char *const te_parse_fn_macros[] = { "offsetof", "assert" };
 
 /* C reserves these for <stdint.h>'s macros: INT or UINT, then _MAX, _MIN,
  * _WIDTH or _C at the end (INT64_MAX, UINT_LEAST8_MAX, INT8_C). */
@@ -182,6 +185,9 @@ static const char *te_parse_bad_arg_name(const char *name)
                         return "is a C keyword or a standard macro";
         for (i = 0; i < sizeof(te_parse_macros) / sizeof(te_parse_macros[0]); i++)
                 if (strcmp(name, te_parse_macros[i]) == 0)
+                        return "is a C keyword or a standard macro";
+        for (i = 0; i < sizeof(te_parse_fn_macros) / sizeof(te_parse_fn_macros[0]); i++)
+                if (strcmp(name, te_parse_fn_macros[i]) == 0)
                         return "is a C keyword or a standard macro";
         if (te_type_is_allowed_word(name))
                 return "is a type name";
