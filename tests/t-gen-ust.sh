@@ -88,6 +88,33 @@ else
         fail ust-cxx-fields "$(grep -m1 error cc.err)"
 fi
 
+# <lttng/tracepoint.h> pastes the provider and event names after expanding
+# them, as <sys/sdt.h> does: an event 'EOF' failed to compile ('pasting
+# "lttng_ust_tracepoint_g___" and "(" does not give a valid preprocessing
+# token'), and 'unix' registered a tracepoint g:1.  Refused like dtrace's;
+# offsetof and assert, function-like, are not expanded there and pass.
+printf '%s\n' 'unix(int a) "a %d"' 'EOF(void)' 'disable linux(int a) "a %d"' \
+        'offsetof(int a) "a %d"' 'assert(void)' > macros.events
+rc=0; "$TG" --group=g --backend=tracejournal,ust --header=m.h --source=m.c macros.events \
+        2> err || rc=$?
+check_eq ust-macro-names "1|tracegen: macros.events:1:1: event name 'unix' is a macro the compiler predefines: the ust backend's tracepoint would be named by its value
+tracegen: macros.events:2:1: event name 'EOF' is a standard macro: the ust backend's tracepoint would be named by its value|no output" \
+        "$rc|$(cat err)|$([ -e m.h ] || [ -e m-ust.h ] || echo no output)"
+rc=0; "$TG" --group=linux --backend=ust --header=m.h macros.events 2> err || rc=$?
+check_eq ust-macro-group "2|tracegen: --group 'linux' is a macro the compiler predefines: the ust backend's provider would be named by its value
+Try 'tracegen --help' for more information." "$rc|$(cat err)"
+sed -n '3,5p' macros.events > fnm.events
+printf '#include <assert.h>\n#include <stddef.h>\n#include "fnm.h"\nint main(void) { trace_offsetof(1); trace_assert(); return 0; }\n' \
+        > fnm_use.c
+rc=0; "$TG" --group=assert --backend=ust --header=fnm.h --source=fnm.c fnm.events 2> err || rc=$?
+# shellcheck disable=SC2086
+if [ "$rc" = 0 ] && ${CC:-cc} $CF -I. -o fnm fnm_use.c fnm.c $UST_LIBS 2> cc.err; then
+        check_eq ust-fn-macro-names "lttng_ust_tracepoint_assert___assert lttng_ust_tracepoint_assert___offsetof" \
+                "$(nm fnm | grep -o 'lttng_ust_tracepoint_assert___[a-z]*$' | sort -u | paste -sd ' ')"
+else
+        fail ust-fn-macro-names "exit $rc: $(cat err) $(grep -m1 error cc.err 2>/dev/null)"
+fi
+
 # ---- a real session, where lttng-sessiond can run ----
 if ! command -v lttng > /dev/null 2>&1 || ! command -v lttng-sessiond > /dev/null 2>&1 ||
    ! command -v babeltrace2 > /dev/null 2>&1; then

@@ -242,11 +242,14 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
                 o->backends = TE_BACKEND_TRACEJOURNAL;
         if (o->group && !tracegen_is_ident(o->group))
                 tracegen_usage_error("--group must be a C identifier", o->group);
-        /* the provider of the dtrace backend's probes, pasted as an event's name is */
-        if (o->group && (o->backends & TE_BACKEND_DTRACE) && te_parse_macro_name(o->group)) {
-                fprintf(stderr, "tracegen: --group '%s' %s: the dtrace backend's provider would "
+        /* the provider of the dtrace backend's probes and of the ust
+         * backend's tracepoints, pasted as an event's name is */
+        if (o->group && (o->backends & (TE_BACKEND_DTRACE | TE_BACKEND_UST)) &&
+            te_parse_macro_name(o->group)) {
+                fprintf(stderr, "tracegen: --group '%s' %s: the %s backend's provider would "
                         "be named by its value\nTry 'tracegen --help' for more information.\n",
-                        o->group, te_parse_macro_name(o->group));
+                        o->group, te_parse_macro_name(o->group),
+                        o->backends & TE_BACKEND_DTRACE ? "dtrace" : "ust");
                 exit(TRACEGEN_EXIT_USAGE);
         }
         if (o->check)
@@ -321,15 +324,18 @@ static void tracegen_input_error(const char *file, unsigned line, unsigned col)
 }
 
 /*
- * What the dtrace backend cannot generate, refused as an input error: the
- * probe of an event named by a macro (<sys/sdt.h> pastes the name after
- * expanding it: 'unix' gave 'GROUP_1_semaphore'), and an argument named as
- * the GROUP_EVENT_semaphore macro the probe is compiled under (the probe
- * recorded the semaphore in its place).  GROUP may be NULL (--check).
- * Returns an exit status.
+ * What the dtrace and ust backends cannot generate, refused as an input
+ * error: the probe or tracepoint of an event named by a macro (<sys/sdt.h>
+ * and <lttng/tracepoint.h> paste the name after expanding it: 'unix' gave
+ * 'GROUP_1_semaphore', and an LTTng-UST event named '1'), and, with dtrace,
+ * an argument named as the GROUP_EVENT_semaphore macro the probe is compiled
+ * under (the probe recorded the semaphore in its place).  GROUP may be NULL
+ * (--check).  Returns an exit status.
  */
-static int tracegen_check_dtrace(const struct te_list *list, const char *group)
+static int tracegen_check_dtrace(const struct te_list *list, const char *group,
+                                 unsigned backends)
 {
+        bool dt = backends & TE_BACKEND_DTRACE;
         int status = TRACEGEN_EXIT_OK;
         size_t i;
 
@@ -342,11 +348,12 @@ static int tracegen_check_dtrace(const struct te_list *list, const char *group)
                         continue;       /* no probe */
                 if (why) {
                         tracegen_input_error(ev->file, ev->line, ev->col);
-                        fprintf(stderr, "event name '%s' %s: the dtrace backend's probe "
-                                "would be named by its value\n", ev->name, why);
+                        fprintf(stderr, "event name '%s' %s: the %s would be named by its "
+                                "value\n", ev->name, why,
+                                dt ? "dtrace backend's probe" : "ust backend's tracepoint");
                         status = TRACEGEN_EXIT_INPUT;
                 }
-                for (j = 0; group && j < ev->nargs; j++) {
+                for (j = 0; dt && group && j < ev->nargs; j++) {
                         const char *a = ev->args[j].name;
                         size_t g = strlen(group), n = strlen(ev->name);
 
@@ -450,8 +457,8 @@ int main(int argc, char **argv)
         if (!list)
                 tracegen_nomem();
         status = tracegen_read(list, argv + optind, argc - optind);
-        if (status == TRACEGEN_EXIT_OK && (o.backends & TE_BACKEND_DTRACE))
-                status = tracegen_check_dtrace(list, o.group);
+        if (status == TRACEGEN_EXIT_OK && (o.backends & (TE_BACKEND_DTRACE | TE_BACKEND_UST)))
+                status = tracegen_check_dtrace(list, o.group, o.backends);
         if (status != TRACEGEN_EXIT_OK || o.check)
                 goto out;
 
