@@ -515,6 +515,7 @@ int te_format_parse(struct te_parse_ctx *ctx, const char *line, size_t start, si
         struct te_conv cv = { 0 };
         size_t n = 0, i = 0, end = start;
         unsigned next = 0;
+        const char *pm;
         int r;
 
         u = calloc(len - start + 1, sizeof(*u));
@@ -557,6 +558,14 @@ int te_format_parse(struct te_parse_ctx *ctx, const char *line, size_t start, si
         if (next < ev->nargs) {
                 r = te_parse_error(ctx, arg_off[next], "argument '%s' is not used by the format",
                                    ev->args[next].name);
+                goto out;
+        }
+        /* tracetool looks for "%m" in the format's text, not its conversions:
+         * "100%%m" is refused there, and a file QEMU refuses is not one */
+        pm = memmem(line + start, len - start, "%m", 2);
+        if (pm) {
+                r = te_parse_error(ctx, (size_t)(pm - line), "'%%m' in the text of the format "
+                                   "(here not a conversion): QEMU's tracetool refuses it");
                 goto out;
         }
         ev->fmt = strndup(line + start, end - start);

@@ -262,7 +262,7 @@ static int te_parse_arg(struct te_parse_ctx *ctx, const char *line, size_t s, si
                         struct te_event *ev, size_t *ret_off)
 {
         struct te_arg *a = &ev->args[ev->nargs];
-        size_t k, ts = s, te, ns;
+        size_t k, ts = s, te, ns, end;
         int r;
 
         for (k = e; k > s && line[k - 1] != '*'; k--)
@@ -293,6 +293,15 @@ static int te_parse_arg(struct te_parse_ctx *ctx, const char *line, size_t s, si
         if (ns == e)
                 return te_parse_error(ctx, e, "missing argument name after type '%.*s'",
                                       (int)(te - ts), line + ts);
+        /* tracetool splits a type at spaces only ('unsigned<TAB>int' is one
+         * unknown word there); the blanks before the name are not the type's */
+        for (end = te; end > ts && te_parse_is_blank(line[end - 1]); end--)
+                ;
+        for (k = ts; k < end; k++)
+                if (te_parse_is_blank(line[k]) && line[k] != ' ')
+                        return te_parse_error(ctx, k, "type '%.*s' holds a blank other than a "
+                                              "space: QEMU's tracetool refuses it (it splits "
+                                              "types at spaces only)", (int)(end - ts), line + ts);
         r = te_type_parse(ctx, line, ts, te, &a->type);
         if (r < 0)
                 return r;
