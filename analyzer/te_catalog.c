@@ -216,6 +216,24 @@ const char *te_catalog_pri_text(const char *name, size_t len)
         return NULL;
 }
 
+size_t te_catalog_ucn(const char *p, char *buf)
+{
+        static const unsigned char lead[] = { 0, 0, 0xc0, 0xe0, 0xf0 };
+        unsigned digits = p[1] == 'u' ? 4 : 8, nb, k;
+        unsigned long v = 0;
+        char d[2] = { 0 };
+
+        for (k = 0; k < digits; k++) {
+                d[0] = p[2 + k];
+                v = v * 16 + strtoul(d, NULL, 16);
+        }
+        nb = v < 0x80 ? 1 : v < 0x800 ? 2 : v < 0x10000 ? 3 : 4;
+        buf[0] = (char)(lead[nb] | (v >> (6 * (nb - 1))));
+        for (k = 1; k < nb; k++)
+                buf[k] = (char)(0x80 | ((v >> (6 * (nb - 1 - k))) & 0x3f));
+        return nb;
+}
+
 /* Decode the format as written (C literals and PRI macros) into a plain
  * printf format in BUF; a PRI macro becomes its conversion letter, after
  * "ll" when it names a 64-bit type (PRIx64, PRIxPTR, PRIxMAX), as glibc's
@@ -260,6 +278,13 @@ static void te_catalog_decode(const char *fmt, char *buf, size_t size)
                 if (*p == '"') {
                         in = false;
                         p++;
+                        continue;
+                }
+                if (*p == '\\' && (p[1] == 'u' || p[1] == 'U')) {
+                        if (n + 5 > size)
+                                break;
+                        n += te_catalog_ucn(p, buf + n);
+                        p += p[1] == 'u' ? 6 : 10;
                         continue;
                 }
                 if (*p == '\\' && p[1]) {

@@ -239,7 +239,13 @@ static void te_pattern_decode(const char *fmt, sqlite3_str *out)
                 if (*p == '"') {
                         for (p++; *p && *p != '"'; p++) {
                                 unsigned v = (unsigned char) *p;
+                                char u[4];
 
+                                if (*p == '\\' && (p[1] == 'u' || p[1] == 'U')) {
+                                        sqlite3_str_append(out, u, (int) te_catalog_ucn(p, u));
+                                        p += p[1] == 'u' ? 5 : 9;
+                                        continue;
+                                }
                                 if (*p == '\\') {
                                         p++;
                                         if (!*p)

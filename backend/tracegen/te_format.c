@@ -170,6 +170,51 @@ static size_t te_format_utf8(const unsigned char *s, size_t n)
         return len;
 }
 
+/*
+ * Decode the universal character name at LINE[*I] (a backslash, then 'u'
+ * and 4 hex digits or 'U' and 8) into its UTF-8 bytes, one unit each, at
+ * U[*N]; advance *I and *N.  C takes one from U+00A0 (and '$', '@', '`'),
+ * not a surrogate nor past U+10FFFF, and the compilers put it in the string
+ * as UTF-8, the execution character set.
+ */
+static int te_format_ucn(struct te_parse_ctx *ctx, const char *line, size_t len, size_t *i,
+                         struct te_unit *u, size_t *n)
+{
+        size_t at = *i, digits = line[at + 1] == 'u' ? 4 : 8, k, nb;
+        unsigned long v = 0;
+        unsigned char b[4];
+
+        for (k = 0; k < digits; k++) {
+                if (at + 2 + k >= len || te_format_hex(line[at + 2 + k]) < 0)
+                        return te_parse_error(ctx, at, "incomplete universal character name "
+                                              "'%.*s'", (int)(k + 2), line + at);
+                v = v * 16 + (unsigned long)te_format_hex(line[at + 2 + k]);
+        }
+        if ((v < 0xa0 && v != '$' && v != '@' && v != '`') || (v >= 0xd800 && v <= 0xdfff) ||
+            v > 0x10ffff)
+                return te_parse_error(ctx, at, "'%.*s' is not a valid universal character",
+                                      (int)(digits + 2), line + at);
+        if (v < 0x80) {
+                b[0] = (unsigned char)v;
+                nb = 1;
+        } else if (v < 0x800) {
+                b[0] = (unsigned char)(0xc0 | v >> 6);
+                nb = 2;
+        } else if (v < 0x10000) {
+                b[0] = (unsigned char)(0xe0 | v >> 12);
+                nb = 3;
+        } else {
+                b[0] = (unsigned char)(0xf0 | v >> 18);
+                nb = 4;
+        }
+        for (k = 1; k < nb; k++)
+                b[k] = (unsigned char)(0x80 | ((v >> (6 * (nb - 1 - k))) & 0x3f));
+        *i = at + 2 + digits;
+        for (k = 0; k < nb; k++)
+                u[(*n)++] = (struct te_unit){ .c = (char)b[k], .off = at, .end = *i };
+        return 0;
+}
+
 /* Split the format text into units; set *RET_END past the last token. */
 static int te_format_units(struct te_parse_ctx *ctx, const char *line, size_t start,
                            size_t len, struct te_unit *u, size_t *ret_n, size_t *ret_end)
@@ -185,7 +230,13 @@ static int te_format_units(struct te_parse_ctx *ctx, const char *line, size_t st
                         open = i++;
                         while (i < len && line[i] != '"') {
                                 u[n] = (struct te_unit){ .off = i };
-                                if (line[i] == '\\') {
+                                if (line[i] == '\\' && i + 1 < len &&
+                                    (line[i + 1] == 'u' || line[i + 1] == 'U')) {
+                                        r = te_format_ucn(ctx, line, len, &i, u, &n);
+                                        if (r < 0)
+                                                return r;
+                                        continue;
+                                } else if (line[i] == '\\') {
                                         r = te_format_escape(ctx, line, len, &i, &u[n].c);
                                         if (r < 0)
                                                 return r;
