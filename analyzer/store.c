@@ -9,6 +9,7 @@
  * on (u64, ptr, ns_time; REGEXP in regexp.c) are registered here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -427,6 +428,17 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
                 r = tq_error_set(err, -EISDIR, "%s: %s", path, strerror(EISDIR));
                 goto out;
+        }
+        /* A new database is its owner's alone, as the journal it copies may
+         * be (the system journal is for root and the adm group): SQLite
+         * makes it 0644 less the umask, and its -wal and -shm files take
+         * its mode.  A failure here is SQLite's to report; a "file:" name
+         * is a URI to SQLite, not this file. */
+        if ((flags & STORE_WRITE) && strncmp(path, "file:", 5) != 0) {
+                int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+                if (fd >= 0)
+                        close(fd);
         }
         oflags = (flags & STORE_WRITE) ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
                                        : SQLITE_OPEN_READONLY;

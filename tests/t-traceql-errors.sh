@@ -791,6 +791,15 @@ TRACEQL_DB=$T/env.db XDG_CACHE_HOME=$T/cache2 $TQ import --export "$FIX"
 check_eq db-env-override "15|no" "$(count "$T/env.db")|$([ -e "$T/cache2" ] && echo yes || echo no)"
 TRACEQL_DB=$T/env.db $TQ --db "$T/opt.db" import --export "$FIX"
 check_eq db-option-wins "15" "$(count "$T/opt.db")"
+# A new database is 0600 and the directories made for it 0700, whatever the
+# umask allows (they were 0644 and 0700): the entries may be a journal other
+# users cannot read.  One that exists keeps its mode.
+(umask 022; XDG_CACHE_HOME=$T/cache3 TRACEQL_DB= $TQ import --export "$FIX";
+ $TQ --db "$T/mode.db" import --export "$FIX")
+check_eq db-new-mode "700 600|600" "$(stat -c %a "$T/cache3/traceql" "$T/cache3/traceql/traceql.db" | paste -sd ' ')|$(stat -c %a "$T/mode.db")"
+chmod 640 "$T/mode.db"
+$TQ --db "$T/mode.db" import --export "$FIX"
+check_eq db-existing-mode-kept "640|15" "$(stat -c %a "$T/mode.db")|$(count "$T/mode.db")"
 # --db naming a directory: said so (SQLite said "unable to open database
 # file", or "disk I/O error" with --no-sync)
 mkdir "$T/dir.db"
