@@ -610,13 +610,22 @@ out:
 
 /* Open the write transaction: 0, or -EBUSY when another import kept the
  * database and the wait for its turn was given up (store_stop_waiting()),
- * or -EIO, ERR filled either way. */
+ * -ESTALE when its file was deleted or replaced since it was opened, or
+ * -EIO, ERR filled each time.  In WAL mode SQLite writes on into a file no
+ * longer at its name (it refuses only in rollback mode), so an import
+ * --follow would commit every entry to a file nobody can open again. */
 static int ingest_lock(sqlite3 *db, struct tq_error *err)
 {
-        int r = store_exec(db, "BEGIN IMMEDIATE", err);
+        int moved = 0, r = store_exec(db, "BEGIN IMMEDIATE", err);
 
         if (r == -EIO && (sqlite3_errcode(db) & 0xff) == SQLITE_BUSY)
                 r = -EBUSY;
+        if (r == 0 && sqlite3_file_control(db, "main", SQLITE_FCNTL_HAS_MOVED,
+                                           &moved) == SQLITE_OK && moved) {
+                (void) store_exec(db, "ROLLBACK", NULL);
+                r = tq_error_set(err, -ESTALE, "%s: the database file was deleted or replaced "
+                                 "since the import opened it", store_name(db));
+        }
         return r;
 }
 

@@ -477,7 +477,7 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 r = import_journal(db, &jo, &added, &err);
         }
         if (r < 0) {
-                ret = traceql_fail(TQ_EXIT_INPUT, r, &err);
+                ret = traceql_fail(r == -ESTALE ? TQ_EXIT_DB : TQ_EXIT_INPUT, r, &err);
                 goto out;
         }
         if (isatty(STDERR_FILENO))
@@ -502,7 +502,7 @@ static int traceql_sync(const char *path)
         }
         r = import_journal_sync(db, &any, &err);
         if (r < 0)
-                ret = traceql_fail(TQ_EXIT_INPUT, r, &err);
+                ret = traceql_fail(r == -ESTALE ? TQ_EXIT_DB : TQ_EXIT_INPUT, r, &err);
 out:
         sqlite3_close_v2(db);
         return ret;

@@ -442,6 +442,36 @@ done
 $RUN "$TQ" --db "$T/f.db" import --identifier "$ID3"
 check_eq traceql-follow-interrupted-waiting-rows "15" "$(q "$T/f.db" 'select sum(n) from tq_follow')"
 
+# The database deleted, or replaced by another file, while --follow runs:
+# the follower stops at its next commit, exit 3, naming it (it went on
+# committing every entry to the file no longer there, and exited 0 at
+# SIGINT, all of them lost); an import of the name starts over.
+for how in deleted replaced; do
+        ID5="$ID-moved-$how"
+        rm -f "$T"/mv.db*
+        "$TQ" --db "$T/mv.db" import --follow --identifier "$ID5" 2> "$T/mv.err" &
+        fpid=$!
+        printf 'SYSLOG_IDENTIFIER=%s\tTRACE_EVENT=tq_moved\tTRACE_SEQ=1\n' "$ID5" | "$T/send"
+        i=0
+        while [ "$(q "$T/mv.db" 'select count(*) from events' 2>/dev/null || echo 0)" != 1 ] &&
+                [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+        if [ $how = deleted ]; then
+                rm "$T/mv.db"
+        else
+                $RUN "$TQ" --db "$T/other.db" import --identifier "$ID5-none"
+                mv "$T/other.db" "$T/mv.db"
+        fi
+        printf 'SYSLOG_IDENTIFIER=%s\tTRACE_EVENT=tq_moved\tTRACE_SEQ=2\n' "$ID5" | "$T/send"
+        i=0; while kill -0 $fpid 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+        kill -INT $fpid 2>/dev/null || true
+        rc=0; wait $fpid || rc=$?
+        check_eq traceql-follow-db-$how "3|traceql: $T/mv.db: the database file was deleted or replaced since the import opened it" \
+                "$rc|$(cat "$T/mv.err")"
+done
+rm -f "$T"/mv.db*
+$RUN "$TQ" --db "$T/mv.db" import --identifier "$ID-moved-deleted"
+check_eq traceql-follow-db-deleted-reimport "1 2" "$(q "$T/mv.db" "select group_concat(seq, ' ') from (select seq from events order by seq)")"
+
 # ---- the example program ------------------------------------------------
 BD=$B/examples/blockdemo
 if [ -x "$BD" ]; then
