@@ -310,7 +310,7 @@ static int store_migrate(sqlite3 *db, int64_t from, struct tq_error *err)
 static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error *err)
 {
         int64_t appid, version, nobjects;
-        int r;
+        int r, rc;
 
         /* one snapshot: another process may be creating the schema */
         r = store_exec(db, "BEGIN", err);
@@ -318,7 +318,16 @@ static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error
                 r = store_int(db, "PRAGMA application_id", &appid, err);
         if (r == 0)
                 r = store_int(db, "SELECT count(*) FROM sqlite_schema", &nobjects, err);
+        rc = sqlite3_extended_errcode(db);
         (void) store_exec(db, r == 0 ? "COMMIT" : "ROLLBACK", NULL);
+        /* A WAL database is read with its -shm file, which SQLite creates
+         * beside it when no process has it open ("attempt to write a
+         * readonly database").  No fallback to ?immutable=1: that reads the
+         * file without locks, wrong or "malformed" while an import writes. */
+        if (r < 0 && rc == SQLITE_READONLY_DIRECTORY)
+                r = tq_error_set(err, -EACCES, "%s: cannot read it: its directory is not "
+                                 "writable, and SQLite must create its -shm file there while "
+                                 "no other process has it open", path);
         if (r < 0)
                 goto out;
         if (appid == 0 && nobjects == 0) {

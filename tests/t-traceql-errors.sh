@@ -800,6 +800,25 @@ check_eq db-new-mode "700 600|600" "$(stat -c %a "$T/cache3/traceql" "$T/cache3/
 chmod 640 "$T/mode.db"
 $TQ --db "$T/mode.db" import --export "$FIX"
 check_eq db-existing-mode-kept "640|15" "$(stat -c %a "$T/mode.db")|$(count "$T/mode.db")"
+# Another user reads a WAL database (mode 0644) in a directory it cannot
+# write: SQLite cannot create the -shm file and said "attempt to write a
+# readonly database"; now why, and exit 3.
+if command -v setpriv > /dev/null 2>&1 && [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1; then
+        PUB=$(mktemp -d "${TMPDIR:-/tmp}/tj-tq-pub.XXXXXX")
+        chmod 755 "$PUB"
+        cp "$TQ" "$PUB/traceql"
+        mkdir -m 755 "$PUB/ro"
+        $TQ --db "$PUB/ro/a.db" import --export "$FIX"
+        chmod 644 "$PUB/ro/a.db"
+        rc=0
+        setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$PUB/traceql" \
+                --db "$PUB/ro/a.db" --no-sync 'select 1' > /dev/null 2> "$T/err" || rc=$?
+        check_eq db-other-user-dir-readonly "3|traceql: $PUB/ro/a.db: cannot read it: its directory is not writable, and SQLite must create its -shm file there while no other process has it open" \
+                "$rc|$(cat "$T/err")"
+        rm -rf "$PUB"
+else
+        skip db-other-user-dir-readonly "needs root, setpriv and a 'nobody' user"
+fi
 # --db naming a directory: said so (SQLite said "unable to open database
 # file", or "disk I/O error" with --no-sync)
 mkdir "$T/dir.db"
