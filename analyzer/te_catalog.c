@@ -238,6 +238,17 @@ size_t te_catalog_ucn(const char *p, char *buf)
  * printf format in BUF; a PRI macro becomes its conversion letter, after
  * "ll" when it names a 64-bit type (PRIx64, PRIxPTR, PRIxMAX), as glibc's
  * "lx" on LP64: the length says how many bits the conversion prints. */
+static int te_catalog_hex(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
 static void te_catalog_decode(const char *fmt, char *buf, size_t size)
 {
         const char *p = fmt, *suffix;
@@ -287,15 +298,31 @@ static void te_catalog_decode(const char *fmt, char *buf, size_t size)
                         p += p[1] == 'u' ? 6 : 10;
                         continue;
                 }
+                if (*p == '\\' && p[1] >= '0' && p[1] <= '7') {
+                        /* octal, up to 3 digits (tracegen took it: not 0,
+                         * not past \377) */
+                        unsigned v = 0, k;
+
+                        for (k = 0, p++; k < 3 && *p >= '0' && *p <= '7'; k++, p++)
+                                v = v * 8 + (unsigned) (*p - '0');
+                        buf[n++] = (char) v;
+                        continue;
+                }
+                if (*p == '\\' && p[1] == 'x' && te_catalog_hex(p[2]) >= 0) {
+                        unsigned v = 0;
+
+                        for (p += 2; te_catalog_hex(*p) >= 0; p++)
+                                v = v * 16 + (unsigned) te_catalog_hex(*p);
+                        buf[n++] = (char) v;
+                        continue;
+                }
                 if (*p == '\\' && p[1]) {
-                        p++;
-                        switch (*p) {
-                        case 'n': buf[n++] = '\n'; break;
-                        case 't': buf[n++] = '\t'; break;
-                        case 'r': buf[n++] = '\r'; break;
-                        default: buf[n++] = *p; break;
-                        }
-                        p++;
+                        static const char simple[] = "a\ab\bf\fn\nr\rt\tv\v";
+                        const char *e = strchr(simple, p[1]);
+
+                        /* the others (\\ \" \' \?) are the character */
+                        buf[n++] = e && (e - simple) % 2 == 0 ? e[1] : p[1];
+                        p += 2;
                         continue;
                 }
                 buf[n++] = *p++;

@@ -237,3 +237,12 @@ C
 else
         skip simpletrace-remap-nomem-no-leak "needs valgrind and python3, no sanitizer"
 fi
+
+# The message is rebuilt from the format as C reads it: hex and octal
+# escapes and the simple ones are their characters (they were their letters:
+# '\x41' read as 'x41').
+printf '%s\n' 'tgb_done(void *req) "h\x41 o\102\103 q\? b\\ %p"' > "$T/esc.events"
+st "$T/esc.st" 1
+$RUN "$TQ" --db "$T/esc.db" import --simpletrace "$T/esc.st" --events "$T/esc.events"
+check_eq simpletrace-format-escapes "tgb_done hA oBC q? b\\ 0x1" \
+        "$($TQ --db "$T/esc.db" --no-sync --format csv 'select message from events' | tail -n 1)"
