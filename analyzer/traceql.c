@@ -542,7 +542,7 @@ int main(int argc, char **argv)
         struct tq_error err = { "" };
         char *path = NULL, *sql = NULL;
         const char *what;
-        int first = -1, r, ret;
+        int first = -1, ctl = 0, r, ret;
 
         /* No SQLite memory statistics: traceql never reads them, and keeping
          * them takes a global mutex on every allocation.  (Before any other
@@ -560,16 +560,20 @@ int main(int argc, char **argv)
                         memmove(argv + i, argv + i + 1, (size_t) (argc - i) * sizeof(*argv));
                         return correlate_main(argc - 1, argv, pairs);
                 }
-                if (!valued && strcmp(argv[i], "ctl") == 0)
-                        return ctl_main(argc - i, argv + i);
+                if (!valued && strcmp(argv[i], "ctl") == 0) {
+                        ctl = i;        /* ctl's words are its own; the options before it are ours */
+                        break;
+                }
                 if (argv[i][0] != '-' && !valued)
                         break;          /* the SQL or another subcommand */
         }
-        if (traceql_parse(argc, argv, &o, &first) < 0) {
+        if (traceql_parse(ctl ? ctl : argc, argv, &o, &first) < 0) {
                 traceql_usage(stderr);
                 ret = TQ_EXIT_USAGE;
                 goto out;
         }
+        if (ctl)
+                first = ctl;
         if (first < 0) {
                 fputs("traceql: no SQL and no subcommand given\n", stderr);
                 traceql_usage(stderr);
@@ -586,12 +590,18 @@ int main(int argc, char **argv)
                 goto out;
         }
         /* an option the subcommand has no use for is a mistake, not a no-op:
-         * import neither syncs nor queries, events and losses only read */
-        if ((strcmp(what, "import") == 0 && (o.no_sync || o.write || o.have_format)) ||
+         * import and ctl neither sync nor query, events and losses only read
+         * (ctl takes --db as it takes TRACEQL_DB: not used, not refused) */
+        if (((strcmp(what, "import") == 0 || ctl) && (o.no_sync || o.write || o.have_format)) ||
             ((strcmp(what, "events") == 0 || strcmp(what, "losses") == 0) && o.write)) {
                 fprintf(stderr, "traceql: %s: not an option of %s\n", o.no_sync &&
-                        what[0] == 'i' ? "--no-sync" : o.write ? "--write" : "--format", what);
+                        (what[0] == 'i' || ctl) ? "--no-sync" : o.write ? "--write" : "--format",
+                        what);
                 ret = TQ_EXIT_USAGE;
+                goto out;
+        }
+        if (ctl) {
+                ret = ctl_main(argc - ctl, argv + ctl);
                 goto out;
         }
         if (o.db)

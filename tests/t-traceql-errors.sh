@@ -753,6 +753,17 @@ run usage-import-write 2 "traceql: --write: not an option of import" --db "$T/op
 run usage-import-format 2 "traceql: --format: not an option of import" --db "$T/opt.db" import --export "$FIX" --format csv
 run usage-events-write 2 "traceql: --write: not an option of events" --db "$T/opt.db" --write events
 run usage-losses-write 2 "traceql: --write: not an option of losses" --db "$T/opt.db" losses --write
+# ctl neither syncs nor queries: --no-sync, --write and --format before it
+# are refused as import refuses them; --db is taken and not used, as
+# TRACEQL_DB (a wrapper that always passes one still reaches ctl)
+run usage-ctl-no-sync 2 "traceql: --no-sync: not an option of ctl" --write --no-sync ctl $$ list
+run usage-ctl-write 2 "traceql: --write: not an option of ctl" --write ctl $$ list
+run usage-ctl-format 2 "traceql: --format: not an option of ctl" --format csv ctl $$ list
+mkdir "$T/noctl"
+export TJ_CONTROL_DIR="$T/noctl"
+run usage-ctl-db 6 "traceql: ctl $$: no control endpoint (start the program with TJ_CONTROL=1)" \
+        --db "$T/opt.db" ctl $$ list
+unset TJ_CONTROL_DIR
 check_eq usage-option-not-for-subcommand-nothing-done "no database" "$([ -e "$T/opt.db" ] && echo exists || echo no database)"
 run usage-events-no-sync-format 0 "" --db "$DB" --no-sync --format csv events
 run usage-export-filter 2 "traceql: --export takes no filter and no --follow" --db "$DB" import --export "$FIX" --identifier x
