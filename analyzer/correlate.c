@@ -288,8 +288,7 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                 case O_WRITE: o->write = true; break;
                 case O_FORMAT:
                         if (query_format_parse(optarg, &o->format) < 0 || o->format == QUERY_JSONL) {
-                                fprintf(stderr, "traceql: unknown format '%s' (table, csv, json)\n",
-                                        optarg);
+                                tq_message("unknown format '%s' (table, csv, json)", optarg);
                                 return -EINVAL;
                         }
                         o->have_format = true;
@@ -320,7 +319,7 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                 }
         }
         if (optind < argc) {
-                fprintf(stderr, "traceql: unexpected argument '%s'\n", argv[optind]);
+                tq_message("unexpected argument '%s'", argv[optind]);
                 return -EINVAL;
         }
         if (!o->a.n || !o->b.n) {

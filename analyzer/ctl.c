@@ -327,7 +327,7 @@ int ctl_main(int argc, char **argv)
         errno = 0;
         pid = strtol(who, &end, 10);
         if (errno || *end || end == who || pid <= 0 || pid > INT_MAX) {
-                fprintf(stderr, "traceql: ctl: '%s' is not a process id\n", who);
+                tq_message("ctl: '%s' is not a process id", who);
                 return TQ_EXIT_USAGE;
         }
         if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {

@@ -59,6 +59,19 @@ int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
         return r;
 }
 
+void tq_message(const char *fmt, ...)
+{
+        struct tq_error err;
+        char raw[sizeof(err.msg)];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(raw, sizeof(raw), fmt, ap);
+        va_end(ap);
+        tq_error_set(&err, 0, "%s", raw);
+        fprintf(stderr, "traceql: %s\n", err.msg);
+}
+
 void tq_option_error(char **argv)
 {
         const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
@@ -66,13 +79,13 @@ void tq_option_error(char **argv)
         /* optopt: a short option's letter (optind may not have moved past
          * its word), the value of a known long option, or 0 */
         if (optopt > 0 && optopt < 256)
-                fprintf(stderr, "traceql: unknown option '-%c'\n", optopt);
+                tq_message("unknown option '-%c'", optopt);
         else if (optopt && strncmp(arg, "--", 2) == 0 && eq)
-                fprintf(stderr, "traceql: option '%.*s' takes no value\n", (int) (eq - arg), arg);
+                tq_message("option '%.*s' takes no value", (int) (eq - arg), arg);
         else if (optopt)
-                fprintf(stderr, "traceql: option '%s' needs a value\n", arg);
+                tq_message("option '%s' needs a value", arg);
         else
-                fprintf(stderr, "traceql: unknown option '%s'\n", arg);
+                tq_message("unknown option '%s'", arg);
 }
 
 const char *tq_sql_get(const char *name)

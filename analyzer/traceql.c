@@ -225,8 +225,8 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
                 case OPT_WRITE: o->write = true; break;
                 case OPT_FORMAT:
                         if (query_format_parse(optarg, &o->format) < 0) {
-                                fprintf(stderr, "traceql: unknown format '%s' (table, csv, json, "
-                                        "jsonl)\n", optarg);
+                                tq_message("unknown format '%s' (table, csv, json, jsonl)",
+                                           optarg);
                                 return -EINVAL;
                         }
                         o->have_format = true;
@@ -264,8 +264,8 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
         if (optind < argc)
                 *ret_first = optind++;
         if (optind < argc) {
-                fprintf(stderr, "traceql: unexpected argument '%s' (quote the SQL as one "
-                        "argument)\n", argv[optind]);
+                tq_message("unexpected argument '%s' (quote the SQL as one argument)",
+                           argv[optind]);
                 return -EINVAL;
         }
         return 0;
@@ -325,7 +325,7 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
         bool is_syslog = o->syslog_path != NULL;
         const char *file = is_syslog ? o->syslog_path : o->log_path;
         struct import_text_stats st = { 0 };
-        struct tq_error err = { "" };
+        struct tq_error err = { "" }, name;
         sqlite3 *db = NULL;
         int r, ret = TQ_EXIT_OK;
 
@@ -347,8 +347,9 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
                 ret = traceql_fail(TQ_EXIT_INPUT, r, &err);
                 goto out;
         }
+        tq_error_set(&name, 0, "%s", strcmp(file, "-") == 0 ? "<stdin>" : file);
         fprintf(stderr, "traceql: %s: %llu lines, %llu new events, %llu of them without a "
-                "known event", strcmp(file, "-") == 0 ? "<stdin>" : file,
+                "known event", name.msg,
                 (unsigned long long) st.lines,
                 (unsigned long long) st.added, (unsigned long long) st.unmatched);
         if (st.cut)
@@ -404,15 +405,14 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 const char *t = i == 0 ? o->since : o->until;
 
                 if (t && traceql_parse_time(t, i == 0 ? &jo.since_us : &jo.until_us) < 0) {
-                        fprintf(stderr, "traceql: invalid time '%s' (YYYY-MM-DD [HH:MM[:SS]], "
-                                "@SECONDS up to @%llu, now)\n", t,
-                                (unsigned long long) TRACEQL_MAX_SECONDS);
+                        tq_message("invalid time '%s' (YYYY-MM-DD [HH:MM[:SS]], @SECONDS up "
+                                   "to @%llu, now)", t, (unsigned long long) TRACEQL_MAX_SECONDS);
                         return TQ_EXIT_USAGE;
                 }
         }
         jo.has_until = o->until != NULL;
         if (o->boot && traceql_boot(o->boot, bootbuf) < 0) {
-                fprintf(stderr, "traceql: invalid boot id '%s'\n", o->boot);
+                tq_message("invalid boot id '%s'", o->boot);
                 return TQ_EXIT_USAGE;
         }
         if ((o->export_path != NULL) + (o->directory != NULL) + (o->files != NULL) +
@@ -424,8 +424,8 @@ static int traceql_import(const char *path, struct traceql_opts *o)
         for (i = 0; i < o->nidentifiers; i++)
                 if (strchr(o->identifiers[i], ',')) {
                         /* the source's filter lists them with commas */
-                        fprintf(stderr, "traceql: --identifier '%s': an identifier with a comma "
-                                "cannot be imported\n", o->identifiers[i]);
+                        tq_message("--identifier '%s': an identifier with a comma cannot be "
+                                   "imported", o->identifiers[i]);
                         return TQ_EXIT_USAGE;
                 }
         if (o->simpletrace && !o->events) {
@@ -481,7 +481,7 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 goto out;
         }
         if (isatty(STDERR_FILENO))
-                fprintf(stderr, "traceql: %llu new events in %s\n", (unsigned long long) added, path);
+                tq_message("%llu new events in %s", (unsigned long long) added, path);
 out:
         sqlite3_close_v2(db);
         return ret;

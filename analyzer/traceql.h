@@ -68,6 +68,10 @@ struct tq_error {
 int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 
+/* Print "traceql: MESSAGE" and a newline on stderr, MESSAGE escaped as
+ * tq_error_set() escapes it: for a message that quotes the command line. */
+void tq_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Print on stderr why getopt_long() just returned '?' for ARGV (traceql's
  * options are all long): an unknown option, one that needs a value, or one
  * given a value it does not take. */

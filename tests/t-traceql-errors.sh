@@ -771,6 +771,17 @@ TIMES="(YYYY-MM-DD [HH:MM[:SS]], @SECONDS up to @253402300799, now)"
 run usage-identifier-comma 2 "traceql: --identifier 'a,b': an identifier with a comma cannot be imported" --db "$DB" import --identifier x --identifier a,b
 run usage-time 2 "traceql: invalid time 'yesterday-ish' $TIMES" --db "$DB" import --since yesterday-ish
 run usage-time-no-such-day 2 "traceql: invalid time '2025-02-30' $TIMES" --db "$DB" import --until 2025-02-30
+# What the command line gave is quoted escaped, as what a file gave is (ESC,
+# a newline, a C1 control, a byte not UTF-8): a script passing a name it was
+# handed cannot clear the terminal or forge a line
+rc=0; $TQ --db "$DB" --no-sync 'select 1' "$(printf 'a\033[2Jb\nc\302\233\377')" 2> "$T/err" || rc=$?
+check_eq usage-argument-escaped "2|traceql: unexpected argument 'a\\x1b[2Jb\\x0ac\\xc2\\x9b\\xff' (quote the SQL as one argument)" \
+        "$rc|$(head -1 "$T/err")"
+rc=0; $TQ --db "$DB" "$(printf -- '--a\033]0;t\a')" 2> "$T/err" || rc=$?
+check_eq usage-option-escaped "2|traceql: unknown option '--a\\x1b]0;t\\x07'" "$rc|$(head -1 "$T/err")"
+run usage-time-escaped 2 "traceql: invalid time '\\x1b[2J\\x0atraceql: forged' $TIMES" --db "$DB" import --since "$(printf '\033[2J\ntraceql: forged')"
+rc=0; $TQ --db "$DB" leaks --format "$(printf 'x\ny')" --alloc a --free b 2> "$T/err" || rc=$?
+check_eq usage-leaks-format-escaped "2|traceql: unknown format 'x\\x0ay' (table, csv, json)" "$rc|$(head -1 "$T/err")"
 run usage-time-inf 2 "traceql: invalid time '@inf' $TIMES" --db "$DB" import --since @inf
 run usage-time-overflow 2 "traceql: invalid time '@18446744073709551' $TIMES" --db "$DB" import --since @18446744073709551
 run usage-time-negative 2 "traceql: invalid time '@-1' $TIMES" --db "$DB" import --until @-1
