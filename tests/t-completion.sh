@@ -194,3 +194,12 @@ check_eq comp-traceql-ctl-verb-prefix "disable|0" \
 check_eq comp-traceql-ctl-pattern "qemu_free qemu_malloc|0" \
         "$(comp "$C/traceql" _traceql "$T/ctlql" --db "$T/db" ctl 4321 enable q)"
 check_eq comp-traceql-ctl-end "|0" "$(comp "$C/traceql" _traceql "$T/ctlql" --db "$T/db" ctl 4321 flush '')"
+# "ctl PID outputs LIST" (traceql's own ctl --help): the library's outputs,
+# after a comma too (the list is comma-separated)
+check_eq comp-traceql-ctl-outputs "ftrace journald log nop simple syslog|0" \
+        "$(comp "$C/traceql" _traceql "$B/traceql" ctl 4321 outputs '')"
+check_eq comp-traceql-ctl-outputs-prefix "simple syslog|0" \
+        "$(comp "$C/traceql" _traceql "$B/traceql" ctl 4321 outputs s)"
+check_eq comp-traceql-ctl-outputs-comma "journald,simple journald,syslog|0" \
+        "$(comp "$C/traceql" _traceql "$B/traceql" ctl 4321 outputs journald,s)"
+check_eq comp-traceql-ctl-outputs-after "|0" "$(comp "$C/traceql" _traceql "$B/traceql" ctl 4321 outputs nop '')"
