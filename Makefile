@@ -4,7 +4,8 @@
 #   make check          run the whole test suite (tests/run); needs a journald (started if root)
 #   make demo           set up, build and run the example end to end (examples/demo.sh)
 #   make bench          performance figures (bench/), no thresholds
-#   make install        PREFIX, DESTDIR, LIBDIR, MANDIR, BINDIR, INCLUDEDIR, BASHCOMPDIR, LDCONFIG
+#   make install        PREFIX, DESTDIR, LIBDIR, MANDIR, BINDIR, INCLUDEDIR, PKGCONFIGDIR,
+#                       BASHCOMPDIR, LDCONFIG
 #   make uninstall      mirrors install
 #   make SANITIZE=address,undefined check
 #   make fuzz FUZZ_SECONDS=N   run every libFuzzer target (tests/fuzz/) N seconds (clang)
@@ -140,10 +141,13 @@ $(B)/tracejournal.pc.vars: FORCE
 	@mkdir -p "$(@D)"
 	@echo '$(PC_VARS)' | cmp -s - "$@" || echo '$(PC_VARS)' > "$@"
 
+# pc_dir DIR: ${prefix}/... when DIR is under PREFIX, else DIR.  Not
+# patsubst, which splits at blanks: a PREFIX with a space matched nothing.
+pc_dir = $(if $(findstring ^$(PREFIX)/,^$(1)),$${prefix}/$(subst ^$(PREFIX)/,,^$(1)),$(1))
 $(B)/tracejournal.pc: packaging/tracejournal.pc.in $(B)/tracejournal.pc.vars
 	sed -e 's|@PREFIX@|$(PREFIX)|g' \
-	    -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
-	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|g' \
+	    -e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    packaging/tracejournal.pc.in > "$@"
 
 # The library's test programs (tests/c/*.c), linked with the static library.

@@ -157,6 +157,22 @@ rc=0
 $MK2 uninstall > "$T/uninstall2.log" 2>&1 || rc=$?
 check_eq uninstall-libdir-leaves-nothing "0|" "$rc|$(cd "$R2" && find . ! -type d | sort)"
 
+# A PREFIX with a space: the .pc file still says its directories relative to
+# ${prefix} (so pkg-config --define-prefix relocates them), and uninstall
+# finds every file.
+R4=$T/root4
+rc=0
+make -s -C "$TOP" B="$T/build" PREFIX="/opt/trace journal" DESTDIR="$R4" SANITIZE= install \
+        > "$T/install4.log" 2>&1 || rc=$?
+check_eq install-prefix-space-pc "0|prefix=/opt/trace journal
+libdir=\${prefix}/lib
+includedir=\${prefix}/include" \
+        "$rc|$(head -3 "$R4/opt/trace journal/lib/pkgconfig/tracejournal.pc" 2>&1)"
+rc=0
+make -s -C "$TOP" B="$T/build" PREFIX="/opt/trace journal" DESTDIR="$R4" SANITIZE= uninstall \
+        > "$T/uninstall4.log" 2>&1 || rc=$?
+check_eq uninstall-prefix-space-leaves-nothing "0|" "$rc|$(cd "$R4" && find . ! -type d | sort)"
+
 # Into the running system (no DESTDIR) as root, install and uninstall refresh
 # the dynamic linker's cache (LDCONFIG, here a stand-in that records its
 # runs): without it a program linked with -ltracejournal does not start
