@@ -405,6 +405,24 @@ static void query_cells_free(struct query_cell *cells, size_t n)
         }
 }
 
+/* Is the text of cell C an unsigned number past INT64_MAX, as u64() writes
+ * one (19 or 20 digits, at most 18446744073709551615)?  SQLite cannot hold it
+ * as an INTEGER, so it is the text of a number and aligned as the INTEGERs
+ * beside it are; a text that could have been an INTEGER ('4096') stays text. */
+static bool query_u64_text(sqlite3_stmt *st, int c)
+{
+        const unsigned char *p = sqlite3_column_text(st, c);
+        int n = sqlite3_column_bytes(st, c);
+
+        if (!p || (n != 19 && n != 20))
+                return false;
+        for (int i = 0; i < n; i++)
+                if (p[i] < '0' || p[i] > '9')
+                        return false;
+        return n == 19 ? memcmp(p, "9223372036854775807", 19) > 0
+                       : memcmp(p, "18446744073709551615", 20) <= 0;
+}
+
 /* Fill row R of CELLS from the statement (R 0 is the header). */
 static int query_table_fill(sqlite3_stmt *st, struct query_cell *row, int ncols, bool header,
                             size_t *widths)
@@ -423,7 +441,8 @@ static int query_table_fill(sqlite3_stmt *st, struct query_cell *row, int ncols,
                 if (!row[c].text)
                         return -ENOMEM;
                 row[c].width = query_width(row[c].text);
-                row[c].right = t == SQLITE_INTEGER || t == SQLITE_FLOAT;
+                row[c].right = t == SQLITE_INTEGER || t == SQLITE_FLOAT ||
+                               (t == SQLITE_TEXT && query_u64_text(st, c));
                 if (widths && row[c].width > widths[c])
                         widths[c] = row[c].width;
         }
