@@ -19,6 +19,22 @@ CCS=gcc
 command -v clang > /dev/null 2>&1 && CCS="gcc clang"
 
 # run NAME EXPECTED-STATUS CMD...: runs CMD, stdout/stderr to $T/out, $T/err
+# compiles NAME FILE [FLAG...]: FILE compiles warning-free as an object with
+# each compiler of CCS (the generated code's flags, then FLAGs): NAME-CC
+compiles() {
+        c_name=$1 c_file=$2
+        shift 2
+        for cc in $CCS; do
+                # shellcheck disable=SC2086
+                if $cc $CFLAGS_GEN "$@" -I"$TOP/include" -I"$T" -c "$c_file" -o "$T/compiles.o" \
+                        2> "$T/cerr"; then
+                        pass "$c_name-$cc"
+                else
+                        fail "$c_name-$cc" "$(head -5 "$T/cerr")"
+                fi
+        done
+}
+
 run() {
         n=$1 want=$2; shift 2
         rc=0; "$@" > "$T/out" 2> "$T/err" || rc=$?
@@ -40,14 +56,7 @@ for ev in *.events; do
         if [ "${REGEN:-}" = 1 ]; then cp "$T/$name.h" "$name.h.expected"; cp "$T/$name.c" "$name.c.expected"; fi
         check_file "gen-golden-$name-h" "$name.h.expected" "$T/$name.h"
         check_file "gen-golden-$name-c" "$name.c.expected" "$T/$name.c"
-        for cc in $CCS; do
-                # shellcheck disable=SC2086
-                if $cc $CFLAGS_GEN -I"$TOP/include" -I"$T" -c "$T/$name.c" -o "$T/$name.o" 2> "$T/cerr"; then
-                        pass "gen-golden-$name-compiles-$cc"
-                else
-                        fail "gen-golden-$name-compiles-$cc" "$(head -5 "$T/cerr")"
-                fi
-        done
+        compiles "gen-golden-$name-compiles" "$T/$name.c"
 done
 
 # ---- bad inputs: exact stderr, exit status 1 ----
@@ -79,14 +88,7 @@ printf 'latin1_ev(int a) "a %%d"\n' > "$T/$latin1.events"
 (cd "$T" && "$TG" --group=latin1 --header="$latin1.h" --source="$latin1.c" "$latin1.events")
 check_eq gen-cli-name-not-utf8-source "#include \"$latin1.h\"|.source = \"caf\\351.events\"," \
         "$(sed -n 's/^ *\(\.source = .*\)/\1/p; /^#include "/p' "$T/$latin1.c" | paste -sd '|')"
-for cc in $CCS; do
-        # shellcheck disable=SC2086
-        if $cc $CFLAGS_GEN -I"$TOP/include" -I"$T" -c "$T/$latin1.c" -o "$T/latin1.o" 2> "$T/cerr"; then
-                pass "gen-cli-name-not-utf8-compiles-$cc"
-        else
-                fail "gen-cli-name-not-utf8-compiles-$cc" "$(grep -m1 -E 'error|warning' "$T/cerr")"
-        fi
-done
+compiles gen-cli-name-not-utf8-compiles "$T/$latin1.c"
 check_eq gen-cli-missing-escaped-msg "tracegen: $T/no\\x1bfile: No such file or directory" "$(cat "$T/err")"
 # ... and so are its bytes past ASCII ('caf\351' in Latin-1; 0x9b is CSI to
 # a terminal with 8-bit controls): they went out raw.
@@ -253,14 +255,7 @@ tracegen: $T/many.events:5005:1: event 'EV_5000' clashes with event 'ev_5000' at
 printf 'ff_ev(int a) "a %%d"\f\nvt_ev(int a) "a %%d"\v "b"\n' > "$T/ffvt.events"
 run gen-cli-format-ff-vt 0 "$TG" --group=ffvt --header="$T/ffvt.h" --source="$T/ffvt.c" \
         "$T/ffvt.events"
-for cc in $CCS; do
-        # shellcheck disable=SC2086
-        if $cc $CFLAGS_GEN -I"$TOP/include" -I"$T" -c "$T/ffvt.c" -o "$T/ffvt.o" 2> "$T/cerr"; then
-                pass "gen-cli-format-ff-vt-compiles-$cc"
-        else
-                fail "gen-cli-format-ff-vt-compiles-$cc" "$(grep -m1 -E 'error|warning' "$T/cerr")"
-        fi
-done
+compiles gen-cli-format-ff-vt-compiles "$T/ffvt.c"
 
 # CRLF line ends are taken (a raw CR inside a literal is not: bad/carriage-return).
 sed 's/$/\r/' basic.events > "$T/crlf.events"
@@ -458,26 +453,10 @@ done
 # statement expression, marked __extension__).
 printf '#include "basic.h"\nvoid f(int a);\nvoid f(int a) { trace_foo(a, "s"); trace_bar_void(); }\n' \
         > "$T/pedantic.c"
-for cc in $CCS; do
-        # shellcheck disable=SC2086
-        if $cc $CFLAGS_GEN -Wpedantic -I"$TOP/include" -I"$T" -c "$T/pedantic.c" -o "$T/pedantic.o" \
-                2> "$T/cerr"; then
-                pass "gen-pedantic-caller-$cc"
-        else
-                fail "gen-pedantic-caller-$cc" "$(grep -m1 -E 'error|warning' "$T/cerr")"
-        fi
-done
+compiles gen-pedantic-caller "$T/pedantic.c" -Wpedantic
 # ... and compile the source so: %p takes a void pointer (a 'uint64_t *' and
 # a 'void **' argument were cast back to their types for it)
-for cc in $CCS; do
-        # shellcheck disable=SC2086
-        if $cc $CFLAGS_GEN -Wpedantic -Wconversion -I"$TOP/include" -I"$T" -c "$T/basic.c" \
-                -o "$T/pedantic.o" 2> "$T/cerr"; then
-                pass "gen-pedantic-source-$cc"
-        else
-                fail "gen-pedantic-source-$cc" "$(grep -m1 -E 'error|warning' "$T/cerr")"
-        fi
-done
+compiles gen-pedantic-source "$T/basic.c" -Wpedantic -Wconversion
 
 # The nop backend: calls type-check and vanish; nothing to link.
 cat > "$T/nopuse.c" <<'EOF'

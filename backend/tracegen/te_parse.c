@@ -174,41 +174,8 @@ static bool te_parse_is_inttypes_macro(const char *name)
                ((name[3] >= 'a' && name[3] <= 'z') || name[3] == 'X');
 }
 
-/* Why NAME cannot name an argument, or NULL when it can. */
-static const char *te_parse_bad_arg_name(const char *name)
-{
-        static const char *const reserved[] = { "_tj", "_TJ", "tj_", "TJ_", "_TRACE_", "TRACE_", "__" };
-        size_t i;
-
-        for (i = 0; i < sizeof(te_parse_keywords) / sizeof(te_parse_keywords[0]); i++)
-                if (strcmp(name, te_parse_keywords[i]) == 0)
-                        return "is a C keyword or a standard macro";
-        for (i = 0; i < sizeof(te_parse_macros) / sizeof(te_parse_macros[0]); i++)
-                if (strcmp(name, te_parse_macros[i]) == 0)
-                        return "is a C keyword or a standard macro";
-        for (i = 0; i < sizeof(te_parse_fn_macros) / sizeof(te_parse_fn_macros[0]); i++)
-                if (strcmp(name, te_parse_fn_macros[i]) == 0)
-                        return "is a C keyword or a standard macro";
-        if (te_type_is_allowed_word(name))
-                return "is a type name";
-        if (te_format_is_macro(name) || te_parse_is_inttypes_macro(name))
-                return "is an <inttypes.h> macro";
-        if (te_parse_is_stdint_macro(name))
-                return "is a <stdint.h> macro";
-        /* gcc and clang define them as 1 in GNU C (-std=gnu11, QEMU's) */
-        if (strcmp(name, "linux") == 0 || strcmp(name, "unix") == 0)
-                return "is a macro the compiler predefines";
-        for (i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
-                if (strncmp(name, reserved[i], strlen(reserved[i])) == 0)
-                        return "is reserved for tracegen's generated code";
-        /* _LP64, _IOFBF, _SDT_HAS_SEMAPHORES: the compiler's and the headers' */
-        if (name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z')
-                return "is reserved for the C implementation ('_' and an upper-case letter)";
-        if (strlen(name) > TE_MAX_ARG_NAME)
-                return "is too long for a journal field (54 characters at most)";
-        return NULL;
-}
-
+/* Why NAME, an event's or a group's, would be replaced by a macro of the
+ * headers the generated code includes or of the compiler, or NULL. */
 const char *te_parse_macro_name(const char *name)
 {
         size_t i;
@@ -220,10 +187,38 @@ const char *te_parse_macro_name(const char *name)
                 return "is an <inttypes.h> macro";
         if (te_parse_is_stdint_macro(name))
                 return "is a <stdint.h> macro";
+        /* gcc and clang define them as 1 in GNU C (-std=gnu11, QEMU's) */
         if (strcmp(name, "linux") == 0 || strcmp(name, "unix") == 0)
                 return "is a macro the compiler predefines";
+        /* _LP64, _IOFBF, _SDT_HAS_SEMAPHORES: the compiler's and the headers' */
         if (name[0] == '_' && name[1] >= 'A' && name[1] <= 'Z')
                 return "is reserved for the C implementation ('_' and an upper-case letter)";
+        return NULL;
+}
+
+/* Why NAME cannot name an argument, or NULL when it can. */
+static const char *te_parse_bad_arg_name(const char *name)
+{
+        static const char *const reserved[] = { "_tj", "_TJ", "tj_", "TJ_", "_TRACE_", "TRACE_", "__" };
+        const char *why;
+        size_t i;
+
+        for (i = 0; i < sizeof(te_parse_keywords) / sizeof(te_parse_keywords[0]); i++)
+                if (strcmp(name, te_parse_keywords[i]) == 0)
+                        return "is a C keyword or a standard macro";
+        for (i = 0; i < sizeof(te_parse_fn_macros) / sizeof(te_parse_fn_macros[0]); i++)
+                if (strcmp(name, te_parse_fn_macros[i]) == 0)
+                        return "is a C keyword or a standard macro";
+        if (te_type_is_allowed_word(name))
+                return "is a type name";
+        for (i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+                if (strncmp(name, reserved[i], strlen(reserved[i])) == 0)
+                        return "is reserved for tracegen's generated code";
+        why = te_parse_macro_name(name);
+        if (why)
+                return why;
+        if (strlen(name) > TE_MAX_ARG_NAME)
+                return "is too long for a journal field (54 characters at most)";
         return NULL;
 }
 
