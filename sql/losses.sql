@@ -12,19 +12,28 @@
 -- before.  (Not "the number fell": a thread that takes a number and is
 -- preempted before it reads the clock comes later in time order.)  Events
 -- lost after a process's last stored event show only through tj_dropped.
-WITH seen AS (
+-- An ftrace import's identifier is the TASK of the line, the name of the
+-- thread (prctl(PR_SET_NAME)), not of the process: its rows are told apart
+-- by pid alone (prog NULL), and a gap shows the identifier of the event
+-- after it.
+WITH named AS (
         SELECT id, boot, host, pid, identifier, seq, time,
-               row_number() OVER (PARTITION BY boot, host, pid, identifier, seq
-                                  ORDER BY time, id) - 1 AS again
+               CASE WHEN (SELECT kind FROM sources s WHERE s.id = source) = 'ftrace'
+                    THEN NULL ELSE identifier END AS prog
         FROM events WHERE seq IS NOT NULL AND pid IS NOT NULL
+), seen AS (
+        SELECT id, boot, host, pid, prog, identifier, seq, time,
+               row_number() OVER (PARTITION BY boot, host, pid, prog, seq
+                                  ORDER BY time, id) - 1 AS again
+        FROM named
 ), runs AS (
-        SELECT boot, host, pid, identifier, seq, time,
-               max(again) OVER (PARTITION BY boot, host, pid, identifier ORDER BY time, id
+        SELECT boot, host, pid, prog, identifier, seq, time,
+               max(again) OVER (PARTITION BY boot, host, pid, prog ORDER BY time, id
                                 ROWS UNBOUNDED PRECEDING) AS run
         FROM seen
 ), ordered AS (
         SELECT boot, host, pid, identifier, seq, time,
-               lag(seq) OVER (PARTITION BY boot, host, pid, identifier, run ORDER BY seq) AS prev
+               lag(seq) OVER (PARTITION BY boot, host, pid, prog, run ORDER BY seq) AS prev
         FROM runs
 )
 SELECT 'seq_gap' AS kind, boot, host, pid, identifier, seq - prev - 1 AS lost,

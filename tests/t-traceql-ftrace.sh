@@ -277,3 +277,21 @@ printf '%s\n' '            bash-5       [000] .....   100.000001: tracing_mark_w
         > "$T/multi-bad.trace"
 check_eq ftrace-multi-line-after-event "4|0|traceql: $T/multi-bad.trace:4: not a trace line (no [CPU] field)" \
         "$(ftrace_rows "$T/multi-bad.trace" "select count(*) from events")|$(cat "$T/err")"
+
+# TASK is the thread's name (prctl(PR_SET_NAME), as QEMU names its vCPU and
+# worker threads), and it goes to identifier: the marker events of one
+# process, whose TRACE_SEQ counts all its threads' events, are told apart by
+# pid alone in losses, one gap where a number is missing in the process.
+# Each thread's name made a process of its own before, gaps where another
+# thread's events were ('seq 2..3' of qemu-system-x86, 'seq 3..4' of CPU 0/KVM).
+printf '%s\n' '# tracer: nop' \
+        ' qemu-system-x86-4240    [001] ...1.   100.000100: tracing_mark_write: tgb_done[4240.1]: req=0x1' \
+        '       CPU 0/KVM-4242    [000] ...1.   100.000150: tracing_mark_write: tgb_done[4240.2]: req=0x2' \
+        '          worker-4243    [001] ...1.   100.000160: tracing_mark_write: tgb_done[4240.3]: req=0x3' \
+        ' qemu-system-x86-4240    [001] ...1.   100.000250: tracing_mark_write: tgb_done[4240.4]: req=0x4' \
+        '       CPU 0/KVM-4242    [000] ...1.   100.000350: tracing_mark_write: tgb_done[4240.6]: req=0x6' \
+        > "$T/threads.trace"
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/threads.trace"
+check_eq ftrace-losses-thread-names "seq_gap,,,4240,CPU 0/KVM,1,seq 5..5," \
+        "$($RUN "$TQ" --db "$T/db" --no-sync --format csv losses | tail -n +2)"
