@@ -2,7 +2,11 @@
 --   seq_gap              TRACE_SEQ numbers missing in a process's events
 --                        (first..last missing), counted per gap
 --   tj_dropped           the library's own reports (TRACE_DROPPED), summed per process
---   journald_suppressed  journald's rate limiting, "Suppressed N messages from UNIT"
+--   journald_suppressed  journald's rate limiting, "Suppressed N messages from UNIT":
+--                        its own entries in the journal, and its lines in a
+--                        syslog file (systemd-journald's, of no event)
+--   syslog_missed        journald's "Forwarding to syslog missed N messages.",
+--                        lines a syslog file lacks
 -- A process is (boot, host, pid, identifier) and one run of it (the host
 -- tells apart the processes of a central syslog file, whose rows have no
 -- boot): a pid reused within a boot restarts TRACE_SEQ, and its two runs
@@ -47,4 +51,14 @@ GROUP BY boot, host, pid, identifier
 UNION ALL
 SELECT 'journald_suppressed', boot, host, NULL, NULL, count, message, ns_time(time)
 FROM journal_suppressed
+UNION ALL
+SELECT 'journald_suppressed', boot, host, NULL, NULL, CAST(substr(message, 12) AS INTEGER),
+       message, ns_time(time)
+FROM events WHERE event = '' AND identifier = 'systemd-journald'
+        AND message GLOB 'Suppressed [0-9]* messages from *'
+UNION ALL
+SELECT 'syslog_missed', boot, host, NULL, NULL, CAST(substr(message, 29) AS INTEGER),
+       message, ns_time(time)
+FROM events WHERE event = '' AND identifier = 'systemd-journald'
+        AND message GLOB 'Forwarding to syslog missed [0-9]* messages.'
 ORDER BY kind, boot, host, pid, time;

@@ -186,6 +186,23 @@ check_eq syslog-usage "2|traceql: --syslog takes no other source, filter or --fo
 rc=0
 "$TQ" --db "$T/r.db" import --events "$EV" 2> "$T/err" || rc=$?
 check_eq syslog-events-alone "2|traceql: --events goes with --syslog, --log, --simpletrace or --ftrace" "$rc|$(cat "$T/err")"
+# journald rate-limits what reaches it on /dev/log, the syslog output's
+# events too, and forwards its own "Suppressed N messages from UNIT" to
+# syslog with the rest; when the syslog daemon cannot keep up, it says
+# "Forwarding to syslog missed N messages."  In a syslog file both are
+# lines of systemd-journald, and losses reports them (they were rows of
+# event '' and losses said nothing).  Anybody may log under that tag: a
+# line of another identifier, or another text, does not count.
+printf '%s\n' \
+        '2026-11-21T17:13:11.000001+00:00 h1 qemu-trace[42]: some text' \
+        '2026-11-21T17:13:12.000000+00:00 h1 systemd-journald[312]: Suppressed 250 messages from qemu.service' \
+        '2026-11-21T17:13:13.000000+00:00 h1 systemd-journald[312]: Forwarding to syslog missed 17 messages.' \
+        '2026-11-21T17:13:14.000000+00:00 h1 journald[313]: Suppressed 9 messages from x.service' \
+        '2026-11-21T17:13:15.000000+00:00 h1 systemd-journald[312]: Suppressed many messages' \
+        > "$T/supp.log"
+"$TQ" --db "$T/supp.db" import --syslog "$T/supp.log" 2>/dev/null
+check_eq syslog-losses-journald "journald_suppressed,,h1,,,250,Suppressed 250 messages from qemu.service,2026-11-21T17:13:12.000000000Z|syslog_missed,,h1,,,17,Forwarding to syslog missed 17 messages.,2026-11-21T17:13:13.000000000Z" \
+        "$("$TQ" --db "$T/supp.db" --no-sync --format csv losses | tail -n +2 | paste -sd '|')"
 
 # ---- end to end through two rsyslogd --------------------------------------
 BD=$B/examples/blockdemo
