@@ -324,9 +324,11 @@ int ctl_main(int argc, char **argv)
                 return TQ_EXIT_USAGE;
         }
         who = argv[1];
+        /* strtol() alone takes leading blanks and a sign: who is printed below as given. */
         errno = 0;
         pid = strtol(who, &end, 10);
-        if (errno || *end || end == who || pid <= 0 || pid > INT_MAX) {
+        if (errno || *end || end == who || strspn(who, "0123456789") != strlen(who) ||
+            pid <= 0 || pid > INT_MAX) {
                 tq_message("ctl: '%s' is not a process id", who);
                 return TQ_EXIT_USAGE;
         }

@@ -209,6 +209,14 @@ check_eq control-client-noendpoint \
         "6 traceql: ctl $$: no control endpoint (start the program with TJ_CONTROL=1)" "$rc $(cat "$T/err")"
 rc=0; "$TQ" ctl 12x stats > /dev/null 2> "$T/err" || rc=$?
 check_eq control-client-badpid "2 traceql: ctl: '12x' is not a process id" "$rc $(cat "$T/err")"
+# strtol() takes leading blanks and a sign; the word is printed as given.
+rc=0; "$TQ" ctl "
+$$" stats > /dev/null 2> "$T/err" || rc=$?
+check_eq control-client-badpid-newline "2 traceql: ctl: '\\x0a$$' is not a process id" "$rc $(cat "$T/err")"
+rc=0; "$TQ" ctl " $$" stats > /dev/null 2> "$T/err" || rc=$?
+check_eq control-client-badpid-blank "2 traceql: ctl: ' $$' is not a process id" "$rc $(cat "$T/err")"
+rc=0; "$TQ" ctl "+$$" stats > /dev/null 2> "$T/err" || rc=$?
+check_eq control-client-badpid-sign "2 traceql: ctl: '+$$' is not a process id" "$rc $(cat "$T/err")"
 rc=0; "$TQ" ctl 1 > /dev/null 2>&1 || rc=$?
 check_eq control-client-usage 2 "$rc"
 
