@@ -2056,7 +2056,8 @@ int correlate_main(int argc, char **argv, bool pairs)
                 r = query_run(db, o.sql, o.format, stdout, &err);
         }
         if (r < 0) {
-                ret = r == -ENOMEM ? TQ_EXIT_NOMEM : ferror(stdout) ? TQ_EXIT_OUTPUT : TQ_EXIT_SQL;
+                ret = r == -ENOMEM ? TQ_EXIT_NOMEM : ferror(stdout) ? TQ_EXIT_OUTPUT :
+                      r == -ENOSPC || r == -ENXIO ? TQ_EXIT_INPUT : TQ_EXIT_SQL;
                 goto fail;
         }
         if (!pairs && tot.leaks > 0)

@@ -462,6 +462,10 @@ static int query_error(sqlite3 *db, int rc, struct tq_error *err)
          * failure (TQ_EXIT_DB), as when it cannot be opened, not the SQL's */
         if ((rc & 0xff) == SQLITE_CORRUPT)
                 return tq_error_set(err, -EUCLEAN, "%s: %s", store_name(db), sqlite3_errmsg(db));
+        /* nor is a full disk or a failing one: as for an import (TQ_EXIT_INPUT) */
+        if ((rc & 0xff) == SQLITE_FULL || (rc & 0xff) == SQLITE_IOERR)
+                return tq_error_set(err, store_errno(rc), "%s: %s", store_name(db),
+                                    sqlite3_errmsg(db));
         return tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
 }
 

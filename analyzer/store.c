@@ -105,6 +105,20 @@ const char *store_name(sqlite3 *db)
         return p && *p ? p : ":memory:";
 }
 
+int store_errno(int rc)
+{
+        switch (rc & 0xff) {
+        case SQLITE_NOMEM:
+                return -ENOMEM;
+        case SQLITE_FULL:
+                return -ENOSPC;
+        case SQLITE_IOERR:
+                return -ENXIO;  /* -EIO is the SQL's failure here */
+        default:
+                return -EIO;
+        }
+}
+
 int store_exec(sqlite3 *db, const char *sql, struct tq_error *err)
 {
         char *msg = NULL;
@@ -116,7 +130,7 @@ int store_exec(sqlite3 *db, const char *sql, struct tq_error *err)
                 goto out;
         }
         if (rc != SQLITE_OK)
-                r = tq_error_set(err, -EIO, "%s: %s", store_name(db),
+                r = tq_error_set(err, store_errno(rc), "%s: %s", store_name(db),
                                  msg ? msg : sqlite3_errstr(rc));
 out:
         sqlite3_free(msg);

@@ -529,6 +529,8 @@ static int traceql_query(const char *path, const char *sql, const struct traceql
         r = query_run(db, sql, format, stdout, &err);
         if (r < 0 && ferror(stdout))
                 ret = traceql_fail(TQ_EXIT_OUTPUT, r, &err);
+        else if (r == -ENOSPC || r == -ENXIO)
+                ret = traceql_fail(TQ_EXIT_INPUT, r, &err);
         else if (r < 0)
                 ret = traceql_fail(r == -EIO || r == -EROFS ? TQ_EXIT_SQL : TQ_EXIT_DB, r, &err);
 out:

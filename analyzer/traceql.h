@@ -107,7 +107,12 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
  * -EIO with ERR = "PATH: sqlite message". */
 int store_int(sqlite3 *db, const char *sql, int64_t *ret_value, struct tq_error *err);
 
-/* Run SQL that returns no rows; -EIO with ERR = "PATH: sqlite message". */
+/* The -errno of SQLite result code RC: -ENOSPC for a full disk, -ENXIO for a
+ * disk I/O error (the database's failure, not the SQL's), -ENOMEM, else -EIO. */
+int store_errno(int rc);
+
+/* Run SQL that returns no rows; -EIO with ERR = "PATH: sqlite message"
+ * (-ENOSPC or -ENXIO as store_errno() says). */
 int store_exec(sqlite3 *db, const char *sql, struct tq_error *err);
 
 /* An import's wait for another import's turn (STORE_IMPORT) ends when
@@ -589,7 +594,8 @@ bool query_utf8_c1(const unsigned char *p, size_t len);
 char *query_escape(const unsigned char *p, size_t n);
 
 /* Run every statement of SQL, printing rows to OUT.  On failure ERR says
- * "DBFILE: sqlite message"; -EIO for SQL errors, -ENOMEM. */
+ * "DBFILE: sqlite message"; -EIO for SQL errors, -ENOMEM, -ENOSPC or -ENXIO
+ * when the disk is full or fails (store_errno()). */
 int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
               struct tq_error *err);
 

@@ -860,6 +860,27 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$T/full" 2> /dev/null;
 else
         skip db-disk-full "needs root and a tmpfs mount"
 fi
+# A --write statement, or leaks --write, on a full disk is refused as an
+# import is, exit 4: exit 1 before, as if the SQL were wrong.  40 KiB are
+# left free: the -shm file (32 KiB) is made when the database is opened, and
+# a disk too full for it is a database that cannot be opened, exit 3.
+mkdir "$T/fullq"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$T/fullq" 2> /dev/null; then
+        awk 'BEGIN { for (i = 1; i <= 3000; i++)
+                printf "__CURSOR=s=11112222333344445555666677778888;i=%x;b=x\nTRACE_EVENT=%s\nTRACE_ARG_PTR=0x%x\nMESSAGE=m\n\n",
+                        i, i % 3 ? "m_alloc" : "m_free", 4096 + i - (i % 3 == 0) }' > "$T/fullq.export"
+        $TQ --db "$T/fullq/f.db" import --export "$T/fullq.export"
+        avail=$(df -k --output=avail "$T/fullq" | tail -n 1)
+        dd if=/dev/zero of="$T/fullq/fill" bs=4k count=$(((avail - 40) / 4)) 2> /dev/null
+        run db-disk-full-query 4 "traceql: $T/fullq/f.db: database or disk is full" \
+                --db "$T/fullq/f.db" --no-sync --write 'create table t as select randomblob(1000) from events'
+        run db-disk-full-leaks 4 "traceql: $T/fullq/f.db: database or disk is full" \
+                --db "$T/fullq/f.db" --no-sync --write leaks --alloc m_alloc --free m_free
+        check_eq db-disk-full-leaks-kept "3000" "$(count "$T/fullq/f.db")"
+        umount "$T/fullq"
+else
+        skip db-disk-full-query "needs root and a tmpfs mount"
+fi
 # --db naming a directory: said so (SQLite said "unable to open database
 # file", or "disk I/O error" with --no-sync)
 mkdir "$T/dir.db"
