@@ -374,7 +374,7 @@ static void te_catalog_conv(sqlite3_str *s, const char *spec, char conv, unsigne
 char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, unsigned n)
 {
         sqlite3_str *s = sqlite3_str_new(NULL);
-        char fmt[4096], spec[64];
+        char *fmt = NULL, spec[64];
         const char *p;
         unsigned i = 0;
 
@@ -383,7 +383,17 @@ char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, uns
         sqlite3_str_appendall(s, ev->name);
         sqlite3_str_appendchar(s, 1, ' ');
         if (!ev->fmt_empty) {
-                te_catalog_decode(ev->fmt, fmt, sizeof(fmt));
+                /* no step writes more than it reads (PRIx64 is "lx" or "llx",
+                 * \U0001F600 4 bytes), so the format as written, with room
+                 * for te_catalog_decode()'s margin, holds it whole */
+                size_t size = strlen(ev->fmt) + 8;
+
+                fmt = malloc(size);
+                if (!fmt) {
+                        sqlite3_free(sqlite3_str_finish(s));
+                        return NULL;
+                }
+                te_catalog_decode(ev->fmt, fmt, size);
                 for (p = fmt; *p; p++) {
                         size_t k = 0, nl = 0, nh = 0;
 
@@ -417,6 +427,7 @@ char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, uns
                                                 &v[i++]);
                 }
         }
+        free(fmt);
         return sqlite3_str_finish(s);
 }
 

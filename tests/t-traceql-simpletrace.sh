@@ -246,3 +246,13 @@ st "$T/esc.st" 1
 $RUN "$TQ" --db "$T/esc.db" import --simpletrace "$T/esc.st" --events "$T/esc.events"
 check_eq simpletrace-format-escapes "tgb_done hA oBC q? b\\ 0x1" \
         "$($TQ --db "$T/esc.db" --no-sync --format csv 'select message from events' | tail -n 1)"
+
+# A format past 4 KiB is rendered whole (it was cut at 4 KiB of the decoded
+# text, the conversions after the cut not rendered): 1200 universal
+# characters (4 bytes each decoded, 4800 bytes) before the conversion.
+printf 'tgb_done(void *req) "%s %%p"\n' "$(awk 'BEGIN { for (i = 0; i < 1200; i++) printf "\\U0001F600" }')" \
+        > "$T/long.events"
+st "$T/long.st" 1
+$RUN "$TQ" --db "$T/long.db" import --simpletrace "$T/long.st" --events "$T/long.events"
+check_eq simpletrace-format-long "4813|$(printf '\360\237\230\200') 0x1" \
+        "$($TQ --db "$T/long.db" --no-sync --format csv "select length(cast(message as blob)) || '|' || substr(message, -5) from events" | tail -n 1)"
