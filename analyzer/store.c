@@ -449,6 +449,7 @@ static int store_wait_turn(void *name, int count)
 
 int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *err)
 {
+        char *plain = NULL;    /* "./file:..." */
         sqlite3 *db = NULL;
         struct stat st;
         int oflags, rc, r;
@@ -468,9 +469,8 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
         /* A new database is its owner's alone, as the journal it copies may
          * be (the system journal is for root and the adm group): SQLite
          * makes it 0644 less the umask, and its -wal and -shm files take
-         * its mode.  A failure here is SQLite's to report; a "file:" name
-         * is a URI to SQLite, not this file. */
-        if ((flags & STORE_WRITE) && strncmp(path, "file:", 5) != 0) {
+         * its mode.  A failure here is SQLite's to report. */
+        if (flags & STORE_WRITE) {
                 int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
                 if (fd >= 0)
@@ -479,7 +479,18 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
         oflags = (flags & STORE_WRITE) ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
                                        : SQLITE_OPEN_READONLY;
         oflags |= SQLITE_OPEN_NOMUTEX;         /* one thread per connection */
-        rc = sqlite3_open_v2(path, &db, oflags, NULL);
+        /* PATH is a file name, as access() and open() above read it: SQLite
+         * (built with SQLITE_USE_URI) would take "file:x?mode=ro" for a URI,
+         * its parameters (mode, immutable, vfs) overriding ours, and "./"
+         * makes it none.  An absolute name never starts with "file:". */
+        if (strncmp(path, "file:", 5) == 0) {
+                plain = sqlite3_mprintf("./%s", path);
+                if (!plain) {
+                        r = tq_error_set(err, -ENOMEM, "out of memory");
+                        goto out;
+                }
+        }
+        rc = sqlite3_open_v2(plain ? plain : path, &db, oflags, NULL);
         if (rc != SQLITE_OK) {
                 r = tq_error_set(err, rc == SQLITE_NOMEM ? -ENOMEM : -EIO, "%s: %s", path,
                                  db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
@@ -512,6 +523,7 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
         db = NULL;
 out:
         sqlite3_close_v2(db);
+        sqlite3_free(plain);
         return r;
 }
 

@@ -822,6 +822,18 @@ check_eq db-new-mode "700 600|600" "$(stat -c %a "$T/cache3/traceql" "$T/cache3/
 chmod 640 "$T/mode.db"
 $TQ --db "$T/mode.db" import --export "$FIX"
 check_eq db-existing-mode-kept "640|15" "$(stat -c %a "$T/mode.db")|$(count "$T/mode.db")"
+# --db names a file, even one that starts with file: (SQLite took it for a
+# URI: an import into 'file:y' made y, mode 0644, and 'file:x?mode=ro'
+# with --write opened x read-only, exit 1; without --write it was a file
+# name, not found).
+mkdir "$T/uri"
+(cd "$T/uri" && umask 022 && $TQ --db x import --export "$FIX" && $TQ --db file:y import --export "$FIX")
+check_eq db-file-name-not-uri "15|600|no" \
+        "$(cd "$T/uri" && count file:y)|$(stat -c %a "$T/uri/file:y")|$([ -e "$T/uri/y" ] && echo yes || echo no)"
+rc=0
+(cd "$T/uri" && $TQ --db 'file:x?mode=ro' --no-sync --write 'create table t (a)') 2> "$T/err" || rc=$?
+check_eq db-file-name-not-uri-write "0||file:x?mode=ro|t" \
+        "$rc|$(cat "$T/err")|$(cd "$T/uri" && ls -d file:x*mode=ro)|$($TQ --db "$T/uri/file:x?mode=ro" --no-sync --format csv "select name from sqlite_master where name = 't'" | tail -n 1)"
 # Another user reads a WAL database (mode 0644) in a directory it cannot
 # write: SQLite cannot create the -shm file and said "attempt to write a
 # readonly database"; now why, and exit 3.
