@@ -453,10 +453,14 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
         sqlite3 *db = NULL;
         struct stat st;
         int oflags, rc, r;
+        bool memory;
 
         if (!path || !ret_db)
                 return -EINVAL;
-        if (!(flags & STORE_WRITE) && access(path, F_OK) < 0) {
+        /* ":memory:" is SQLite's database in memory (the fuzzers' too): no
+         * file to look for, nor to make */
+        memory = strcmp(path, ":memory:") == 0;
+        if (!memory && !(flags & STORE_WRITE) && access(path, F_OK) < 0) {
                 r = tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
                 goto out;
         }
@@ -470,7 +474,7 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
          * be (the system journal is for root and the adm group): SQLite
          * makes it 0644 less the umask, and its -wal and -shm files take
          * its mode.  A failure here is SQLite's to report. */
-        if (flags & STORE_WRITE) {
+        if ((flags & STORE_WRITE) && !memory) {
                 int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
                 if (fd >= 0)

@@ -834,6 +834,14 @@ rc=0
 (cd "$T/uri" && $TQ --db 'file:x?mode=ro' --no-sync --write 'create table t (a)') 2> "$T/err" || rc=$?
 check_eq db-file-name-not-uri-write "0||file:x?mode=ro|t" \
         "$rc|$(cat "$T/err")|$(cd "$T/uri" && ls -d file:x*mode=ro)|$($TQ --db "$T/uri/file:x?mode=ro" --no-sync --format csv "select name from sqlite_master where name = 't'" | tail -n 1)"
+# ':memory:' is SQLite's database in memory: the 0600 creation above made
+# a file of that name in the working directory (the fuzzers' store_open()
+# too), and SQLite then opened memory anyway.
+mkdir "$T/mem"
+rc=0
+(cd "$T/mem" && $TQ --db :memory: --write --no-sync --format csv 'select count(*) as n from events') \
+        > "$T/out" 2> "$T/err" || rc=$?
+check_eq db-memory-no-file "0|n 0||" "$rc|$(paste -sd ' ' "$T/out")|$(cat "$T/err")|$(ls -A "$T/mem")"
 # Another user reads a WAL database (mode 0644) in a directory it cannot
 # write: SQLite cannot create the -shm file and said "attempt to write a
 # readonly database"; now why, and exit 3.
