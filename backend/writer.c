@@ -587,9 +587,12 @@ void writer_write_caller(const struct record *r)
 }
 
 /* No asynchronous output: the caller's outputs are all there is, and the
- * writer's lock is taken only to report losses.  False when there is none
- * either: the outputs were closed (tj_shutdown()) or are being switched to
- * asynchronous ones since the caller looked, and R goes to its ring. */
+ * writer's lock is taken only to report losses, when it is free: the caller
+ * may be a signal handler that interrupted its own thread holding it
+ * (tj_set_outputs() opening an output), and the writer's next pass reports
+ * them otherwise.  False when there is none either: the outputs were closed
+ * (tj_shutdown()) or are being switched to asynchronous ones since the
+ * caller looked, and R goes to its ring. */
 bool writer_write_caller_only(const struct record *r_const)
 {
         struct record *r = (struct record *)r_const;
@@ -607,8 +610,8 @@ bool writer_write_caller_only(const struct record *r_const)
                 atomic_fetch_add(&emit_counters.dropped, 1);
         else
                 atomic_fetch_add(&emit_counters.written, 1);
-        if (TJ_UNLIKELY(atomic_load_explicit(&w.pending_drops, memory_order_relaxed))) {
-                pthread_mutex_lock(&w.lock);
+        if (TJ_UNLIKELY(atomic_load_explicit(&w.pending_drops, memory_order_relaxed)) &&
+            pthread_mutex_trylock(&w.lock) == 0) {
                 writer_report_drops();
                 pthread_mutex_unlock(&w.lock);
         }

@@ -52,6 +52,25 @@ tgb_req req 0x1000 sector 0 name r0
 1" "$(grep bgoutputs "$T/out"; cat "$T/sw.log"; grep -c '^tgb_req\[' "$T/sw.marker")"
 fi
 
+# A trace point in a signal handler that interrupted tj_set_outputs() on its
+# own thread (holding the writer's lock while it opens a FIFO as the simple
+# file), with only caller-written outputs and a loss waiting to be reported
+# (tgn_nest's render traces it again, nested: dropped): the caller took the
+# writer's lock to report it and waited for itself for ever.  Now the report
+# is the writer's, once the lock is free.
+mkfifo "$T/sig.fifo"
+TJ_OUTPUT=log TJ_SIMPLE_FILE="$T/sig.fifo" \
+        timeout 60 $RUN "$E" opt:file="$T/sig.log" init nest bgoutputs:log,simple fifowait \
+        bgsignal fifo:"$T/sig.fifo" bgjoin flush stats > "$T/out" 2> "$T/err" || true
+if grep -q fifowait=none "$T/out"; then
+        skip lib-outputs-signal-in-set-outputs "no thread seen waiting in open() (/proc wchan)"
+else
+        check_eq lib-outputs-signal-in-set-outputs "bgoutputs log,simple=0
+emitted=2 written=1 dropped=1
+tgn_nest nested
+tj_dropped 1 events dropped" "$(grep -v '^opt ' "$T/out"; cat "$T/sig.log")"
+fi
+
 if ! have_journald; then skip lib-outputs "no journald socket"; exit 0; fi
 
 "$B/tests/dgram-recv" "$T/s.sock" 5 > "$T/syslog" &

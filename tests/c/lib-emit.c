@@ -33,6 +33,13 @@
  *   bgoutputs:LIST      a thread calls tj_set_outputs(LIST) (which may wait,
  *                       e.g. opening a FIFO as TJ_FTRACE_MARKER); bgjoin
  *                       waits for it and prints "bgoutputs LIST=R"
+ *   bgsignal            SIGUSR2 to the bgoutputs thread, whose handler traces
+ *                       tgn_nest (see nest); prints "bgsignal=stuck" and
+ *                       exits 1 when the handler has not returned within 10 s
+ *   nest                register group "tgn" with tgn_nest(void), whose
+ *                       render function traces tgn_nest again: a trace point
+ *                       nested in one (dropped and counted) whenever the log
+ *                       output renders it
  *   fifo:PATH           open PATH for reading, without waiting, and keep it
  *                       open: a FIFO's writer's open() goes on
  *   fifowait            wait until a thread of the process waits in open()
@@ -255,6 +262,50 @@ static struct tj_group old_group = {
 static pthread_t bg_thread;
 static char bg_outputs[256];
 
+static uint16_t nest_dstate;
+static struct tj_event nest_event;
+
+static int nest_render(char *buf, size_t size, const tj_value *v)
+{
+        (void)v;
+        tj_emit(&nest_event, NULL, NULL);
+        return snprintf(buf, size, "nested");
+}
+static struct tj_event nest_event = {
+        .name = "tgn_nest", .fmt = "\"nested\"", .argsig = "TRACE_ARGS=",
+        .dstate = &nest_dstate, .compiled_in = true, .render = nest_render,
+};
+static struct tj_event *const nest_events[] = { &nest_event };
+static struct tj_group nest_group = {
+        .abi = TJ_ABI_VERSION, .name = "tgn", .events = nest_events, .nevents = 1,
+};
+static int bgsignal_done;
+
+static void on_usr2(int sig)
+{
+        (void)sig;
+        tj_emit(&nest_event, NULL, NULL);
+        __atomic_store_n(&bgsignal_done, 1, __ATOMIC_RELEASE);
+}
+
+/* bgsignal: the bgoutputs thread, inside tj_set_outputs(), traces in a
+ * signal handler; the open() it waits in goes on afterwards (SA_RESTART). */
+static void run_bgsignal(void)
+{
+        struct sigaction sa = { .sa_handler = on_usr2, .sa_flags = SA_RESTART };
+        int i = 0;
+
+        sigaction(SIGUSR2, &sa, NULL);
+        pthread_kill(bg_thread, SIGUSR2);
+        while (!__atomic_load_n(&bgsignal_done, __ATOMIC_ACQUIRE) && ++i < 1000)
+                usleep(10000);
+        if (i == 1000) {
+                printf("bgsignal=stuck\n");
+                fflush(stdout);
+                _exit(1);
+        }
+}
+
 static void *bg_main(void *arg)
 {
         (void)arg;
@@ -454,7 +505,11 @@ static void step(const char *s)
 
                 pthread_join(bg_thread, &ret);
                 printf("bgoutputs %s=%d\n", bg_outputs, (int)(intptr_t)ret);
-        } else if (strncmp(s, "fifo:", 5) == 0) {
+        } else if (strcmp(s, "bgsignal") == 0)
+                run_bgsignal();
+        else if (strcmp(s, "nest") == 0)
+                tj_group_register(&nest_group);
+        else if (strncmp(s, "fifo:", 5) == 0) {
                 if (open(arg, O_RDONLY | O_NONBLOCK) < 0)
                         printf("fifo %s=%d\n", arg, -errno);
         } else if (strcmp(s, "fifowait") == 0) {
