@@ -136,12 +136,12 @@ static size_t config_parse_size(const char *s)
 static void config_read_env(const char *identifier)
 {
         const char *v;
+        bool block = false;
+        size_t ring_size = CONFIG_RING_DEFAULT;
 
         /* The defaults again: an earlier tj_init() may have read others. */
-        config.block = false;
         config.syslog_rfc5424 = false;
         strcpy(config.syslog_socket, CONFIG_SYSLOG_DEFAULT);
-        config.ring_size = CONFIG_RING_DEFAULT;
         config.flush_timeout_ms = CONFIG_FLUSH_DEFAULT;
         config.quiet = false;           /* a bad TJ_QUIET is said */
         config.quiet = config_flag("TJ_QUIET");
@@ -151,12 +151,13 @@ static void config_read_env(const char *identifier)
         if (!identifier || !*identifier)
                 identifier = program_invocation_short_name;
         snprintf(config.identifier, sizeof(config.identifier), "%s", identifier);
-        config.sync = config_flag("TJ_SYNC");
-        config.log_timestamp = config_flag("TJ_LOG_TIMESTAMP");
+        atomic_store_explicit(&config.sync, config_flag("TJ_SYNC"), memory_order_relaxed);
+        atomic_store_explicit(&config.log_timestamp, config_flag("TJ_LOG_TIMESTAMP"),
+                              memory_order_relaxed);
         config.control = config_flag("TJ_CONTROL");
         v = getenv("TJ_ON_FULL");
         if (v && strcasecmp(v, "block") == 0)
-                config.block = true;
+                block = true;
         else if (v && *v && strcasecmp(v, "drop") != 0)
                 config_warn("TJ_ON_FULL: unknown value '%s', using 'drop'", v);
         v = getenv("TJ_SYSLOG_FORMAT");
@@ -178,10 +179,13 @@ static void config_read_env(const char *identifier)
                 size_t size = config_parse_size(v);
 
                 if (size)
-                        config.ring_size = size;
+                        ring_size = size;
                 else
                         config_warn("TJ_RING_SIZE: invalid size '%s'", v);
         }
+        /* once each: a thread tracing meanwhile sees the old value or the new */
+        atomic_store_explicit(&config.block, block, memory_order_relaxed);
+        atomic_store_explicit(&config.ring_size, ring_size, memory_order_relaxed);
         v = getenv("TJ_FLUSH_TIMEOUT_MS");
         if (v && *v) {
                 char *end;

@@ -68,7 +68,7 @@ static struct ring *emit_attach(void)
         pthread_once(&emit_once, emit_make_key);
         if (!emit_key_ok)
                 return NULL;
-        ring = ring_new(config.ring_size);
+        ring = ring_new(atomic_load_explicit(&config.ring_size, memory_order_relaxed));
         if (!ring)
                 return NULL;
         if (pthread_setspecific(emit_key, ring) != 0) {
@@ -125,7 +125,8 @@ static struct record *emit_reserve(struct ring *ring, size_t size)
 {
         struct record *r = ring_reserve(ring, size);
 
-        while (!r && config.block && writer_running()) {
+        while (!r && atomic_load_explicit(&config.block, memory_order_relaxed) &&
+               writer_running()) {
                 unsigned seen = writer_space_seen();
 
                 r = ring_reserve(ring, size);
@@ -171,6 +172,7 @@ static void emit_async(const struct tj_event *ev, const struct tj_site *site,
 void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_value *v)
 {
         uint64_t seq;
+        bool here, sync;
 
         if (!ev || (ev->nargs > 0 && !v) || ev->nargs > TJ_MAX_ARGS)
                 return;
@@ -184,9 +186,13 @@ void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_val
         }
         emit_tls.busy = true;
         atomic_signal_fence(memory_order_seq_cst);
-        if (!atomic_load_explicit(&config_initialized, memory_order_acquire) ||
-            !(config.sync || !writer_has_async_outputs()) ||
-            !emit_here(ev, site, v, seq, config.sync))
+        here = atomic_load_explicit(&config_initialized, memory_order_acquire);
+        if (here) {
+                sync = atomic_load_explicit(&config.sync, memory_order_relaxed);
+                here = (sync || !writer_has_async_outputs()) &&
+                       emit_here(ev, site, v, seq, sync);
+        }
+        if (!here)
                 emit_async(ev, site, v, seq);
         atomic_signal_fence(memory_order_seq_cst);
         emit_tls.busy = false;

@@ -126,15 +126,21 @@ TJ_HIDDEN void output_fd_park(atomic_int *slot);
 /* One of each output at most: a list names each once (duplicates are merged). */
 #define CONFIG_MAX_OUTPUTS    6
 
+/*
+ * Written by tj_init() under its lock.  The atomic fields are read by traced
+ * threads (tj_emit() and the log output it writes), which may run while
+ * another thread calls tj_shutdown() and tj_init(): relaxed loads, plain
+ * moves on x86.
+ */
 struct config {
         char identifier[128];
         bool quiet;                     /* TJ_QUIET=1 */
-        bool sync;                      /* TJ_SYNC=1 */
-        bool block;                     /* TJ_ON_FULL=block */
-        bool log_timestamp;             /* TJ_LOG_TIMESTAMP=1 */
+        atomic_bool sync;               /* TJ_SYNC=1 */
+        atomic_bool block;              /* TJ_ON_FULL=block */
+        atomic_bool log_timestamp;      /* TJ_LOG_TIMESTAMP=1 */
         bool control;                   /* TJ_CONTROL=1 */
         bool syslog_rfc5424;            /* TJ_SYSLOG_FORMAT=rfc5424 */
-        size_t ring_size;               /* TJ_RING_SIZE, power of two */
+        atomic_size_t ring_size;        /* TJ_RING_SIZE, power of two */
         unsigned flush_timeout_ms;      /* TJ_FLUSH_TIMEOUT_MS */
         char log_file[4096];            /* "" = stderr */
         char syslog_socket[108];        /* TJ_SYSLOG_SOCKET or /dev/log */

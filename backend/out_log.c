@@ -96,7 +96,7 @@ static size_t log_prefix(char *buf, size_t size, int32_t tid, int64_t realtime_n
 {
         int n;
 
-        if (!config.log_timestamp)
+        if (!atomic_load_explicit(&config.log_timestamp, memory_order_relaxed))
                 return 0;
         n = snprintf(buf, size, "%" PRId32 "@%" PRId64 ".%06" PRId64 ":", tid,
                      realtime_ns / 1000000000, realtime_ns % 1000000000 / 1000);

@@ -6,6 +6,17 @@
 . "$(dirname "$0")/lib/common.sh"
 E="$B/tests/lib-emit"
 
+# tj_shutdown() and tj_init() again while threads trace: tj_init() rewrote
+# the settings tj_emit() reads (TJ_ON_FULL, TJ_RING_SIZE, TJ_SYNC) as plain
+# fields, a data race under TSan (config.block in emit_reserve(), with a ring
+# full while the writer is stopped; config.ring_size in emit_attach(), by a
+# thread's first event).  The run must end, without a report, all counted.
+TJ_OUTPUT=nop TJ_ON_FULL=block TJ_RING_SIZE=4096 $RUN "$E" enable:tgb_req init shutbusy:20 \
+        flush stats > "$T/out" 2>&1 || true
+check_eq lib-threads-reinit-busy-block "" "$(awk -F'[= ]' '/^enable tgb_req=1$/ { next } !/^emitted=/ || $2 != $4 + $6' "$T/out")"
+TJ_OUTPUT=nop $RUN "$E" enable:tgb_req init shutnew:20 flush stats > "$T/out" 2>&1 || true
+check_eq lib-threads-reinit-new-threads "" "$(awk -F'[= ]' '/^enable tgb_req=1$/ { next } !/^emitted=/ || $2 != $4 + $6' "$T/out")"
+
 if ! have_journald; then skip lib-threads "no journald socket"; exit 0; fi
 
 # check_seq NAME N: $T/seq holds "TID SEQ" lines in journal order

@@ -55,6 +55,8 @@
  *   shutbusy:K          a thread traces tgb_req without pause while this one
  *                       calls tj_shutdown() then tj_init() K times; then the
  *                       thread stops and is joined
+ *   shutnew:K           as shutbusy:K, but the thread traces from a new
+ *                       thread each time (its first event makes its ring)
  *   setenv:NAME=VALUE   setenv(NAME, VALUE), for a later init
  *   unsetenv:NAME       unsetenv(NAME)
  *   tasks               prints "tasks=N", the process's threads
@@ -354,11 +356,30 @@ static void *shutbusy_main(void *arg)
         return NULL;
 }
 
-static void run_shutbusy(long k)
+static void *shutnew_one(void *arg)
+{
+        (void)arg;
+        emit_reqs(1);
+        return NULL;
+}
+
+static void *shutnew_main(void *arg)
+{
+        (void)arg;
+        while (!__atomic_load_n(&shutbusy_stop, __ATOMIC_RELAXED)) {
+                pthread_t th;
+
+                if (pthread_create(&th, NULL, shutnew_one, NULL) == 0)
+                        pthread_join(th, NULL);
+        }
+        return NULL;
+}
+
+static void run_shutbusy(long k, void *(*fn)(void *))
 {
         pthread_t th;
 
-        if (pthread_create(&th, NULL, shutbusy_main, NULL) != 0)
+        if (pthread_create(&th, NULL, fn, NULL) != 0)
                 return;
         for (long i = 0; i < k; i++) {
                 tj_shutdown();
@@ -578,7 +599,9 @@ static void step(const char *s)
         else if (strcmp(s, "abi") == 0)
                 tj_group_register(&old_group);
         else if (strncmp(s, "shutbusy:", 9) == 0)
-                run_shutbusy(atol(arg));
+                run_shutbusy(atol(arg), shutbusy_main);
+        else if (strncmp(s, "shutnew:", 8) == 0)
+                run_shutbusy(atol(arg), shutnew_main);
         else if (strcmp(s, "shutdown") == 0)
                 tj_shutdown();
         else if (strncmp(s, "setenv:", 7) == 0 && strchr(arg, '=')) {
