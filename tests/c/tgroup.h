@@ -104,7 +104,7 @@ __attribute__((constructor)) static void tgroup_register(void)
 static inline void _tj_trace_tga_all(const struct tj_site *site, int64_t i64, uint64_t u64, const void *ptr, const char *s,
                                  int i32, uint8_t u8)
 {
-        if (TJ_UNLIKELY(_TRACE_TGA_ALL_DSTATE)) {
+        if (TJ_UNLIKELY(__atomic_load_n(&_TRACE_TGA_ALL_DSTATE, __ATOMIC_RELAXED))) {
                 tj_value v[6];
 
                 v[0].i = i64; v[1].u = u64; v[2].p = ptr; v[3].s = s;
@@ -114,12 +114,12 @@ static inline void _tj_trace_tga_all(const struct tj_site *site, int64_t i64, ui
 }
 static inline void _tj_trace_tga_void(const struct tj_site *site)
 {
-        if (TJ_UNLIKELY(_TRACE_TGA_VOID_DSTATE))
+        if (TJ_UNLIKELY(__atomic_load_n(&_TRACE_TGA_VOID_DSTATE, __ATOMIC_RELAXED)))
                 tj_emit(&_TRACE_TGA_VOID_EVENT, site, NULL);
 }
 static inline void _tj_trace_tgb_req(const struct tj_site *site, const void *req, uint64_t sector, const char *name)
 {
-        if (TJ_UNLIKELY(_TRACE_TGB_REQ_DSTATE)) {
+        if (TJ_UNLIKELY(__atomic_load_n(&_TRACE_TGB_REQ_DSTATE, __ATOMIC_RELAXED))) {
                 tj_value v[3];
 
                 v[0].p = req; v[1].u = sector; v[2].s = name;
@@ -128,7 +128,7 @@ static inline void _tj_trace_tgb_req(const struct tj_site *site, const void *req
 }
 static inline void _tj_trace_tgb_done(const struct tj_site *site, const void *req)
 {
-        if (TJ_UNLIKELY(_TRACE_TGB_DONE_DSTATE)) {
+        if (TJ_UNLIKELY(__atomic_load_n(&_TRACE_TGB_DONE_DSTATE, __ATOMIC_RELAXED))) {
                 tj_value v[1];
 
                 v[0].p = req;
