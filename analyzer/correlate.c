@@ -1820,6 +1820,9 @@ static char *corr_histogram_json(const struct corr_totals *t)
  * rounded half away from zero, as round() does; avg() is a double, inexact
  * past 2^53 ns (1844674407370953984 for 1844674407370954001).  The sum is
  * 128-bit: 2^63 latencies of INT64_MAX do not overflow it. */
+/* tq_mean_ns()'s state.  SQLite's aggregate context is only 8-byte aligned
+ * and an __int128 wants 16 (UBSan: misaligned access), so the state is
+ * copied in and out of it. */
 struct corr_mean {
         __int128 sum;
         int64_t n;
@@ -1827,31 +1830,37 @@ struct corr_mean {
 
 static void corr_mean_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-        struct corr_mean *m = sqlite3_aggregate_context(ctx, sizeof(*m));
+        void *p = sqlite3_aggregate_context(ctx, sizeof(struct corr_mean));
+        struct corr_mean m;
 
         (void) argc;
-        if (!m) {
+        if (!p) {
                 sqlite3_result_error_nomem(ctx);
                 return;
         }
         if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER)
                 return;
-        m->sum += sqlite3_value_int64(argv[0]);
-        m->n++;
+        memcpy(&m, p, sizeof(m));
+        m.sum += sqlite3_value_int64(argv[0]);
+        m.n++;
+        memcpy(p, &m, sizeof(m));
 }
 
 static void corr_mean_final(sqlite3_context *ctx)
 {
-        struct corr_mean *m = sqlite3_aggregate_context(ctx, 0);
+        void *p = sqlite3_aggregate_context(ctx, 0);
+        struct corr_mean m;
         __int128 q, rem;
 
-        if (!m || !m->n) {
+        if (p)
+                memcpy(&m, p, sizeof(m));
+        if (!p || !m.n) {
                 sqlite3_result_null(ctx);
                 return;
         }
-        q = m->sum / m->n;
-        rem = m->sum % m->n;    /* the sign of the sum, |rem| < n */
-        if (2 * (rem < 0 ? -rem : rem) >= m->n)
+        q = m.sum / m.n;
+        rem = m.sum % m.n;      /* the sign of the sum, |rem| < n */
+        if (2 * (rem < 0 ? -rem : rem) >= m.n)
                 q += rem < 0 ? -1 : 1;
         sqlite3_result_int64(ctx, (int64_t) q);
 }
