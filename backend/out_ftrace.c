@@ -38,6 +38,7 @@
 
 static atomic_int ftrace_fd = -1;      /* see output_fd_install() */
 static atomic_bool ftrace_ok;           /* the marker is open: a write can reach it */
+static atomic_uint ftrace_writing;      /* callers between their ftrace_ok check and write */
 static pid_t ftrace_pid;                /* getpid() is a system call: cached */
 static pthread_once_t ftrace_once = PTHREAD_ONCE_INIT;
 
@@ -49,6 +50,17 @@ static void ftrace_fork_child(void)
 static void ftrace_init_once(void)
 {
         pthread_atfork(NULL, NULL, ftrace_fork_child);
+}
+
+/* Close the marker: no caller writes to it from now on, and those already
+ * writing finish first (at most 100 ms: a FIFO's writer may wait for its
+ * reader); then the descriptor is parked on /dev/null. */
+static void ftrace_park(void)
+{
+        atomic_store(&ftrace_ok, false);
+        for (int i = 0; i < 2000 && atomic_load(&ftrace_writing); i++)
+                nanosleep(&(struct timespec){ .tv_nsec = 50000 }, NULL);
+        output_fd_park(&ftrace_fd);
 }
 
 static int ftrace_open(void)
@@ -64,8 +76,7 @@ static int ftrace_open(void)
         if (fd < 0) {
                 r = -errno;
                 config_warn("ftrace: %s: %s", path, strerror(-r));
-                atomic_store(&ftrace_ok, false);
-                output_fd_park(&ftrace_fd);
+                ftrace_park();
                 return r;
         }
         output_fd_install(&ftrace_fd, fd);
@@ -168,13 +179,25 @@ static void ftrace_add_string(struct ftrace_line *l, const char *s)
         l->buf[l->len++] = '"';
 }
 
+/*
+ * Write the line, unless the marker was closed.  A caller counts the line
+ * written when this says so, so it must not land on /dev/null: the close
+ * (ftrace_park()) clears ftrace_ok, then waits for the callers that saw it
+ * set to finish their write before it parks the descriptor.  Both sides go
+ * through seq_cst operations, so either the caller sees ftrace_ok cleared or
+ * the close sees the caller in ftrace_writing.
+ */
 static int ftrace_send(struct ftrace_line *l)
 {
+        int r = -EBADF;
+
         l->buf[l->len++] = '\n';
-        if (!atomic_load_explicit(&ftrace_ok, memory_order_relaxed))
-                return -EBADF;
-        return write(atomic_load_explicit(&ftrace_fd, memory_order_relaxed), l->buf,
-                     l->len) < 0 ? -errno : 0;
+        atomic_fetch_add(&ftrace_writing, 1);
+        if (atomic_load(&ftrace_ok))
+                r = write(atomic_load_explicit(&ftrace_fd, memory_order_relaxed), l->buf,
+                          l->len) < 0 ? -errno : 0;
+        atomic_fetch_sub(&ftrace_writing, 1);
+        return r;
 }
 
 static int ftrace_write(const struct record *r, const tj_value *v, const char *msg)
@@ -233,8 +256,7 @@ static int ftrace_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_n
 
 static void ftrace_close(void)
 {
-        atomic_store(&ftrace_ok, false);
-        output_fd_park(&ftrace_fd);
+        ftrace_park();
 }
 
 TJ_HIDDEN const struct tj_output out_ftrace = {
