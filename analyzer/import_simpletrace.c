@@ -102,13 +102,12 @@ static struct simple_map *simple_find(struct simple *s, uint64_t id)
         return NULL;
 }
 
-/* Are the N bytes at P (the start of a name, N may be 0) an identifier's? */
+/* Are the N bytes at P (the start of a name, N may be 0) word characters,
+ * as QEMU's \w+ takes an event name (it may begin with a digit)? */
 static bool simple_valid_name(const uint8_t *p, uint32_t n)
 {
         uint32_t i;
 
-        if (n > 0 && p[0] >= '0' && p[0] <= '9')
-                return false;
         for (i = 0; i < n; i++)
                 if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
                       (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))

@@ -758,12 +758,12 @@ static int ingest_jid(struct ingest *ing, const struct ingest_entry *e, int64_t 
         return 0;
 }
 
-/* Is S a C identifier? Views and their columns are only made for those. */
-static bool ingest_is_ident(const char *s, size_t n)
+/* Is S a run of word characters, as QEMU's \w+ takes an event name? */
+static bool ingest_is_word(const char *s, size_t n)
 {
         size_t i;
 
-        if (n == 0 || n > 128 || (s[0] >= '0' && s[0] <= '9'))
+        if (n == 0 || n > 128)
                 return false;
         for (i = 0; i < n; i++) {
                 char c = s[i];
@@ -773,6 +773,12 @@ static bool ingest_is_ident(const char *s, size_t n)
                         return false;
         }
         return true;
+}
+
+/* Is S a C identifier? Views and their columns are only made for those. */
+static bool ingest_is_ident(const char *s, size_t n)
+{
+        return ingest_is_word(s, n) && !(s[0] >= '0' && s[0] <= '9');
 }
 
 /* Fill SIG from the entry's TRACE_ARGS, or, lacking it, from its TRACE_ARG_
@@ -1120,8 +1126,9 @@ static bool ingest_is_reserved(const char *name)
 }
 
 /* The view name of EVENT: the name itself, or event_<name> when that is
- * taken (any case) or reserved (ingest_is_reserved()), or event_<name>_<k>
- * (k = 2, 3, ...) when that is taken too; "" when there can be no view. */
+ * taken (any case), reserved (ingest_is_reserved()) or begins with a digit
+ * (QEMU allows it; SQL would need it quoted), or event_<name>_<k> (k = 2,
+ * 3, ...) when that is taken too; "" when there can be no view. */
 static int ingest_view_name(struct ingest *ing, const char *event, char *view, size_t size,
                             struct tq_error *err)
 {
@@ -1130,9 +1137,9 @@ static int ingest_view_name(struct ingest *ing, const char *event, char *view, s
         int r;
 
         view[0] = '\0';
-        if (!ingest_is_ident(event, strlen(event)))
+        if (!ingest_is_word(event, strlen(event)))
                 return 0;
-        if (!ingest_is_reserved(event)) {
+        if (ingest_is_ident(event, strlen(event)) && !ingest_is_reserved(event)) {
                 snprintf(view, size, "%s", event);
                 r = ingest_name_taken(ing, view, &taken, err);
                 if (r < 0 || !taken)

@@ -119,6 +119,26 @@ for cc in gcc clang; do
         fi
 done
 
+# An event name that begins with a digit (QEMU's \w+): sdt.h writes it as
+# a string in the note and pastes it behind the provider's name only
+# (dtd_1foo_semaphore), so the probe is dtd:1foo with its semaphore.
+"$TG" --group=dtd --backends=tracejournal,dtrace --header=dd.h --source=dd.c \
+        "$TOP/tests/gen/digit.events"
+printf '#include "dd.h"\nint main(void) { trace_1foo(1); trace_2bar_baz("s", 2); trace_3off(); return 0; }\n' \
+        > dd_use.c
+for cc in gcc clang; do
+        command -v $cc > /dev/null 2>&1 || continue
+        # shellcheck disable=SC2086
+        if $cc $CF -I"$TOP/include" -I. -o dd dd_use.c dd.c "$B/libtracejournal.a" $SAN_FLAGS \
+                -lsystemd -lpthread 2> cc.err; then
+                check_eq "dtrace-digit-name-$cc" "1foo sem 2bar_baz sem " "$(readelf -n dd | awk '
+                        /Name:/ { n = $2 }
+                        /Semaphore:/ { printf "%s %s ", n, ($NF ~ /^0x0+$/) ? "nosem" : "sem" }')"
+        else
+                fail "dtrace-digit-name-$cc" "$(head -5 cc.err)"
+        fi
+done
+
 # What <sys/sdt.h> would get wrong is refused: an event or group named by a
 # macro ('unix', predefined by gcc and clang in GNU C, or <stdio.h>'s EOF)
 # failed to compile ('dt_1_semaphore' undeclared: sdt.h pastes the name

@@ -75,6 +75,31 @@ for cc in gcc clang; do
         fi
 done
 
+# An event name that begins with a digit (QEMU's \w+): LTTng-UST pastes it
+# behind the provider's name, and registers it as provider:1foo.
+"$TG" --group=ust_digit --backend=ust --header=d.h --source=d.c "$TOP/tests/gen/digit.events"
+cat > dcalls.c <<'EOF'
+#include "d.h"
+int main(void)
+{
+        trace_1foo(1);
+        trace_2bar_baz("s", 2);
+        trace_3off();
+        return 0;
+}
+EOF
+for cc in gcc clang; do
+        command -v $cc > /dev/null 2>&1 || continue
+        # shellcheck disable=SC2086
+        if $cc $CF -I. -o dcalls dcalls.c d.c $UST_LIBS 2> cc.err; then
+                LTTNG_UST_DEBUG=1 LTTNG_UST_REGISTER_TIMEOUT=0 ./dcalls 2> dbg || :
+                check_eq "ust-digit-name-$cc" 'registered tracepoint: "ust_digit:1foo"' \
+                        "$(grep -o 'registered tracepoint: "ust_digit:1foo"' dbg)"
+        else
+                fail "ust-digit-name-$cc" "$(head -5 cc.err)"
+        fi
+done
+
 # C++ includes the header and with it the provider: arguments named by C++
 # keywords are renamed there too, their fields keep the declared name.
 "$TG" --group=cxx --backend=ust --header=cxx.h --source=cxx.c "$TOP/tests/gen/cxx.events"

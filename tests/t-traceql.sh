@@ -91,6 +91,17 @@ check_eq traceql-view-columns "time ev_time_1 Time_2|4 5 4" "$(q "$T/names.db" "
 rc=0
 $TQ --db "$T/names.db" --no-sync --write --format csv leaks --alloc tq_leaks:p --free args:p > /dev/null 2> "$T/err" || rc=$?
 check_eq traceql-view-tq-leaks-write "2|1" "$rc|$(q "$T/names.db" 'select count(*) from tq_leaks')"
+# An event name that begins with a digit (QEMU's tracetool takes \w+) gets
+# the view event_<name>, which SQL takes unquoted, and event_<name>_2 when an
+# event of that name came first; it had no view before.
+printf '__CURSOR=s=2;i=1;b=x\nTRACE_EVENT=event_2d\nTRACE_ARGS=p:p\nTRACE_ARG_P=0x10\nMESSAGE=m\n\n__CURSOR=s=2;i=2;b=x\nTRACE_EVENT=1foo\nTRACE_ARGS=x:i\nTRACE_ARG_X=-7\nMESSAGE=1foo x -7\n\n__CURSOR=s=2;i=3;b=x\nTRACE_EVENT=2d\nTRACE_ARGS=\nMESSAGE=2d\n\n' > "$T/digit.export"
+$RUN "$TQ" --db "$T/digit.db" import --export "$T/digit.export"
+check_eq traceql-view-digit-names "1foo event_1foo|2d event_2d_2|event_2d event_2d" \
+        "$(q "$T/digit.db" "select name || ' ' || view from event_types order by name" | paste -sd '|')"
+check_eq traceql-view-digit-columns "-7|1foo x -7|1" "$(q "$T/digit.db" "select x || '|' || message ||
+        '|' || (select count(*) from event_2d_2) as v from event_1foo")"
+check_eq traceql-view-digit-events '1foo,1,x|2d,1,""|event_2d,1,p' \
+        "$($TQ --db "$T/digit.db" --no-sync events | tail -n +2 | cut -d, -f1,2,5 | paste -sd '|' -)"
 check_eq traceql-tj-dropped "dropped:u|7" "$(q "$DB" "select signature || '|' ||
         (select dropped from tj_dropped) as v from event_types where name = 'tj_dropped'")"
 cat > "$T/exp" <<X

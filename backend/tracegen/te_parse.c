@@ -392,8 +392,9 @@ static int te_parse_head(struct te_parse_ctx *ctx, const char *line, size_t len,
                 }
                 i = w;
         }
-        if (!te_parse_is_ident(line + i, w - i))
-                return te_parse_error(ctx, i, "invalid event name '%.*s'", (int)(w - i), line + i);
+        /* Any run of word characters, as QEMU's \w+: one that begins with a
+         * digit is no C identifier, but every name made of it has a prefix
+         * (trace_1foo, _TRACE_1FOO_DSTATE, _tj_trace_1foo). */
         /* The library's own events (tj_dropped) are told apart by name. */
         if (w - i >= 3 && strncmp(line + i, "tj_", 3) == 0)
                 return te_parse_error(ctx, i, "event name '%.*s' is reserved for the library's own "
