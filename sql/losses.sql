@@ -7,6 +7,10 @@
 --                        syslog file (systemd-journald's, of no event)
 --   syslog_missed        journald's "Forwarding to syslog missed N messages.",
 --                        lines a syslog file lacks
+--   rsyslog_lost         rsyslog's rate limiting, "NAME: N messages lost due to
+--                        rate-limiting" (runtime/ratelimit.c tellLostCnt(), NAME
+--                        its input, e.g. imuxsock[pid: 42, ...]), a line of
+--                        rsyslogd (rsyslogd-2177 in older versions) in a syslog file
 -- A process is (boot, host, pid, identifier) and one run of it (the host
 -- tells apart the processes of a central syslog file, whose rows have no
 -- boot): a pid reused within a boot restarts TRACE_SEQ, and its two runs
@@ -61,4 +65,11 @@ SELECT 'syslog_missed', boot, host, NULL, NULL, CAST(substr(message, 29) AS INTE
        message, ns_time(time)
 FROM events WHERE event = '' AND identifier = 'systemd-journald'
         AND message GLOB 'Forwarding to syslog missed [0-9]* messages.'
+UNION ALL
+SELECT 'rsyslog_lost', boot, host, NULL, NULL,
+       CAST(substr(message, length(rtrim(substr(message, 1, instr(message,
+               ' messages lost due to rate-limiting') - 1), '0123456789')) + 1) AS INTEGER),
+       message, ns_time(time)
+FROM events WHERE event = '' AND identifier IN ('rsyslogd', 'rsyslogd-2177')
+        AND message GLOB '*: [0-9]* messages lost due to rate-limiting*'
 ORDER BY kind, boot, host, pid, time;

@@ -203,6 +203,22 @@ printf '%s\n' \
 "$TQ" --db "$T/supp.db" import --syslog "$T/supp.log" 2>/dev/null
 check_eq syslog-losses-journald "journald_suppressed,,h1,,,250,Suppressed 250 messages from qemu.service,2026-11-21T17:13:12.000000000Z|syslog_missed,,h1,,,17,Forwarding to syslog missed 17 messages.,2026-11-21T17:13:13.000000000Z" \
         "$("$TQ" --db "$T/supp.db" --no-sync --format csv losses | tail -n +2 | paste -sd '|')"
+# rsyslog's own rate limiting (runtime/ratelimit.c tellLostCnt()): a line
+# of rsyslogd, "NAME: N messages lost due to rate-limiting", in newer
+# versions followed by "(B allowed within I seconds)" (8.2302's format), and
+# maybe by rsyslog's "[v8... try https://www.rsyslog.com/e/2177 ]"; in older
+# versions (RHEL 7's, for one) the tag was rsyslogd-2177.
+# NAME is the input (imuxsock[pid: 42, name: ...], imjournal), which may
+# hold ': ' and digits itself.  Another tag or text does not count.
+printf '%s\n' \
+        '2026-11-21T17:13:11.000000+00:00 h1 rsyslogd: imuxsock[pid: 42, name: /usr/bin/qemu-trace]: 48814 messages lost due to rate-limiting (200 allowed within 5 seconds) [v8.2302.0 try https://www.rsyslog.com/e/2177 ]' \
+        '2026-11-21T17:13:12.000000+00:00 h1 rsyslogd-2177: imjournal: 236 messages lost due to rate-limiting' \
+        '2026-11-21T17:13:13.000000+00:00 h1 rsyslogd: imuxsock[pid: 42, name: /usr/bin/qemu-trace] from <h1:qemu-trace>: begin to drop messages due to rate-limiting' \
+        '2026-11-21T17:13:14.000000+00:00 h1 qemu-trace[42]: imjournal: 7 messages lost due to rate-limiting' \
+        > "$T/rl.log"
+"$TQ" --db "$T/rl.db" import --syslog "$T/rl.log" 2>/dev/null
+check_eq syslog-losses-rsyslog "rsyslog_lost,,h1,,,48814,\"imuxsock[pid: 42, name: /usr/bin/qemu-trace]: 48814 messages lost due to rate-limiting (200 allowed within 5 seconds) [v8.2302.0 try https://www.rsyslog.com/e/2177 ]\",2026-11-21T17:13:11.000000000Z|rsyslog_lost,,h1,,,236,imjournal: 236 messages lost due to rate-limiting,2026-11-21T17:13:12.000000000Z" \
+        "$("$TQ" --db "$T/rl.db" --no-sync --format csv losses | tail -n +2 | paste -sd '|')"
 
 # ---- end to end through two rsyslogd --------------------------------------
 BD=$B/examples/blockdemo
