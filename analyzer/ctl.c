@@ -309,7 +309,7 @@ static char *ctl_request(int argc, char **argv, size_t *ret_len)
 
 int ctl_main(int argc, char **argv)
 {
-        char path[PATH_MAX], *req = NULL, *reply = NULL, *end;
+        char path[PATH_MAX], *req = NULL, *reply = NULL;
         size_t req_len, reply_len = 0;
         const char *who;
         long pid;
@@ -324,11 +324,11 @@ int ctl_main(int argc, char **argv)
                 return TQ_EXIT_USAGE;
         }
         who = argv[1];
-        /* strtol() alone takes leading blanks and a sign: who is printed below as given. */
+        /* digits only: strtol() alone takes leading blanks and a sign, and
+         * who is printed below as given */
         errno = 0;
-        pid = strtol(who, &end, 10);
-        if (errno || *end || end == who || strspn(who, "0123456789") != strlen(who) ||
-            pid <= 0 || pid > INT_MAX) {
+        pid = strtol(who, NULL, 10);
+        if (who[strspn(who, "0123456789")] != '\0' || errno || pid <= 0 || pid > INT_MAX) {
                 tq_message("ctl: '%s' is not a process id", who);
                 return TQ_EXIT_USAGE;
         }

@@ -1208,13 +1208,9 @@ static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, con
                 return ingest_type_load(ing, event, ret, err);
         if (r < 0)
                 goto out;
-        if (all > n) {  /* not from tracegen's code, which allows TQ_MAX_ARGS */
-                struct tq_error warn;   /* the name escaped as in an error */
-
-                tq_error_set(&warn, 0, "event %s has %u arguments: the first %u are its "
-                             "columns, all are in its message", event, all, n);
-                fprintf(stderr, "traceql: %s\n", warn.msg);
-        }
+        if (all > n)    /* not from tracegen's code, which allows TQ_MAX_ARGS */
+                tq_message("event %s has %u arguments: the first %u are its columns, all "
+                           "are in its message", event, all, n);
         r = ingest_view_name(ing, event, view, sizeof(view), err);
         if (r < 0)
                 goto out;

@@ -24,9 +24,9 @@
 /* Messages quote the input (a field name, a word of a line): its control
  * characters (the C1 ones, U+0080 to U+009F, too) and its bytes that are not
  * well-formed UTF-8 are shown as \xHH (query_utf8_len() and query_utf8_c1()
- * tell them, as for the table's cells), so a hostile file
- * cannot send escape sequences to the terminal, make a message look like
- * several lines, or write a terminal bytes that are no text. */
+ * tell them, as for the table's cells), so a hostile file cannot send escape
+ * sequences to the terminal, make a message look like several lines, or
+ * write a terminal bytes that are no text. */
 int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
 {
         char raw[sizeof(err->msg)];

@@ -6,10 +6,10 @@
  * the traced program's threads; tj_control_stop(), tj_shutdown() and exit()
  * remove it, when it is still the one bound.  DIR is $TJ_CONTROL_DIR (taken
  * from the working directory at the start when relative), else
- * $XDG_RUNTIME_DIR/tracejournal, else /run/tracejournal.  The socket file is mode 0666 so that any local user
- * reaches the SO_PEERCRED check, which lets in only the process's effective
- * uid and root: anybody else gets "error permission denied: ..." and the
- * refusal is counted in the stats.  (A directory the kernel does not let the
+ * $XDG_RUNTIME_DIR/tracejournal, else /run/tracejournal.  The socket file is
+ * mode 0666 so that any local user reaches the SO_PEERCRED check, which
+ * lets in only the process's effective uid and root: anybody else gets
+ * "error permission denied: ..." and the refusal is counted in the stats.  (A directory the kernel does not let the
  * peer search, such as a 0700 $XDG_RUNTIME_DIR, refuses before that.)
  *
  * Up to CONTROL_CLIENTS connections at once, from one poll() loop, one

@@ -55,7 +55,7 @@ static void ftrace_init_once(void)
 /* Close the marker: no caller writes to it from now on, and those already
  * writing finish first (at most 100 ms: a FIFO's writer may wait for its
  * reader); then the descriptor is parked on /dev/null. */
-static void ftrace_park(void)
+static void ftrace_close(void)
 {
         atomic_store(&ftrace_ok, false);
         for (int i = 0; i < 2000 && atomic_load(&ftrace_writing); i++)
@@ -76,7 +76,7 @@ static int ftrace_open(void)
         if (fd < 0) {
                 r = -errno;
                 config_warn("ftrace: %s: %s", path, strerror(-r));
-                ftrace_park();
+                ftrace_close();
                 return r;
         }
         output_fd_install(&ftrace_fd, fd);
@@ -182,7 +182,7 @@ static void ftrace_add_string(struct ftrace_line *l, const char *s)
 /*
  * Write the line, unless the marker was closed.  A caller counts the line
  * written when this says so, so it must not land on /dev/null: the close
- * (ftrace_park()) clears ftrace_ok, then waits for the callers that saw it
+ * (ftrace_close()) clears ftrace_ok, then waits for the callers that saw it
  * set to finish their write before it parks the descriptor.  Both sides go
  * through seq_cst operations, so either the caller sees ftrace_ok cleared or
  * the close sees the caller in ftrace_writing.
@@ -252,11 +252,6 @@ static int ftrace_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_n
         ftrace_add_str(&l, "]: dropped=");
         ftrace_add_u64(&l, n, 10);
         return ftrace_send(&l);
-}
-
-static void ftrace_close(void)
-{
-        ftrace_park();
 }
 
 TJ_HIDDEN const struct tj_output out_ftrace = {

@@ -47,11 +47,23 @@ check_eq lib-tracegen-vcpu-view "4096|-5|gb_cpu cpu=0x1000 n -5" \
         "$("$B/traceql" --db "$T/tq.db" --no-sync --format csv \
            "select __cpu || '|' || n || '|' || message from gb_cpu" 2>&1 | tail -n 1)"
 
+# tg_build NAME CC: the program $T/NAME_main.c and tracegen's $T/NAME.c built
+# with CC against the library as $T/NAME-CC; a failure is the check
+# lib-tracegen-NAME-build-CC
+tg_build() {
+        # shellcheck disable=SC2086
+        $2 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$TOP/include" -I"$T" \
+                -o "$T/$1-$2" "$T/$1_main.c" "$T/$1.c" "$B/libtracejournal.a" $SAN_FLAGS \
+                -lsystemd -lpthread 2> "$T/cc" && return 0
+        fail "lib-tracegen-$1-build-$2" "$(head -3 "$T/cc")"
+        return 1
+}
+
 # A universal character name in a format (\u00e9, \U0001F600; '$' and '@'
 # may be one too) is C's, and tracetool passes it through: the generated code
 # compiles under gcc and clang, the log line and MESSAGE hold the characters
-# as UTF-8 (journal-dump shows the bytes), and traceql's --events matches the line (its view has the
-# argument).  tracegen refused it before: unknown escape sequence '\u'.
+# as UTF-8 (journal-dump shows the bytes), and traceql's --events matches the
+# line (its view has the argument).  tracegen refused it before: unknown escape sequence '\u'.
 printf 'ucn_ev(int x) "caf\\u00e9 \\U0001F600 %%d \\u0024\\u0040"\n' > "$T/ucn.events"
 printf '#include "ucn.h"\nint main(void) { tj_init("ucn"); trace_ucn_ev(7); tj_shutdown(); return 0; }\n' \
         > "$T/ucn_main.c"
@@ -59,15 +71,8 @@ printf '#include "ucn.h"\nint main(void) { tj_init("ucn"); trace_ucn_ev(7); tj_s
         fail lib-tracegen-ucn-gen "$(cat "$T/err")"
 for cc in gcc clang; do
         command -v $cc > /dev/null 2>&1 || continue
-        # shellcheck disable=SC2086
-        if $cc -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$TOP/include" -I"$T" \
-                -o "$T/ucn-$cc" "$T/ucn_main.c" "$T/ucn.c" "$B/libtracejournal.a" $SAN_FLAGS \
-                -lsystemd -lpthread 2> "$T/cc"; then
-                check_eq "lib-tracegen-ucn-log-$cc" "ucn_ev café 😀 7 \$@" \
-                        "$(TJ_OUTPUT=log TJ_EVENTS=ucn_ev $RUN "$T/ucn-$cc" 2>&1)"
-        else
-                fail "lib-tracegen-ucn-build-$cc" "$(head -3 "$T/cc")"
-        fi
+        tg_build ucn $cc && check_eq "lib-tracegen-ucn-log-$cc" "ucn_ev café 😀 7 \$@" \
+                "$(TJ_OUTPUT=log TJ_EVENTS=ucn_ev $RUN "$T/ucn-$cc" 2>&1)"
 done
 TJ_IDENTIFIER="$TJ_TEST_ID-ucn" TJ_EVENTS=ucn_ev TJ_SYNC=1 $RUN "$T/ucn-gcc" > /dev/null 2>&1 || true
 check_eq lib-tracegen-ucn-journal 'MESSAGE=ucn_ev caf\xc3\xa9 \xf0\x9f\x98\x80 7 $@' \
@@ -89,15 +94,8 @@ printf '#include "digit.h"\nint main(void) { tj_init("digit"); trace_1foo(7); tr
         2> "$T/err" || fail lib-tracegen-digit-gen "$(cat "$T/err")"
 for cc in gcc clang; do
         command -v $cc > /dev/null 2>&1 || continue
-        # shellcheck disable=SC2086
-        if $cc -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$TOP/include" -I"$T" \
-                -o "$T/digit-$cc" "$T/digit_main.c" "$T/digit.c" "$B/libtracejournal.a" $SAN_FLAGS \
-                -lsystemd -lpthread 2> "$T/cc"; then
-                check_eq "lib-tracegen-digit-log-$cc" "1foo x 7|2bar_baz s s n 0xff" \
-                        "$(TJ_OUTPUT=log TJ_EVENTS='*' $RUN "$T/digit-$cc" 2>&1 | paste -sd '|' -)"
-        else
-                fail "lib-tracegen-digit-build-$cc" "$(head -3 "$T/cc")"
-        fi
+        tg_build digit $cc && check_eq "lib-tracegen-digit-log-$cc" "1foo x 7|2bar_baz s s n 0xff" \
+                "$(TJ_OUTPUT=log TJ_EVENTS='*' $RUN "$T/digit-$cc" 2>&1 | paste -sd '|' -)"
 done
 TJ_IDENTIFIER="$TJ_TEST_ID-digit" TJ_EVENTS='*' TJ_SYNC=1 $RUN "$T/digit-gcc" > /dev/null 2>&1 || true
 check_eq lib-tracegen-digit-journal 'TRACE_EVENT=1foo|TRACE_EVENT=2bar_baz' \

@@ -46,6 +46,13 @@ golden() {
 }
 golden syslog --syslog
 
+# syslog_losses DB FILE: FILE imported into a new DB, then the rows of
+# traceql losses (no header), '|' between them
+syslog_losses() {
+        "$TQ" --db "$1" import --syslog "$2" 2>/dev/null
+        "$TQ" --db "$1" --no-sync --format csv losses | tail -n +2 | paste -sd '|'
+}
+
 # ---- resuming: appended lines are imported once ----------------------------
 printf '<30>Nov 21 10:00:00 h app[1]: blk_req_complete req 0x1 ret 0\n' > "$T/r.log"
 "$TQ" --db "$T/r.db" import --syslog "$T/r.log" --events "$EV" 2>/dev/null
@@ -200,9 +207,8 @@ printf '%s\n' \
         '2026-11-21T17:13:14.000000+00:00 h1 journald[313]: Suppressed 9 messages from x.service' \
         '2026-11-21T17:13:15.000000+00:00 h1 systemd-journald[312]: Suppressed many messages' \
         > "$T/supp.log"
-"$TQ" --db "$T/supp.db" import --syslog "$T/supp.log" 2>/dev/null
 check_eq syslog-losses-journald "journald_suppressed,,h1,,,250,Suppressed 250 messages from qemu.service,2026-11-21T17:13:12.000000000Z|syslog_missed,,h1,,,17,Forwarding to syslog missed 17 messages.,2026-11-21T17:13:13.000000000Z" \
-        "$("$TQ" --db "$T/supp.db" --no-sync --format csv losses | tail -n +2 | paste -sd '|')"
+        "$(syslog_losses "$T/supp.db" "$T/supp.log")"
 # rsyslog's own rate limiting (runtime/ratelimit.c tellLostCnt()): a line
 # of rsyslogd, "NAME: N messages lost due to rate-limiting", in newer
 # versions followed by "(B allowed within I seconds)" (8.2302's format), and
@@ -216,9 +222,8 @@ printf '%s\n' \
         '2026-11-21T17:13:13.000000+00:00 h1 rsyslogd: imuxsock[pid: 42, name: /usr/bin/qemu-trace] from <h1:qemu-trace>: begin to drop messages due to rate-limiting' \
         '2026-11-21T17:13:14.000000+00:00 h1 qemu-trace[42]: imjournal: 7 messages lost due to rate-limiting' \
         > "$T/rl.log"
-"$TQ" --db "$T/rl.db" import --syslog "$T/rl.log" 2>/dev/null
 check_eq syslog-losses-rsyslog "rsyslog_lost,,h1,,,48814,\"imuxsock[pid: 42, name: /usr/bin/qemu-trace]: 48814 messages lost due to rate-limiting (200 allowed within 5 seconds) [v8.2302.0 try https://www.rsyslog.com/e/2177 ]\",2026-11-21T17:13:11.000000000Z|rsyslog_lost,,h1,,,236,imjournal: 236 messages lost due to rate-limiting,2026-11-21T17:13:12.000000000Z" \
-        "$("$TQ" --db "$T/rl.db" --no-sync --format csv losses | tail -n +2 | paste -sd '|')"
+        "$(syslog_losses "$T/rl.db" "$T/rl.log")"
 
 # ---- end to end through two rsyslogd --------------------------------------
 BD=$B/examples/blockdemo

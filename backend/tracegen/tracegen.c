@@ -332,7 +332,7 @@ static void tracegen_input_error(const char *file, unsigned line, unsigned col)
  * under (the probe recorded the semaphore in its place).  GROUP may be NULL
  * (--check).  Returns an exit status.
  */
-static int tracegen_check_dtrace(const struct te_list *list, const char *group,
+static int tracegen_check_probes(const struct te_list *list, const char *group,
                                  unsigned backends)
 {
         bool dt = backends & TE_BACKEND_DTRACE;
@@ -458,7 +458,7 @@ int main(int argc, char **argv)
                 tracegen_nomem();
         status = tracegen_read(list, argv + optind, argc - optind);
         if (status == TRACEGEN_EXIT_OK && (o.backends & (TE_BACKEND_DTRACE | TE_BACKEND_UST)))
-                status = tracegen_check_dtrace(list, o.group, o.backends);
+                status = tracegen_check_probes(list, o.group, o.backends);
         if (status != TRACEGEN_EXIT_OK || o.check)
                 goto out;
 
@@ -474,7 +474,8 @@ int main(int argc, char **argv)
                 tracegen_render(list, &eo, true, &outs[n]);
                 n++;
         } else if (o.backends & TE_BACKEND_UST) {
-                fputs("tracegen: the ust backend needs --header (or --output-dir without --source)\n", stderr);
+                fputs("tracegen: the ust backend needs --header (or --output-dir without "
+                      "--source)\n", stderr);
                 status = TRACEGEN_EXIT_USAGE;
                 goto out;
         }
