@@ -218,37 +218,18 @@ const char *te_catalog_pri_text(const char *name, size_t len)
 
 size_t te_catalog_ucn(const char *p, char *buf)
 {
-        static const unsigned char lead[] = { 0, 0, 0xc0, 0xe0, 0xf0 };
-        unsigned digits = p[1] == 'u' ? 4 : 8, nb, k;
+        unsigned digits = p[1] == 'u' ? 4 : 8, k;
         unsigned long v = 0;
-        char d[2] = { 0 };
 
-        for (k = 0; k < digits; k++) {
-                d[0] = p[2 + k];
-                v = v * 16 + strtoul(d, NULL, 16);
-        }
-        nb = v < 0x80 ? 1 : v < 0x800 ? 2 : v < 0x10000 ? 3 : 4;
-        buf[0] = (char)(lead[nb] | (v >> (6 * (nb - 1))));
-        for (k = 1; k < nb; k++)
-                buf[k] = (char)(0x80 | ((v >> (6 * (nb - 1 - k))) & 0x3f));
-        return nb;
+        for (k = 0; k < digits; k++)
+                v = v * 16 + (unsigned long) te_format_hex(p[2 + k]);
+        return te_format_utf8_put(v, buf);
 }
 
 /* Decode the format as written (C literals and PRI macros) into a plain
  * printf format in BUF; a PRI macro becomes its conversion letter, after
  * "ll" when it names a 64-bit type (PRIx64, PRIxPTR, PRIxMAX), as glibc's
  * "lx" on LP64: the length says how many bits the conversion prints. */
-static int te_catalog_hex(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 static void te_catalog_decode(const char *fmt, char *buf, size_t size)
 {
         const char *p = fmt, *suffix;
@@ -308,11 +289,11 @@ static void te_catalog_decode(const char *fmt, char *buf, size_t size)
                         buf[n++] = (char) v;
                         continue;
                 }
-                if (*p == '\\' && p[1] == 'x' && te_catalog_hex(p[2]) >= 0) {
+                if (*p == '\\' && p[1] == 'x' && te_format_hex(p[2]) >= 0) {
                         unsigned v = 0;
 
-                        for (p += 2; te_catalog_hex(*p) >= 0; p++)
-                                v = v * 16 + (unsigned) te_catalog_hex(*p);
+                        for (p += 2; te_format_hex(*p) >= 0; p++)
+                                v = v * 16 + (unsigned) te_format_hex(*p);
                         buf[n++] = (char) v;
                         continue;
                 }
@@ -374,7 +355,7 @@ static void te_catalog_conv(sqlite3_str *s, const char *spec, char conv, unsigne
 char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, unsigned n)
 {
         sqlite3_str *s = sqlite3_str_new(NULL);
-        char *fmt = NULL, spec[64];
+        char local[1024], *fmt = local, spec[64];
         const char *p;
         unsigned i = 0;
 
@@ -385,10 +366,12 @@ char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, uns
         if (!ev->fmt_empty) {
                 /* no step writes more than it reads (PRIx64 is "lx" or "llx",
                  * \U0001F600 4 bytes), so the format as written, with room
-                 * for te_catalog_decode()'s margin, holds it whole */
+                 * for te_catalog_decode()'s margin, holds it whole; one
+                 * row after another, on the stack unless it is long */
                 size_t size = strlen(ev->fmt) + 8;
 
-                fmt = malloc(size);
+                if (size > sizeof(local))
+                        fmt = malloc(size);
                 if (!fmt) {
                         sqlite3_free(sqlite3_str_finish(s));
                         return NULL;
@@ -427,7 +410,8 @@ char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, uns
                                                 &v[i++]);
                 }
         }
-        free(fmt);
+        if (fmt != local)
+                free(fmt);
         return sqlite3_str_finish(s);
 }
 

@@ -97,6 +97,10 @@ void te_fputs_quoted(const char *s, FILE *f);
  * C reserves for them), or NULL.  The dtrace backend's <sys/sdt.h> pastes a
  * probe's provider and name after expanding them. */
 const char *te_parse_macro_name(const char *name);
+/* te_format.c: the value of the hex digit C, or -1. */
+int te_format_hex(char c);
+/* te_format.c: code point V as UTF-8 in BUF (4 bytes at most); its length. */
+size_t te_format_utf8_put(unsigned long v, char *buf);
 struct te_list *te_list_new(void);
 void te_list_free(struct te_list *list);
 /*

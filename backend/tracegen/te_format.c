@@ -88,7 +88,7 @@ static bool te_format_is_ident(char c, bool first)
                (!first && c >= '0' && c <= '9');
 }
 
-static int te_format_hex(char c)
+int te_format_hex(char c)
 {
         if (c >= '0' && c <= '9') return c - '0';
         if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -170,6 +170,17 @@ static size_t te_format_utf8(const unsigned char *s, size_t n)
         return len;
 }
 
+size_t te_format_utf8_put(unsigned long v, char *buf)
+{
+        static const unsigned char lead[] = { 0, 0, 0xc0, 0xe0, 0xf0 };
+        size_t nb = v < 0x80 ? 1 : v < 0x800 ? 2 : v < 0x10000 ? 3 : 4, k;
+
+        buf[0] = (char)(nb == 1 ? v : (lead[nb] | v >> (6 * (nb - 1))));
+        for (k = 1; k < nb; k++)
+                buf[k] = (char)(0x80 | ((v >> (6 * (nb - 1 - k))) & 0x3f));
+        return nb;
+}
+
 /*
  * Decode the universal character name at LINE[*I] (a backslash, then 'u'
  * and 4 hex digits or 'U' and 8) into its UTF-8 bytes, one unit each, at
@@ -182,7 +193,7 @@ static int te_format_ucn(struct te_parse_ctx *ctx, const char *line, size_t len,
 {
         size_t at = *i, digits = line[at + 1] == 'u' ? 4 : 8, k, nb;
         unsigned long v = 0;
-        unsigned char b[4];
+        char b[4];
 
         for (k = 0; k < digits; k++) {
                 if (at + 2 + k >= len || te_format_hex(line[at + 2 + k]) < 0)
@@ -194,24 +205,10 @@ static int te_format_ucn(struct te_parse_ctx *ctx, const char *line, size_t len,
             v > 0x10ffff)
                 return te_parse_error(ctx, at, "'%.*s' is not a valid universal character",
                                       (int)(digits + 2), line + at);
-        if (v < 0x80) {
-                b[0] = (unsigned char)v;
-                nb = 1;
-        } else if (v < 0x800) {
-                b[0] = (unsigned char)(0xc0 | v >> 6);
-                nb = 2;
-        } else if (v < 0x10000) {
-                b[0] = (unsigned char)(0xe0 | v >> 12);
-                nb = 3;
-        } else {
-                b[0] = (unsigned char)(0xf0 | v >> 18);
-                nb = 4;
-        }
-        for (k = 1; k < nb; k++)
-                b[k] = (unsigned char)(0x80 | ((v >> (6 * (nb - 1 - k))) & 0x3f));
+        nb = te_format_utf8_put(v, b);
         *i = at + 2 + digits;
         for (k = 0; k < nb; k++)
-                u[(*n)++] = (struct te_unit){ .c = (char)b[k], .off = at, .end = *i };
+                u[(*n)++] = (struct te_unit){ .c = b[k], .off = at, .end = *i };
         return 0;
 }
 
