@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "te.h"
 #include "te_parse.h"
@@ -222,6 +223,8 @@ static const char *te_parse_bad_arg_name(const char *name)
         return NULL;
 }
 
+/* NAME upper-cased into DST: ASCII only (a name is; and no locale is set,
+ * so strcasecmp() compares names the same way). */
 static void te_parse_upper(char *dst, const char *src)
 {
         for (; *src; src++)
@@ -505,27 +508,17 @@ static int te_parse_grow(struct te_list *list)
         return 0;
 }
 
-static char te_parse_upper_char(char c)
-{
-        return c >= 'a' && c <= 'z' ? (char)(c - 32) : c;
-}
-
 /* FNV-1a of NAME upper-cased: names that differ only in case collide. */
 static size_t te_parse_name_hash(const char *name)
 {
         uint64_t h = 14695981039346656037u;
 
-        for (; *name; name++)
-                h = (h ^ (unsigned char)te_parse_upper_char(*name)) * 1099511628211u;
-        return (size_t)h;
-}
+        for (; *name; name++) {
+                unsigned char c = (unsigned char)*name;
 
-static bool te_parse_same_upper(const char *a, const char *b)
-{
-        for (; *a && *b; a++, b++)
-                if (te_parse_upper_char(*a) != te_parse_upper_char(*b))
-                        return false;
-        return !*a && !*b;
+                h = (h ^ (c >= 'a' && c <= 'z' ? c - 32u : c)) * 1099511628211u;
+        }
+        return (size_t)h;
 }
 
 /* The slot of LIST->names holding the event named NAME in upper case, or the
@@ -535,7 +528,7 @@ static size_t te_parse_slot(const struct te_list *list, const char *name)
         size_t mask = list->names_cap - 1, s = te_parse_name_hash(name) & mask;
 
         while (list->names[s] &&
-               !te_parse_same_upper(list->events[list->names[s] - 1].name, name))
+               strcasecmp(list->events[list->names[s] - 1].name, name) != 0)
                 s = (s + 1) & mask;
         return s;
 }
