@@ -220,13 +220,14 @@ static void syslog_add_escaped(const char *s, bool sd)
         }
 }
 
-/* Printable US-ASCII without spaces, for HOSTNAME and APP-NAME. */
-static void syslog_add_token(const char *s, size_t max)
+/* Printable US-ASCII without spaces, for HOSTNAME and APP-NAME; every other
+ * byte, and those in ALSO, written '_'. */
+static void syslog_add_token(const char *s, size_t max, const char *also)
 {
         size_t n = 0;
 
         for (; *s && n < max; s++, n++) {
-                char c = *s > 32 && *s < 127 ? *s : '_';
+                char c = *s > 32 && *s < 127 && !strchr(also, *s) ? *s : '_';
 
                 syslog_add(&c, 1);
         }
@@ -234,24 +235,14 @@ static void syslog_add_token(const char *s, size_t max)
                 syslog_add("-", 1);
 }
 
-/* The identifier, in both forms, as RFC 5424's APP-NAME: printable US-ASCII,
- * at most 48 characters; any other byte, and ':', '[' and ']', which end RFC
- * 3164's TAG and its [PID], written '_'.  So TJ_IDENTIFIER cannot add a
- * field to the header, end the line, or send a pid of its own, and an
- * event's identifier reads the same whichever form carried it. */
+/* The identifier, in both forms, as RFC 5424's APP-NAME, and with '_' for
+ * ':', '[' and ']' too, which end RFC 3164's TAG and its [PID].  So
+ * TJ_IDENTIFIER cannot add a field to the header, end the line, or send a
+ * pid of its own, and an event's identifier reads the same whichever form
+ * carried it. */
 static void syslog_add_identifier(void)
 {
-        size_t n;
-
-        for (n = 0; config.identifier[n] && n < 48; n++) {
-                unsigned char c = (unsigned char)config.identifier[n];
-
-                if (c <= 32 || c >= 127 || c == ':' || c == '[' || c == ']')
-                        c = '_';
-                syslog_add((const char *)&c, 1);
-        }
-        if (n == 0)
-                syslog_add("-", 1);
+        syslog_add_token(config.identifier, 48, ":[]");
 }
 
 static void syslog_header_3164(int64_t realtime_ns)
@@ -275,12 +266,12 @@ static void syslog_header_5424(int64_t realtime_ns, const char *msgid)
         syslog_addf("<%d>1 %04d-%02d-%02dT%02d:%02d:%02d.%06dZ ", SYSLOG_PRI,
                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
                     tm.tm_min, tm.tm_sec, (int)(realtime_ns % 1000000000 / 1000));
-        syslog_add_token(config_hostname(), 255);
+        syslog_add_token(config_hostname(), 255, "");
         syslog_add(" ", 1);
         syslog_add_identifier();
         syslog_addf(" %d ", (int)getpid());
         if (strlen(msgid) <= 32)
-                syslog_add_token(msgid, 32);
+                syslog_add_token(msgid, 32, "");
         else
                 syslog_add("-", 1);
         syslog_add(" [" SYSLOG_SDID, sizeof(SYSLOG_SDID) + 1);
