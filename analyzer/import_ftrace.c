@@ -36,8 +36,9 @@
  *                              line per frame after it: kernel_stack (and
  *                              user_stack for <user stack trace>)
  *
- * A marker's text holding a newline goes on, as written, on the lines after
- * (ftrace_more()).
+ * A text holding a newline (a marker's, trace_printk()'s "FUNC: TEXT", a
+ * kernel event's string) goes on, as written, on the lines after
+ * (ftrace_more()); the arguments are those of the first line.
  * "CPU:N [LOST M EVENTS]" becomes a tj_dropped row, "CPU:N [LOST EVENTS]"
  * (how many unknown) one without a count.  The timestamp goes to
  * `mono` (nanoseconds of the trace clock: CLOCK_MONOTONIC when trace_clock
@@ -565,7 +566,11 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
         p = fskip_spaces(p + 1, end);
         l->text = (struct fspan) { p, (size_t) (end - p) };
         if (!fspan_is(l->event, "tracing_mark_write")) {
-                fparse_kernel(p, end, l);
+                /* the arguments are on the first line; the lines after it
+                 * (ftrace_more()) are the message's alone */
+                const char *nl = memchr(p, '\n', (size_t) (end - p));
+
+                fparse_kernel(p, nl ? nl : end, l);
                 return 0;
         }
         end = mark_end;
@@ -797,23 +802,125 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
 
 /* ---- the file ---- */
 
-/* Does the line at P go on with the entry whose first line is LINE (to
- * LINE_END)?  The kernel prints a marker holding a newline as written, so
- * the lines of its text after the first follow with no prefix, and the
- * frames of a stack trace (the stacktrace and userstacktrace options) as
- * " => FUNC" lines.  A trace line begins with a space (TASK is right-aligned
- * in 16 columns, 15 bytes at most), the header with '#', a loss with
- * "CPU:": a marker's line that is none of these is its text going on (one
- * that begins so cannot be told from them). */
-static bool ftrace_more(const char *line, const char *line_end, const char *p, const char *end)
+/* What may go on after an entry's first line (ftrace_more()). */
+enum fmore {
+        FMORE_UNKNOWN,  /* not yet found out */
+        FMORE_NONE,     /* nothing: a function tracer or system call line, a
+                         * loss, the header, a line that fails */
+        FMORE_FRAMES,   /* the " => FUNC" lines of a stack trace */
+        FMORE_TEXT,     /* "name: TEXT" (a marker, trace_printk, a kernel
+                         * event): the lines of a TEXT that holds a newline */
+};
+
+/* The kind of the entry whose first line is P to END. */
+static enum fmore fmore_kind(struct ftrace *f, const char *p, const char *end)
 {
+        struct tq_error err;
+        struct fline l;
+        const char *body;
+
+        memset(&l, 0, sizeof(l));
+        if (fparse_prefix(f, p, end, &l, &body, &err) < 0)
+                return FMORE_NONE;
+        if ((size_t) (end - body) >= 13 && (memcmp(body, "<stack trace>", 13) == 0 ||
+            ((size_t) (end - body) >= 18 && memcmp(body, "<user stack trace>", 18) == 0)))
+                return FMORE_FRAMES;
+        for (p = body; p < end && fis_ident(*p); p++)
+                ;
+        return p > body && p < end && *p == ':' ? FMORE_TEXT : FMORE_NONE;
+}
+
+/* Is P to END, which begins with a space, a trace line, well formed or not:
+ * a " [digits]" field with TASK-PID before it or a timestamp after it? */
+static bool flooks_traced(const char *p, const char *end)
+{
+        const char *q, *body;
+        struct fline l;
+        size_t i;
+
+        for (q = p; q < end; q++) {
+                if (*q != '[' || q == p || q[-1] != ' ')
+                        continue;
+                for (i = 1; q + i < end && fis_digit(q[i]); i++)
+                        ;
+                if (i == 1 || q + i == end || q[i] != ']')
+                        continue;
+                if (!fparse_task(p, q, &l) || !fparse_time(q + i + 1, end, &l, &body))
+                        return true;
+        }
+        return false;
+}
+
+/* Does P to END begin with LIT, then digits, then end with TAIL? */
+static bool fis_numbered(const char *p, const char *end, const char *lit, const char *tail)
+{
+        size_t n = strlen(lit), t = strlen(tail);
+        const char *q;
+
+        if ((size_t) (end - p) < n + 1 + t || memcmp(p, lit, n) != 0 ||
+            memcmp(end - t, tail, t) != 0)
+                return false;
+        for (q = p + n; q < end - t; q++)
+                if (!fis_digit(*q))
+                        return false;
+        return true;
+}
+
+/* "CPU:N [LOST M EVENTS]" or "CPU:N [LOST EVENTS]", exactly. */
+static bool fis_lost(const char *p, const char *end)
+{
+        const char *q;
+
+        if (end - p < 5 || memcmp(p, "CPU:", 4) != 0)
+                return false;
+        for (q = p + 4; q < end && fis_digit(*q); q++)
+                ;
+        return q > p + 4 && (fis_numbered(q, end, " [LOST ", " EVENTS]") ||
+                             (end - q == 14 && memcmp(q, " [LOST EVENTS]", 14) == 0));
+}
+
+/* The annotate option's "##### CPU N buffer started ####", which the
+ * kernel writes before the first line of a CPU whose buffer overran: among
+ * the lines, not in the header. */
+static bool fis_annotation(const char *p, const char *end)
+{
+        return fis_numbered(p, end, "##### CPU ", " buffer started ####");
+}
+
+/* Does the line at P (to END, the end of the data) go on with an entry of
+ * KIND?  The kernel prints a text holding a newline as written (a marker, a
+ * trace_printk(), an event's string), so the lines of it after the first
+ * follow with no prefix, and the frames of a stack trace (the stacktrace
+ * and userstacktrace options) as " => FUNC" lines.  After a text, a line
+ * is the text going on unless it is a trace line (it begins with a space,
+ * TASK being right-aligned in 16 columns, 15 bytes at most, and has the
+ * [CPU] field with TASK-PID before it or a timestamp after it), a loss
+ * ("CPU:N [LOST M EVENTS]" exactly), the annotation of a CPU's buffer, or
+ * "# tracer: NAME", the first line of a header (a capture appended after
+ * another): the kernel writes its header's '#' lines before the first
+ * entry, and no other. */
+static bool ftrace_more(struct ftrace *f, const char *line, const char *line_end,
+                        enum fmore *kind, const char *p, const char *end)
+{
+        const char *nl;
+        bool frame;
+
         if (p >= end || *line != ' ')
                 return false;
-        if (end - p >= 4 && memcmp(p, " => ", 4) == 0)
-                return memmem(line, (size_t) (line_end - line), "stack trace>", 12) != NULL;
-        if (*p == ' ' || *p == '#' || (end - p >= 4 && memcmp(p, "CPU:", 4) == 0))
+        nl = memchr(p, '\n', (size_t) (end - p));
+        if (nl)
+                end = nl;
+        /* what this line is first: most often a trace line, found without
+         * the entry's kind */
+        if ((*p == ' ' && flooks_traced(p, end)) ||
+            (*p == '#' && (fis_annotation(p, end) ||
+                           (end - p >= 10 && memcmp(p, "# tracer: ", 10) == 0))) ||
+            fis_lost(p, end))
                 return false;
-        return memmem(line, (size_t) (line_end - line), ": tracing_mark_write:", 21) != NULL;
+        frame = end - p >= 4 && memcmp(p, " => ", 4) == 0;
+        if (*kind == FMORE_UNKNOWN)
+                *kind = fmore_kind(f, line, line_end);
+        return *kind == FMORE_TEXT || (frame && *kind == FMORE_FRAMES);
 }
 
 /*
@@ -836,6 +943,7 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
 
         while (r == 0 && p < end) {
                 const char *nl = memchr(p, '\n', (size_t) (end - p)), *first, *next;
+                enum fmore kind = FMORE_UNKNOWN;
                 uint64_t more = 0;
 
                 if (!nl && whole)
@@ -848,7 +956,7 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                 /* the lines that go on with this one; an unfinished one is
                  * left, as any unfinished last line */
                 first = nl;
-                while (nl < end && ftrace_more(p, first, nl + 1, end)) {
+                while (nl < end && ftrace_more(&f, p, first, &kind, nl + 1, end)) {
                         next = memchr(nl + 1, '\n', (size_t) (end - nl - 1));
                         if (!next && !whole)
                                 break;

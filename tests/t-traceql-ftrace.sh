@@ -259,8 +259,7 @@ check_eq ftrace-unfinished-line-stdin "|one hello wor" "$(cat "$T/cut.err")|$($T
 # stacktrace and userstacktrace options add an entry "<stack trace>" or
 # "<user stack trace>" with a " => FUNC" line per frame: events kernel_stack
 # and user_stack, the stack their message.  Each failed the import at its
-# second line, 'not a trace line (no [CPU] field)'.  A line that is no trace
-# line after an entry that is no marker still fails, at its own line.
+# second line, 'not a trace line (no [CPU] field)'.
 printf '%s\n' '# tracer: nop' \
         '            bash-5       [000] .....   100.000001: tracing_mark_write: first line' \
         'second line' '' 'third' \
@@ -272,11 +271,59 @@ printf '%s\n' '# tracer: nop' \
 check_eq ftrace-multi-line "0|tracing_mark_write,first line/second line//third,first line/second line//third|tracing_mark_write,after,after|kernel_stack,<stack trace>/ => __schedule/ => schedule+0x4a/0xd0,|user_stack,<user stack trace>/ =>  <00007f0e1b2c3d4e>," \
         "$(ftrace_rows "$T/multi.trace" "select event, replace(replace(message, 'tracing_mark_write ', ''), char(10), '/'),
                 replace(a0, char(10), '/') from events order by id")"
+
+# The text of any "name: TEXT" entry goes on so: trace_printk() prints as
+# "FUNC: TEXT", and a kernel event's string may hold a newline too (the
+# arguments are the first line's).  Each failed the import at its second
+# line, 'not a trace line (no [CPU] field)'.
+printf '%s\n' '            bash-5       [000] .....   100.000001: do_work: a=1 first' 'more text' \
+        '            bash-5       [000] .....   100.000002: sched_waking: comm=a pid=1' 'c d' \
+        > "$T/printk.trace"
+check_eq ftrace-multi-line-printk "0|do_work,do_work a=1 first/more text,1|sched_waking,sched_waking comm=a pid=1/c d,a" \
+        "$(ftrace_rows "$T/printk.trace" "select event, replace(message, char(10), '/'), a0
+                from events order by id")"
+
+# A line of a text that begins with a space, '#' or 'CPU:', or is ' => ...',
+# is the text going on unless it is a trace line (the [CPU] field with
+# TASK-PID before it or a timestamp after it), a loss exactly, the annotate
+# option's '##### CPU N buffer started ####' or a header's first line
+# '# tracer: NAME' (a capture appended to another).  Such text lines were
+# passed over as header lines, or failed as a bad loss or trace line.
+printf '%s\n' '# tracer: nop' \
+        '            bash-5       [000] .....   100.000001: tracing_mark_write: title' \
+        '# not a header' '  indented [1] text' 'CPU: busy' 'CPU:1 [LOST 3 EVENTS] and more' \
+        ' => not a frame' '##### CPU 1 buffer started ####' \
+        '            bash-5       [001] .....   100.000002: tracing_mark_write: next' \
+        'CPU:1 [LOST 3 EVENTS]' \
+        '            bash-5       [001] .....   100.000003: tracing_mark_write: then' \
+        '# tracer: nop' '#' '            bash-5       [001] .....   100.000004: tracing_mark_write: last' \
+        > "$T/text.trace"
+check_eq ftrace-multi-line-text-lines "0|tracing_mark_write,title/# not a header/  indented [1] text/CPU: busy/CPU:1 [LOST 3 EVENTS] and more/ => not a frame|tracing_mark_write,next|tj_dropped,3|tracing_mark_write,then|tracing_mark_write,last" \
+        "$(ftrace_rows "$T/text.trace" "select event, replace(a0, char(10), '/') from events order by id")"
+
+# A line that is no trace line still fails, at its own line number: after
+# an entry that has no text to go on (the function tracer, a system call, a
+# loss, the header), after a stack trace's frames; and so does a trace line,
+# well formed or not, after a text.
 printf '%s\n' '            bash-5       [000] .....   100.000001: tracing_mark_write: a' 'b' \
         '            bash-5       [000] .....   100.000002: sched_waking: comm=a pid=1' 'c' \
+        '             cat-2       [000] .....   100.000003: vfs_read <-ksys_read' 'd' \
         > "$T/multi-bad.trace"
-check_eq ftrace-multi-line-after-event "4|0|traceql: $T/multi-bad.trace:4: not a trace line (no [CPU] field)" \
-        "$(ftrace_rows "$T/multi-bad.trace" "select count(*) from events")|$(cat "$T/err")"
+printf '%s\n' '             cat-2       [000] .....   100.000003: sys_close(fd: 3)' 'd' > "$T/multi-bad2.trace"
+printf '%s\n' 'CPU:0 [LOST 2 EVENTS]' 'x' > "$T/multi-bad3.trace"
+printf '%s\n' '# tracer: nop' 'x' > "$T/multi-bad4.trace"
+printf '%s\n' '             cat-2       [000] d..1.   100.000003: <stack trace>' ' => f' 'f2' \
+        > "$T/multi-bad5.trace"
+printf '%s\n' '            bash-5       [000] .....   100.000001: tracing_mark_write: a' 'b' \
+        '  bash-5 [000] ..... 1x0.2: kvm_exit: reason X' > "$T/multi-bad6.trace"
+printf '%s\n' '            bash-5       [000] .....   100.000001: tracing_mark_write: a' \
+        '  bash 5 (     5) [000] ..... 100.2: kvm_exit: reason X' > "$T/multi-bad7.trace"
+got=
+for i in '' 2 3 4 5 6 7; do
+        got="$got$(ftrace_rows "$T/multi-bad$i.trace" "select count(*) from events")|$(cat "$T/err");"
+done
+check_eq ftrace-multi-line-bad "4|0|traceql: $T/multi-bad.trace:6: not a trace line (no [CPU] field);4|0|traceql: $T/multi-bad2.trace:2: not a trace line (no [CPU] field);4|0|traceql: $T/multi-bad3.trace:2: not a trace line (no [CPU] field);4|0|traceql: $T/multi-bad4.trace:2: not a trace line (no [CPU] field);4|0|traceql: $T/multi-bad5.trace:3: not a trace line (no [CPU] field);4|0|traceql: $T/multi-bad6.trace:3: not a trace line (bad timestamp);4|0|traceql: $T/multi-bad7.trace:2: not a trace line (no TASK-PID);" \
+        "$got"
 
 # TASK is the thread's name (prctl(PR_SET_NAME), as QEMU names its vCPU and
 # worker threads), and it goes to identifier: the marker events of one
