@@ -230,8 +230,15 @@ static ssize_t import_export_getline(struct import_export *x)
         flockfile(x->f);
         while (c != '\n' && (c = getc_unlocked(x->f)) != EOF) {
                 if (n + 2 > x->line_size) {
+                        /* no more than a line at the cap, its NUL and the
+                         * byte that finds it too long: doubling past it
+                         * would ask for twice the cap */
                         size_t size = x->line_size ? 2 * x->line_size : 1024;
-                        char *p = realloc(x->line, size);
+                        char *p;
+
+                        if (size > IMPORT_EXPORT_MAX_LINE + 2)
+                                size = IMPORT_EXPORT_MAX_LINE + 2;
+                        p = realloc(x->line, size);
 
                         if (!p) {
                                 funlockfile(x->f);
