@@ -686,11 +686,109 @@ static int control_sock_claim(const char *path)
         return r;
 }
 
-/* Bind and listen on DIR/PID.sock, replacing a stale one.  0 or -errno
- * (-EADDRINUSE: another process serves that name). */
-static int control_bind(void)
+/*
+ * The name beside PATH (DIR/PID.sock) numbered N: DIR/.PID~XXX, as long as
+ * PATH, so that it fits a sockaddr_un too.  The socket is bound under such a
+ * name and a file is moved to one before it is removed (control_sock_put(),
+ * control_sock_remove()); bind() and renameat2(RENAME_NOREPLACE) refuse a
+ * name that exists, so while a file is there no other process puts its own
+ * there: what this process checks under that name stays what it checked.
+ * Another process of our pid number (another pid namespace, one directory)
+ * may pick the same N: one of the two is refused, and takes the next.
+ */
+static void control_side_name(char *buf, size_t size, const char *path, unsigned n)
+{
+        const char *base = strrchr(path, '/') + 1;     /* the path is absolute */
+        size_t len = strlen(base) - strlen(".sock");
+
+        n += (unsigned)getpid() * 2654435761u + (unsigned)control_now_ms();
+        snprintf(buf, size, "%.*s.%.*s~%03x", (int)(base - path), path, (int)len, base,
+                 n & 0xfff);
+}
+
+#define CONTROL_SIDE_TRIES      16
+
+/*
+ * Remove PATH when it is OURS (the socket file of that device and inode) or,
+ * OURS NULL, when nobody serves it (a stale socket).  There is no unlink of
+ * an inode, and what PATH holds may change between a check and an unlink()
+ * of PATH: another process of our pid number (another pid namespace sharing
+ * the directory) may put its live socket there, once ours is gone (removed by
+ * hand, or taken as stale).  So the file is moved aside first, atomically
+ * (renameat2() RENAME_NOREPLACE), to a name only this process uses
+ * (control_side_name()), judged there, where it no longer changes, and then
+ * removed, or put back when it is not to be removed (without replacing what
+ * came to PATH meanwhile: then it stays aside, but is not removed).  The
+ * file at PATH is away for that long only when it was not ours to remove,
+ * which needed a race to come there.  Without RENAME_NOREPLACE (a filesystem
+ * that refuses it) PATH is left: a stale socket, which the next process of
+ * that pid number replaces and traceql ctl calls stale.
+ */
+static void control_sock_remove(const char *path, const struct stat *ours)
+{
+        struct sockaddr_un side = { .sun_family = AF_UNIX };
+        struct stat st;
+        bool keep;
+        int r = -1;
+
+        for (unsigned i = 0; i < CONTROL_SIDE_TRIES; i++) {
+                control_side_name(side.sun_path, sizeof(side.sun_path), path, i);
+                r = renameat2(AT_FDCWD, path, AT_FDCWD, side.sun_path, RENAME_NOREPLACE);
+                if (r == 0 || errno != EEXIST)
+                        break;
+        }
+        if (r < 0)
+                return;
+        if (ours)
+                keep = lstat(side.sun_path, &st) < 0 || st.st_dev != ours->st_dev ||
+                       st.st_ino != ours->st_ino;
+        else
+                keep = control_sock_live(&side);
+        if (!keep)
+                (void)unlink(side.sun_path);
+        else
+                (void)renameat2(AT_FDCWD, side.sun_path, AT_FDCWD, path, RENAME_NOREPLACE);
+}
+
+/*
+ * Put the socket bound and listening at TMP in its place at PATH: link(),
+ * which refuses a PATH that exists, then TMP goes (our name).  A PATH that
+ * nobody serves is stale and removed first (control_sock_remove()).  0 or
+ * -errno (-EADDRINUSE: another process serves PATH by now).
+ */
+static int control_sock_put(const char *tmp, const char *path)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+        for (unsigned i = 0; i < CONTROL_SIDE_TRIES; i++) {
+                if (link(tmp, path) == 0) {
+                        (void)unlink(tmp);
+                        return 0;
+                }
+                if (errno != EEXIST)
+                        return -errno;
+                if (control_sock_live(&sa))
+                        return -EADDRINUSE;
+                control_sock_remove(path, NULL);
+        }
+        return -EADDRINUSE;
+}
+
+/*
+ * Bind and listen on DIR/PID.sock, replacing a stale one.  0 or -errno
+ * (-EADDRINUSE: another process serves that name).  The socket is bound
+ * under a name beside it (control_side_name()), its device and inode taken
+ * there, and it is put at DIR/PID.sock only once it listens: bound there
+ * directly, it was not yet listening after the bind(), and another process
+ * of our pid number (another pid namespace) could take it as stale, remove
+ * it and bind its own, whose inode control_sock_claim() then recorded as
+ * ours, and which our exit removed.
+ */
+static int control_bind(void)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX }, tmp = sa;
+        bool claimed = false;
         int fd, r;
 
         r = control_sock_name(&sa);
@@ -701,15 +799,24 @@ static int control_bind(void)
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return -errno;
-        /* A file of this name that nobody serves is left by an earlier
-         * process with our pid. */
-        (void)unlink(sa.sun_path);
-        r = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
+        r = -EADDRINUSE;
+        for (unsigned i = 0; i < CONTROL_SIDE_TRIES && r == -EADDRINUSE; i++) {
+                control_side_name(tmp.sun_path, sizeof(tmp.sun_path), sa.sun_path, i);
+                r = bind(fd, (struct sockaddr *)&tmp, sizeof(tmp)) < 0 ? -errno : 0;
+        }
         if (r == 0)
-                r = control_sock_claim(sa.sun_path);
+                r = control_sock_claim(tmp.sun_path);
+        claimed = r == 0;
         if (r == 0 && listen(fd, 8) < 0)
                 r = -errno;
+        if (r == 0)
+                r = control_sock_put(tmp.sun_path, sa.sun_path);
         if (r < 0) {
+                if (claimed) {
+                        struct stat ours = { .st_dev = ctl.dev, .st_ino = ctl.ino };
+
+                        control_sock_remove(tmp.sun_path, &ours);
+                }
                 close(fd);
                 return r;
         }
@@ -719,10 +826,14 @@ static int control_bind(void)
         return 0;
 }
 
-/* The socket file is removed only when it is the one we bound: another
+/*
+ * The socket file is removed only when it is the one we bound: another
  * process of our pid number (another pid namespace) may have put its own
- * there since ours was removed, by hand or as stale.  (Between the lstat()
- * and the unlink() it may still change: there is no unlink of an inode.) */
+ * there since ours was removed, by hand or as stale.  It is looked at first,
+ * so that another's is not even moved, then removed by control_sock_remove(),
+ * which judges it again where it cannot change.  Before close(): our bound
+ * socket holds its inode, so no other file can have its number meanwhile.
+ */
 static void control_close(void)
 {
         struct stat st;
@@ -730,7 +841,7 @@ static void control_close(void)
         if (ctl.fd >= 0) {
                 if (getpid() == ctl.owner && lstat(ctl.path, &st) == 0 &&
                     st.st_dev == ctl.dev && st.st_ino == ctl.ino)
-                        unlink(ctl.path);
+                        control_sock_remove(ctl.path, &st);
                 close(ctl.fd);
         }
         if (ctl.stop_fd >= 0)

@@ -4,7 +4,8 @@
 # and disabled, flushed, its stats read, its outputs changed; every malformed
 # or oversized request gets its exact error reply and the program runs on;
 # another uid (nobody, through setpriv) is refused and the refusal is
-# counted; state changes while threads trace; the socket is removed at exit;
+# counted; state changes while threads trace; the socket is removed at exit,
+# and another process's at its path is not, even when it comes there in a race;
 # a program out of descriptors answers once it has one, without spinning.
 . "$(dirname "$0")/lib/common.sh"
 TQ="$B/traceql"
@@ -283,6 +284,94 @@ socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).bind(sys.argv[1])' "$T/swap/$Q
 else
         fail control-other-socket-kept "$T/swap/$Q.sock did not appear"
         kill "$Q" 2> /dev/null; wait "$Q" 2> /dev/null || true
+fi
+
+# The same, but the other socket comes between the program's last look at
+# the path and its removal (by an lstat() shim here; a race with another
+# process of the same pid number): it is left alone all the same (the lstat()
+# said "ours", and the unlink() of the path removed the other's); nothing is
+# left beside it.  And another's socket that comes at the path between the
+# program's bind() and its listen() (by a bind() shim; that other process took
+# the socket not yet listening for stale, removed it and bound its own): the
+# start is refused with -EADDRINUSE and the other's is left (the program
+# recorded the other's inode as its own, started, and removed it at exit).
+if [ -z "${SANITIZE:-}" ]; then
+        cat > "$T/race.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* Put a listening socket of our own at PATH, whatever is there. */
+static void other(const char *path)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+        unlink(path);
+        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 1) < 0)
+                abort();
+}
+
+int lstat(const char *path, struct stat *st)
+{
+        static int (*real)(const char *, struct stat *);
+        static int done;
+        const char *at = getenv("RACE_LSTAT");
+        int r;
+
+        if (!real)
+                real = (int (*)(const char *, struct stat *))dlsym(RTLD_NEXT, "lstat");
+        r = real(path, st);
+        if (at && !done && strcmp(path, at) == 0) {
+                done = 1;
+                other(path);
+        }
+        return r;
+}
+
+int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+        static int (*real)(int, const struct sockaddr *, socklen_t);
+        static int done;
+        const char *at = getenv("RACE_BIND");
+        int r;
+
+        if (!real)
+                real = (int (*)(int, const struct sockaddr *, socklen_t))dlsym(RTLD_NEXT, "bind");
+        r = real(fd, sa, len);
+        if (r == 0 && at && !done) {
+                done = 1;
+                other(at);
+        }
+        return r;
+}
+C
+        ${CC:-cc} -shared -fPIC -o "$T/race.so" "$T/race.c" -ldl
+        mkdir "$T/race"
+        RACE_LSTAT_DIR="$T/race" TJ_CONTROL_DIR="$T/race" TJ_OUTPUT=nop LD_PRELOAD="$T/race.so" \
+                sh -c 'RACE_LSTAT="$RACE_LSTAT_DIR/$$.sock" exec "$1" ctlstart exit' sh \
+                "$B/tests/lib-emit" > "$T/out" 2>&1 &
+        Q=$!
+        wait "$Q" || true
+        check_eq control-other-socket-kept-race "|$Q.sock|socket" \
+                "$(cat "$T/out")|$(ls -A "$T/race")|$(stat -c %F "$T/race/$Q.sock" 2>&1)"
+        mkdir "$T/race2"
+        RACE_DIR="$T/race2" TJ_CONTROL_DIR="$T/race2" TJ_OUTPUT=nop LD_PRELOAD="$T/race.so" \
+                sh -c 'RACE_BIND="$RACE_DIR/$$.sock" exec "$1" ctlstart exit' sh \
+                "$B/tests/lib-emit" > "$T/out" 2>&1 &
+        Q=$!
+        wait "$Q" || true
+        check_eq control-other-socket-kept-bind "ctlstart=-98|$Q.sock|socket" \
+                "$(cat "$T/out")|$(ls -A "$T/race2")|$(stat -c %F "$T/race2/$Q.sock" 2>&1)"
+else
+        skip control-other-socket-kept-race "a preloaded shim, no sanitizer"
 fi
 
 # Two processes that are both pid 1, each in a pid namespace of its own,
