@@ -5,7 +5,9 @@
 # missing socket: the program goes on, one warning, the events counted as dropped;
 # a stream socket (tests/c/dgram-recv.c stream): NUL-ended messages, a closed
 # connection made again, the same bytes as glibc's syslog(3); a fork child's
-# first message when the parent's writer was in the middle of one.
+# first message when the parent's writer was in the middle of one; through a
+# real rsyslogd, the identifier changed by tj_init() again and one with bytes
+# RFC 3164/5424 do not allow.
 . "$(dirname "$0")/lib/common.sh"
 
 $RUN "$B/tests/lib-syslog" "$T/sys.sock" rfc3164 || true
@@ -149,3 +151,60 @@ for fmt in rfc3164 rfc5424; do
         check_eq lib-syslog-$fmt-identifier-sanitized "$want tgb_req" "$(printf '%s' "$got" | sed 's/ tgb_req req .*/ tgb_req/')"
         rm -f "$T/id.sock"
 done
+
+# ---- through a real rsyslogd (imuxsock, as on /dev/log) ----
+# The identifier changes at run time only by tj_shutdown() and tj_init()
+# again (the control endpoint has no command for it): the lines rsyslogd
+# writes carry the new one from then on, in both forms, as a TJ_IDENTIFIER
+# set in between does; and rsyslogd parses a TJ_IDENTIFIER with bytes outside
+# RFC 3164's TAG and RFC 5424's APP-NAME (a space, ':', '[', ']', a newline,
+# a byte above 0x7e) as the identifier tracejournal.3 says is sent, with the
+# message and pid of the program, not one the identifier forged.
+if ! command -v rsyslogd > /dev/null; then
+        fail lib-syslog-rsyslog "rsyslogd missing: packaging/install-deps.sh installs rsyslog"
+        exit 0
+fi
+mkdir -p "$T/rs"
+cat > "$T/rs.conf" <<RS
+global(workDirectory="$T/rs")
+module(load="imuxsock" SysSock.Use="off")
+input(type="imuxsock" Socket="$T/rs.sock" UseSpecialParser="off" RateLimit.Interval="0")
+template(name="t" type="string" string="%app-name%|%procid%|%msg%\n")
+action(type="omfile" file="$T/rs.log" template="t")
+RS
+rsyslogd -n -f "$T/rs.conf" -i "$T/rs.pid" > "$T/rs.out" 2>&1 &
+rs=$!
+trap 'kill $rs 2> /dev/null || true; common_exit' EXIT
+i=0
+until [ -S "$T/rs.sock" ] || [ $i -ge 100 ]; do i=$((i + 1)); sleep 0.1; done
+# rs_run NAME NLINES ARGS...: lib-emit ARGS to rsyslogd; its NLINES new lines
+# in $T/rs.got, the pid as PID (and without the blank RFC 3164 keeps before
+# the message)
+rs_run() {
+        n=$1 want=$2; shift 2
+        : > "$T/rs.log"
+        TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/rs.sock" TJ_EVENTS=tgb_req "$@" > "$T/rs.run" &
+        epid=$!
+        wait $epid || true
+        i=0
+        while [ "$(wc -l < "$T/rs.log")" -lt "$want" ] && [ $i -lt 100 ]; do
+                i=$((i + 1)); sleep 0.1; done
+        sed "s/|$epid| \\{0,1\\}/|PID|/" "$T/rs.log" > "$T/rs.got"
+}
+if [ -S "$T/rs.sock" ]; then
+        for fmt in rfc3164 rfc5424; do
+                rs_run "$fmt" 3 env TJ_SYSLOG_FORMAT=$fmt $RUN "$B/tests/lib-emit" init:first \
+                        req:1 flush shutdown init:second req:1 flush shutdown \
+                        setenv:TJ_IDENTIFIER=third init:second req:1 flush
+                check_eq lib-syslog-rsyslog-$fmt-identifier-changed "first|PID|tgb_req req 0x1000 sector 0 name r0
+second|PID|tgb_req req 0x1000 sector 0 name r0
+third|PID|tgb_req req 0x1000 sector 0 name r0" "$(cat "$T/rs.got")"
+                id=$(printf 'a b[7]: forged\nx\377y')
+                rs_run "$fmt" 1 env TJ_IDENTIFIER="$id" TJ_SYSLOG_FORMAT=$fmt $RUN \
+                        "$B/tests/lib-emit" init:first req:1 flush
+                check_eq lib-syslog-rsyslog-$fmt-identifier-replaced \
+                        "a_b_7___forged_x_y|PID|tgb_req req 0x1000 sector 0 name r0" "$(cat "$T/rs.got")"
+        done
+else
+        fail lib-syslog-rsyslog "rsyslogd did not start: $(cat "$T/rs.out")"
+fi
