@@ -14,6 +14,7 @@
  * line ("ok" or "error MESSAGE") into the exit status.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,8 +23,10 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <linux/openat2.h>
 
 #include "traceql.h"
 
@@ -83,14 +86,102 @@ static long ctl_own_pid(long pid)
 }
 
 /*
+ * Whether PID sees other files than we do at the same paths: another mount
+ * namespace (unshare -m, a container) or another root directory (chroot).
+ */
+static bool ctl_other_root(long pid)
+{
+        char path[64];
+        struct stat a, b;
+
+        snprintf(path, sizeof(path), "/proc/%ld/ns/mnt", pid);
+        if (stat(path, &a) == 0 && stat("/proc/self/ns/mnt", &b) == 0 &&
+            (a.st_dev != b.st_dev || a.st_ino != b.st_ino))
+                return true;
+        snprintf(path, sizeof(path), "/proc/%ld/root", pid);
+        return stat(path, &a) == 0 && stat("/", &b) == 0 &&
+               (a.st_dev != b.st_dev || a.st_ino != b.st_ino);
+}
+
+/*
+ * PID's socket in its own files, for a PID that sees other files than we do
+ * (ctl_other_root()): DIR/OWN.sock looked up under /proc/PID/root, DIR
+ * $TJ_CONTROL_DIR when set (absolute: the program's working directory is not
+ * ours), else /run/user/UID/tracejournal (UID the owner of PID, as we see it)
+ * and /run/tracejournal.  The container's processes own the files on the way
+ * and may make symlinks of them: the lookup is openat2() with
+ * RESOLVE_IN_ROOT, so that an absolute symlink or ".." stays under PID's root
+ * instead of naming our files, and RESOLVE_NO_MAGICLINKS, so that none leads
+ * out through a /proc/N/root, /proc/N/cwd or /proc/N/fd (RESOLVE_IN_ROOT
+ * refuses those too, today: the kernel says this may change).  The socket
+ * found is an O_PATH descriptor in *RET_FD, connected to through
+ * /proc/self/fd (the name is not looked up again from here); RET_PATH is
+ * /proc/PID/root/DIR/OWN.sock, for messages.  0 or -ENOENT (also where the
+ * kernel has no openat2(), before Linux 5.6, or we may not look at PID's
+ * root).
+ */
+static int ctl_find_in_root(long pid, long own, char *ret_path, size_t size, int *ret_fd)
+{
+        struct open_how how = {
+                .flags = O_PATH | O_CLOEXEC,
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        };
+        const char *v = getenv("TJ_CONTROL_DIR"), *dirs[2];
+        char root[64], user[64], name[PATH_MAX];
+        struct stat st;
+        size_t n = 0;
+        int rootfd, fd;
+
+        if (v && *v && *v != '/')
+                return -ENOENT;
+        snprintf(root, sizeof(root), "/proc/%ld", pid);
+        if (v && *v)
+                dirs[n++] = v;
+        else {
+                if (stat(root, &st) == 0) {
+                        snprintf(user, sizeof(user), "/run/user/%u/tracejournal",
+                                 (unsigned)st.st_uid);
+                        dirs[n++] = user;
+                }
+                dirs[n++] = "/run/tracejournal";
+        }
+        snprintf(root, sizeof(root), "/proc/%ld/root", pid);
+        rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0)
+                return -ENOENT;
+        for (size_t i = 0; i < n; i++) {
+                int len = snprintf(name, sizeof(name), "%s/%ld.sock", dirs[i], own);
+
+                if (len < 0 || (size_t)len >= sizeof(name))
+                        continue;
+                fd = (int)syscall(SYS_openat2, rootfd, name, &how, sizeof(how));
+                if (fd < 0)
+                        continue;
+                len = snprintf(ret_path, size, "%s%s", root, name);
+                if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && len > 0 &&
+                    (size_t)len < size) {
+                        close(rootfd);
+                        *ret_fd = fd;
+                        return 0;
+                }
+                close(fd);
+        }
+        close(rootfd);
+        return -ENOENT;
+}
+
+/*
  * Where PID's socket is: $TJ_CONTROL_DIR alone when set, else the first of
  * $XDG_RUNTIME_DIR/tracejournal, /run/user/UID/tracejournal (UID the owner of
  * PID) and /run/tracejournal that holds it.  The socket is named after PID's
- * number in its own pid namespace (ctl_own_pid()).  0, or -ENOENT, or -EACCES with
- * the first path we may not look at in RET_PATH (the socket may be there:
- * "no control endpoint" would send the user looking for TJ_CONTROL).
+ * number in its own pid namespace (ctl_own_pid()).  When none is there and
+ * PID sees other files than we do (a container), the same under its root
+ * (ctl_find_in_root(): then *RET_FD is the socket's descriptor).  0, or
+ * -ENOENT, or -EACCES with the first path we may not look at in RET_PATH
+ * (the socket may be there: "no control endpoint" would send the user
+ * looking for TJ_CONTROL).
  */
-static int ctl_find(long pid, char *ret_path, size_t size)
+static int ctl_find(long pid, char *ret_path, size_t size, int *ret_fd)
 {
         const char *v = getenv("TJ_CONTROL_DIR"), *dirs[3];
         char proc[64], user[64], denied[PATH_MAX] = "";
@@ -98,8 +189,13 @@ static int ctl_find(long pid, char *ret_path, size_t size)
         struct stat st;
         size_t n = 0;
 
-        if (v && *v)
-                return ctl_try(ret_path, size, v, "", own);
+        if (v && *v) {
+                int r = ctl_try(ret_path, size, v, "", own);
+
+                if (r == -ENOENT && ctl_other_root(pid))
+                        r = ctl_find_in_root(pid, own, ret_path, size, ret_fd);
+                return r;
+        }
         v = getenv("XDG_RUNTIME_DIR");
         if (v && *v)
                 dirs[n++] = v;
@@ -118,7 +214,8 @@ static int ctl_find(long pid, char *ret_path, size_t size)
                         snprintf(denied, sizeof(denied), "%s", ret_path);
         }
         if (!denied[0])
-                return -ENOENT;
+                return ctl_other_root(pid) ? ctl_find_in_root(pid, own, ret_path, size, ret_fd) :
+                       -ENOENT;
         snprintf(ret_path, size, "%s", denied);
         return -EACCES;
 }
@@ -132,10 +229,11 @@ static int ctl_timeout_s(void)
         return t && atoi(t) > 0 ? atoi(t) : CTL_TIMEOUT_S;
 }
 
-/* Connect to PATH and check that PID is the one listening: SO_PEERCRED
- * gives its pid in our namespace, as PID is, whatever number names the
- * socket.  The fd or -1. */
-static int ctl_connect(const char *who, const char *path, long pid)
+/* Connect to PATH (or to the socket FOUND, an O_PATH descriptor, when not
+ * -1) and check that PID is the one listening: SO_PEERCRED gives its pid in
+ * our namespace, as PID is, whatever number names the socket.  The fd or
+ * -1. */
+static int ctl_connect(const char *who, const char *path, int found, long pid)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         struct timeval tv = { ctl_timeout_s(), 0 };
@@ -143,11 +241,13 @@ static int ctl_connect(const char *who, const char *path, long pid)
         socklen_t len = sizeof(cred);
         int fd;
 
-        if (strlen(path) >= sizeof(sa.sun_path)) {
+        if (found >= 0)
+                snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", found);
+        else if (strlen(path) >= sizeof(sa.sun_path)) {
                 fprintf(stderr, "traceql: ctl %s: %s: %s\n", who, path, strerror(ENAMETOOLONG));
                 return -1;
-        }
-        strcpy(sa.sun_path, path);
+        } else
+                strcpy(sa.sun_path, path);
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0) {
                 fprintf(stderr, "traceql: ctl %s: socket: %s\n", who, strerror(errno));
@@ -313,7 +413,7 @@ int ctl_main(int argc, char **argv)
         size_t req_len, reply_len = 0;
         const char *who;
         long pid;
-        int fd = -1, r, ret;
+        int fd = -1, found = -1, r, ret;
 
         if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
                 ctl_usage(stdout);
@@ -336,7 +436,7 @@ int ctl_main(int argc, char **argv)
                 fprintf(stderr, "traceql: ctl %s: no such process\n", who);
                 return TQ_EXIT_CTL;
         }
-        r = ctl_find(pid, path, sizeof(path));
+        r = ctl_find(pid, path, sizeof(path), &found);
         if (r == -EACCES) {
                 fprintf(stderr, "traceql: ctl %s: %s: %s\n", who, path, strerror(EACCES));
                 return TQ_EXIT_CTL;
@@ -351,7 +451,7 @@ int ctl_main(int argc, char **argv)
                 fputs("traceql: out of memory\n", stderr);
                 return TQ_EXIT_NOMEM;
         }
-        fd = ctl_connect(who, path, pid);
+        fd = ctl_connect(who, path, found, pid);
         if (fd < 0) {
                 ret = TQ_EXIT_CTL;
                 goto out;
@@ -371,6 +471,8 @@ int ctl_main(int argc, char **argv)
 out:
         if (fd >= 0)
                 close(fd);
+        if (found >= 0)
+                close(found);
         free(req);
         free(reply);
         return ret;

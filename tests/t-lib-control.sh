@@ -491,6 +491,49 @@ else
         skip control-default-dir-mode "needs root and unshare -m"
 fi
 
+# A program in a mount namespace of its own whose /run is its own tmpfs (a
+# container): its /run/tracejournal/PID.sock is not ours, and traceql ctl
+# finds it under /proc/PID/root (it said "no control endpoint").  The
+# container's files are looked up as in its root: a /run/tracejournal that is
+# a symlink through /proc/self/cwd, which would name traceql's own working
+# directory and a socket there, leads nowhere.
+if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
+        unshare -m sh -c 'mount -t tmpfs tmpfs /run && exec env -u XDG_RUNTIME_DIR \
+                -u TJ_CONTROL_DIR TJ_CONTROL=1 TJ_OUTPUT=nop "$1" init waitfor:"$2" exit' \
+                sh "$B/tests/lib-emit" "$T/mntns.go" > /dev/null 2>&1 &
+        Q=$!
+        if wait_for '[ -S "/proc/$Q/root/run/tracejournal/$Q.sock" ]'; then
+                rc=0; env -u TJ_CONTROL_DIR -u XDG_RUNTIME_DIR "$TQ" ctl "$Q" outputs \
+                        > "$T/out" 2>&1 || rc=$?
+                check_eq control-client-mntns "0|outputs nop" "$rc|$(cat "$T/out")"
+        else
+                fail control-client-mntns "/proc/$Q/root/run/tracejournal/$Q.sock did not appear"
+        fi
+        touch "$T/mntns.go"; wait "$Q" 2> /dev/null || true
+        unshare -m sh -c 'mount -t tmpfs tmpfs /run && ln -s /proc/self/cwd /run/tracejournal &&
+                touch /run/ready && exec "$1" waitfor:"$2" exit' \
+                sh "$B/tests/lib-emit" "$T/mntns2.go" > /dev/null 2>&1 &
+        Q=$!
+        mkdir "$T/cwd"
+        python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1]); s.listen(4); time.sleep(30)' "$T/cwd/$Q.sock" &
+        M=$!
+        if wait_for '[ -e "/proc/$Q/root/run/ready" ] && [ -S "$T/cwd/$Q.sock" ]'; then
+                rc=0; (cd "$T/cwd" && env -u TJ_CONTROL_DIR -u XDG_RUNTIME_DIR "$TQ" ctl "$Q" \
+                        outputs) > "$T/out" 2>&1 || rc=$?
+                check_eq control-client-mntns-contained \
+                        "6|traceql: ctl $Q: no control endpoint (start the program with TJ_CONTROL=1)" \
+                        "$rc|$(cat "$T/out")"
+        else
+                fail control-client-mntns-contained "the namespace or the socket did not appear"
+        fi
+        touch "$T/mntns2.go"; wait "$Q" 2> /dev/null || true
+        kill "$M" 2> /dev/null; wait "$M" 2> /dev/null || true
+else
+        skip control-client-mntns "needs root and unshare -m"
+fi
+
 # An endpoint that takes the request and never answers: the client gives up
 # after its timeout (60 s; 1 s here) saying so, not "Resource temporarily
 # unavailable".
