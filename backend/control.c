@@ -752,7 +752,8 @@ static void control_sock_remove(const char *path, const struct stat *ours)
 
 /*
  * Put the socket bound and listening at TMP in its place at PATH: link(),
- * which refuses a PATH that exists, then TMP goes (our name).  A PATH that
+ * which refuses a PATH that exists, then TMP goes (our name); or, where
+ * link() is refused, renameat2() RENAME_NOREPLACE.  A PATH that
  * nobody serves is stale and removed first (control_sock_remove()).  0 or
  * -errno (-EADDRINUSE: another process serves PATH by now).
  */
@@ -762,12 +763,19 @@ static int control_sock_put(const char *tmp, const char *path)
 
         snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
         for (unsigned i = 0; i < CONTROL_SIDE_TRIES; i++) {
-                if (link(tmp, path) == 0) {
+                int r = link(tmp, path) < 0 ? -errno : 0;
+
+                if (r == 0) {
                         (void)unlink(tmp);
                         return 0;
                 }
-                if (errno != EEXIST)
-                        return -errno;
+                /* a filesystem without hard links: a move that refuses the
+                 * same */
+                if (r != -EEXIST)
+                        r = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0 ?
+                            -errno : 0;
+                if (r != -EEXIST)
+                        return r;
                 if (control_sock_live(&sa))
                         return -EADDRINUSE;
                 control_sock_remove(path, NULL);
