@@ -449,7 +449,8 @@ int ctl_main(int argc, char **argv)
         req = ctl_request(argc - 2, argv + 2, &req_len);
         if (!req) {
                 fputs("traceql: out of memory\n", stderr);
-                return TQ_EXIT_NOMEM;
+                ret = TQ_EXIT_NOMEM;
+                goto out;
         }
         fd = ctl_connect(who, path, found, pid);
         if (fd < 0) {
