@@ -2014,7 +2014,7 @@ static const char corr_pairs_save_sql[] =
 int correlate_main(int argc, char **argv, bool pairs)
 {
         struct corr_opts o = { .pairs = pairs };
-        struct tq_error err = { "" };
+        struct tq_error err = { "" }, unwritable = { "" };
         struct corr_totals tot = { 0 };
         sqlite3 *db = NULL;
         char *path = NULL;
@@ -2029,7 +2029,8 @@ int correlate_main(int argc, char **argv, bool pairs)
         if (!o.have_format)
                 o.format = isatty(STDOUT_FILENO) ? QUERY_TABLE : QUERY_CSV;
         r = o.db ? ((path = strdup(o.db)) ? 0 : -ENOMEM) : store_default_path(&path, &err);
-        if (r == 0 && !o.no_sync) {
+        /* as a query: a database this user may only read is not synced */
+        if (r == 0 && !o.no_sync && (o.write || store_writable(path, &unwritable) == 0)) {
                 r = store_open(path, STORE_WRITE, &db, &err);
                 if (r < 0) {
                         ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_DB;
@@ -2049,6 +2050,9 @@ int correlate_main(int argc, char **argv, bool pairs)
                 ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_DB;
                 goto fail;
         }
+        if (unwritable.msg[0])
+                fprintf(stderr, "traceql: %s: not synced, the query reads the database as it "
+                        "is\n", unwritable.msg);
         r = corr_resolve(db, &o, &err);
         if (r < 0) {
                 ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_INPUT;

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -445,6 +446,25 @@ static int store_wait_turn(void *name, int count)
         }
         nanosleep(&ts, NULL);
         return 1;
+}
+
+int store_writable(const char *path, struct tq_error *err)
+{
+        static const char *const suffix[] = { "", "-wal", "-shm" };
+        char name[PATH_MAX];
+        size_t i;
+
+        if (strcmp(path, ":memory:") == 0)
+                return 0;
+        for (i = 0; i < sizeof(suffix) / sizeof(*suffix); i++) {
+                if (snprintf(name, sizeof(name), "%s%s", path, suffix[i]) >= (int) sizeof(name))
+                        return 0;       /* SQLite will say what is wrong */
+                if (access(name, W_OK) < 0 &&
+                    (errno == EACCES || errno == EPERM || errno == EROFS))
+                        return tq_error_set(err, -errno, "%s: not writable (%s)", name,
+                                            strerror(errno));
+        }
+        return 0;
 }
 
 int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *err)

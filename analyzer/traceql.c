@@ -510,12 +510,14 @@ out:
 
 static int traceql_query(const char *path, const char *sql, const struct traceql_opts *o)
 {
-        struct tq_error err = { "" };
+        struct tq_error err = { "" }, unwritable = { "" };
         enum query_format format;
         sqlite3 *db = NULL;
         int r, ret = TQ_EXIT_OK;
 
-        if (!o->no_sync) {
+        /* a database this user may only read is queried as it is (said
+         * once it opens); --write asks to write it, and the sync fails */
+        if (!o->no_sync && (o->write || store_writable(path, &unwritable) == 0)) {
                 ret = traceql_sync(path);
                 if (ret != TQ_EXIT_OK)
                         return ret;
@@ -526,6 +528,9 @@ static int traceql_query(const char *path, const char *sql, const struct traceql
                 ret = traceql_fail(TQ_EXIT_DB, r, &err);
                 goto out;
         }
+        if (unwritable.msg[0])
+                fprintf(stderr, "traceql: %s: not synced, the query reads the database as it "
+                        "is\n", unwritable.msg);
         r = query_run(db, sql, format, stdout, &err);
         if (r < 0 && ferror(stdout))
                 ret = traceql_fail(TQ_EXIT_OUTPUT, r, &err);

@@ -103,6 +103,14 @@ enum {
  */
 int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *err);
 
+/* Whether this user may write the database at PATH and the -wal and -shm
+ * files beside it that exist: 0 when it may (or PATH is missing or
+ * ":memory:", which a write creates), else -EACCES, -EPERM or -EROFS with
+ * ERR = "FILE: not writable (reason)" naming the first file it may not
+ * write.  A query's sync would fail on its first write ("attempt to write a
+ * readonly database"); a read-only connection reads such a database. */
+int store_writable(const char *path, struct tq_error *err);
+
 /* The integer SQL (a PRAGMA, a SELECT) gives first, in *RET_VALUE; 0, or
  * -EIO with ERR = "PATH: sqlite message". */
 int store_int(sqlite3 *db, const char *sql, int64_t *ret_value, struct tq_error *err);

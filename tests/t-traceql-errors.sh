@@ -867,9 +867,59 @@ if command -v setpriv > /dev/null 2>&1 && [ "$(id -u)" = 0 ] && id nobody > /dev
                 --db "$PUB/ro/a.db" --no-sync 'select 1' > /dev/null 2> "$T/err" || rc=$?
         check_eq db-other-user-dir-readonly "3|traceql: $PUB/ro/a.db: cannot read it: its directory is not writable, and SQLite must create its -shm file there while no other process has it open" \
                 "$rc|$(cat "$T/err")"
+        # A database the user may read but not write, whose sync writes (a
+        # --directory source): a query's sync failed, 'attempt to write a
+        # readonly database', exit 4, and only --no-sync read it.  Now the
+        # query reads it as it is, saying why it was not synced; --write
+        # still asks to write it and fails.  In a directory the user may
+        # write (SQLite makes the -shm there), and in one it may not while
+        # another process (root's) has the database open, the -shm there.
+        nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; }
+        mkdir -m 755 "$PUB/empty"
+        mkdir -m 1777 "$PUB/rw"
+        $TQ --db "$PUB/ro/b.db" import --export "$FIX"
+        $TQ --db "$PUB/ro/b.db" import --directory "$PUB/empty"
+        cp "$PUB/ro/b.db" "$PUB/rw/b.db"
+        chmod 644 "$PUB/ro/b.db" "$PUB/rw/b.db"
+        rc=0
+        nobody "$PUB/traceql" --db "$PUB/rw/b.db" --format csv 'select count(*) as n from events' \
+                > "$T/out" 2> "$T/err" || rc=$?
+        check_eq db-other-user-file-readonly-query "0|n 15|traceql: $PUB/rw/b.db: not writable (Permission denied): not synced, the query reads the database as it is" \
+                "$rc|$(paste -sd ' ' "$T/out")|$(cat "$T/err")"
+        rc=0
+        nobody "$PUB/traceql" --db "$PUB/rw/b.db" --format csv leaks --alloc qemu_vmalloc \
+                --free qemu_vfree > "$T/out" 2> "$T/err" || rc=$?
+        check_eq db-other-user-file-readonly-leaks "2|3,1,2,,0,2,0|traceql: $PUB/rw/b.db: not writable (Permission denied): not synced, the query reads the database as it is" \
+                "$rc|$(tail -n 1 "$T/out")|$(cat "$T/err")"
+        rc=0
+        nobody "$PUB/traceql" --db "$PUB/rw/b.db" --write 'select 1' > /dev/null 2> "$T/err" || rc=$?
+        check_eq db-other-user-file-readonly-write "4|traceql: $PUB/rw/b.db: attempt to write a readonly database" \
+                "$rc|$(cat "$T/err")"
+        rc=0
+        nobody "$PUB/traceql" --db "$PUB/rw/b.db" --no-sync 'select 1' > /dev/null 2> "$T/err" || rc=$?
+        check_eq db-other-user-file-readonly-no-sync "0|" "$rc|$(cat "$T/err")"
+        # root holds ro/b.db open (its -wal and -shm are there, mode 0644)
+        # until the FIFO closes
+        mkfifo "$PUB/hold"
+        python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("select count(*) from events").fetchall()
+open(sys.argv[2], "w").close()
+sys.stdin.read()' "$PUB/ro/b.db" "$PUB/held" < "$PUB/hold" &
+        hold=$!
+        exec 9> "$PUB/hold"
+        while [ ! -e "$PUB/held" ] && kill -0 $hold 2> /dev/null; do sleep 0.1; done
+        rc=0
+        nobody "$PUB/traceql" --db "$PUB/ro/b.db" --format csv 'select count(*) as n from events' \
+                > "$T/out" 2> "$T/err" || rc=$?
+        exec 9>&-
+        wait $hold
+        check_eq db-other-user-file-readonly-dir-held "0|n 15|traceql: $PUB/ro/b.db: not writable (Permission denied): not synced, the query reads the database as it is" \
+                "$rc|$(paste -sd ' ' "$T/out")|$(cat "$T/err")"
         rm -rf "$PUB"
 else
         skip db-other-user-dir-readonly "needs root, setpriv and a 'nobody' user"
+        skip db-other-user-file-readonly "needs root, setpriv and a 'nobody' user"
 fi
 # A database on a full disk: the import fails naming it, exit 4, the
 # database as it was; with room again the next import adds everything.
