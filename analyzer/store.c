@@ -338,7 +338,7 @@ static int store_migrate(sqlite3 *db, int64_t from, struct tq_error *err)
 static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error *err)
 {
         int64_t appid, version, nobjects;
-        int r, rc;
+        int r, rc, sys;
 
         /* one snapshot: another process may be creating the schema */
         r = store_exec(db, "BEGIN", err);
@@ -347,6 +347,7 @@ static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error
         if (r == 0)
                 r = store_int(db, "SELECT count(*) FROM sqlite_schema", &nobjects, err);
         rc = sqlite3_extended_errcode(db);
+        sys = sqlite3_system_errno(db);
         (void) store_exec(db, r == 0 ? "COMMIT" : "ROLLBACK", NULL);
         /* A WAL database is read with its -shm file, which SQLite creates
          * beside it when no process has it open ("attempt to write a
@@ -356,6 +357,12 @@ static int store_check(sqlite3 *db, const char *path, int flags, struct tq_error
                 r = tq_error_set(err, -EACCES, "%s: cannot read it: its directory is not "
                                  "writable, and SQLite must create its -shm file there while "
                                  "no other process has it open", path);
+        /* ... and sizes it to 32 KiB at once: on a full disk SQLite says
+         * "disk I/O error" (SQLITE_IOERR_SHMSIZE, errno ENOSPC) */
+        if (r < 0 && (rc & 0xff) == SQLITE_IOERR && sys == ENOSPC)
+                r = tq_error_set(err, -ENOSPC, "%s: cannot read it: no space left on its disk "
+                                 "for its -shm file (32 KiB), which SQLite must create there "
+                                 "while no other process has it open", path);
         if (r < 0)
                 goto out;
         if (appid == 0 && nobjects == 0) {
