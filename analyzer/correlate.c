@@ -1020,7 +1020,7 @@ static int corr_event(struct corr_scan *sc, sqlite3_stmt *row, const struct corr
 static int corr_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret, struct tq_error *err)
 {
         if (sqlite3_prepare_v2(db, sql, -1, ret, NULL) != SQLITE_OK)
-                return tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+                return query_error(db, sqlite3_extended_errcode(db), err);
         return 0;
 }
 
@@ -1375,7 +1375,7 @@ static int corr_stored(struct corr_scan *sc)
         /* the message first: finalizing a stream still running resets the
          * connection's to "not an error" */
         if (r < 0 && r != -ENOMEM)
-                r = tq_error_set(sc->err, -EIO, "%s: %s", store_name(sc->db), sqlite3_errmsg(sc->db));
+                r = query_error(sc->db, sqlite3_extended_errcode(sc->db), sc->err);
         for (size_t j = 0; j < n; j++)
                 sqlite3_finalize(st[j]);
         free(st);
@@ -1547,7 +1547,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
                 /* the message first: finalizing a stream still running
                  * resets it (unless corr_stored() set it) */
                 if (r < 0 && r != -ENOMEM && !err->msg[0])
-                        r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+                        r = query_error(db, sqlite3_extended_errcode(db), err);
                 for (size_t j = 0; j < n; j++)
                         sqlite3_finalize(st[j]);
                 n = 0;
@@ -1594,7 +1594,7 @@ static int corr_scan(sqlite3 *db, const struct corr_opts *o, struct corr_totals 
         *ret_tot = sc.tot;
         goto out;
 sqlerr:
-        r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+        r = query_error(db, sqlite3_extended_errcode(db), err);
 out:
         for (size_t j = 0; j < n; j++)
                 sqlite3_finalize(st[j]);
@@ -1912,7 +1912,7 @@ static int corr_pairs_stats(sqlite3 *db, struct tq_error *err)
         if (rc == SQLITE_DONE)
                 goto out;
 sqlerr:
-        r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+        r = query_error(db, sqlite3_extended_errcode(db), err);
 out:
         sqlite3_finalize(g);
         sqlite3_finalize(k);
@@ -2070,7 +2070,8 @@ int correlate_main(int argc, char **argv, bool pairs)
         }
         if (r < 0) {
                 ret = r == -ENOMEM ? TQ_EXIT_NOMEM : ferror(stdout) ? TQ_EXIT_OUTPUT :
-                      r == -ENOSPC || r == -ENXIO ? TQ_EXIT_INPUT : TQ_EXIT_SQL;
+                      r == -ENOSPC || r == -ENXIO ? TQ_EXIT_INPUT :
+                      r == -EUCLEAN ? TQ_EXIT_DB : TQ_EXIT_SQL;
                 goto fail;
         }
         if (!pairs && tot.leaks > 0)

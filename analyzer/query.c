@@ -451,7 +451,7 @@ static int query_table_fill(sqlite3_stmt *st, struct query_cell *row, int ncols,
 
 /* ---- the runner ---- */
 
-static int query_error(sqlite3 *db, int rc, struct tq_error *err)
+int query_error(sqlite3 *db, int rc, struct tq_error *err)
 {
         if (rc == SQLITE_NOMEM)
                 return tq_error_set(err, -ENOMEM, "out of memory");

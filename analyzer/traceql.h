@@ -607,6 +607,13 @@ char *query_escape(const unsigned char *p, size_t n);
 int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
               struct tq_error *err);
 
+/* ERR = "DBFILE: sqlite message" for a statement of DB that failed with RC
+ * (extended), and its -errno: -ENOMEM; -EROFS, a write on a read-only
+ * connection; -EUCLEAN, a damaged page (the database's failure, as when it
+ * cannot be opened); -ENOSPC or -ENXIO (store_errno()); else -EIO, the
+ * SQL's. */
+int query_error(sqlite3 *db, int rc, struct tq_error *err);
+
 /* ---- correlate.c ---- */
 /* traceql leaks / traceql pairs: ARGV without the subcommand word; returns
  * the exit code (2 from leaks when it found unfreed allocations). */

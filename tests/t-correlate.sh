@@ -75,7 +75,9 @@ check_eq correlate-check-late "traceql: scan sorted|5000,5000,0,,0,1,0" \
 # that is gone) reports SQLite's error, as the sort does, and not "not an
 # error" (finalizing a stream still running resets the connection's): in the
 # scan (400 rows, 1 in 10 m and f: one stream per event), and in the check
-# past 4096 problems (5000 unknown frees before the m that is gone).
+# past 4096 problems (5000 unknown frees before the m that is gone).  Exit
+# 3, a damaged database, as a query's (query.c): it was 1, as if the SQL were
+# wrong.
 stale() {       # DB ID: delete row ID of events, leaving its index entry
         root=$(sqlite3 "$1" "select rootpage from sqlite_schema where name = 'events_event'")
         sqlite3 "$1" "PRAGMA writable_schema = ON; DELETE FROM sqlite_schema WHERE name = 'events_event'"
@@ -102,7 +104,7 @@ select n, n * 10, n * 10, 'b', 5, 5, case when n % 10 = 1 then 'm' when n % 10 =
                 echo "exit $rc" >> "$T/$1.$how.err"
         done
         check_eq "correlate-step-error-$1" \
-                "traceql: $T/$1.db: database disk image is malformed|exit 1" \
+                "traceql: $T/$1.db: database disk image is malformed|exit 3" \
                 "$(tr '\n' '|' < "$T/$1.show.err" | sed 's/|$//')"
         check_file "correlate-step-error-$1-same" "$T/$1.sort.err" "$T/$1.show.err"
 done

@@ -961,6 +961,25 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$T/fullq" 2> /dev/null
 else
         skip db-disk-full-query "needs root and a tmpfs mount"
 fi
+# leaks and pairs keep what they find in temporary tables, in SQLite's
+# temporary directory once they outgrow its cache (60000 leaks); a full one
+# failed a row's INSERT, which exited 1 as if the SQL were wrong, while the
+# same disk full in their other statements exits 4, as a query's: now 4.
+mkdir "$T/fulltmp"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$T/fulltmp" 2> /dev/null; then
+        awk 'BEGIN { for (i = 1; i <= 60001; i++)
+                printf "__CURSOR=s=11112222333344445555666677778888;i=%x;b=x\nTRACE_EVENT=%s\nTRACE_ARG_PTR=0x%x\n_PID=7\nCODE_FILE=some/longer/path/to/a/file.c\nCODE_FUNC=some_function\nMESSAGE=m\n\n",
+                        i, i <= 60000 ? "m_alloc" : "m_free", 4096 + i }' > "$T/fulltmp.export"
+        $TQ --db "$T/fulltmp.db" import --export "$T/fulltmp.export"
+        dd if=/dev/zero of="$T/fulltmp/fill" bs=1k count=64 2> /dev/null || true
+        SQLITE_TMPDIR=$T/fulltmp run db-temp-full-leaks 4 "traceql: $T/fulltmp.db: database or disk is full" \
+                --db "$T/fulltmp.db" --no-sync leaks --alloc m_alloc --free m_free
+        SQLITE_TMPDIR=$T/fulltmp run db-temp-full-pairs 4 "traceql: $T/fulltmp.db: database or disk is full" \
+                --db "$T/fulltmp.db" --no-sync pairs --begin m_alloc --end m_free
+        umount "$T/fulltmp"
+else
+        skip db-temp-full-leaks "needs root and a tmpfs mount"
+fi
 # A disk with no room for the -shm file: SQLite said "disk I/O error"
 # (SQLITE_IOERR_SHMSIZE, errno ENOSPC); now why, exit 3 still, for a query
 # and an import alike; with room again the database reads as it was.
