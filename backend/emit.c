@@ -143,8 +143,6 @@ static void emit_async(const struct tj_event *ev, const struct tj_site *site,
         struct record *r;
         size_t size, max, lens[TJ_MAX_ARGS];
 
-        if (TJ_UNLIKELY(atomic_load_explicit(&writer_restart, memory_order_relaxed)))
-                writer_restart_after_fork();
         if (TJ_UNLIKELY(!ring)) {
                 ring = emit_attach();
                 if (!ring) {
@@ -186,6 +184,11 @@ void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_val
         }
         emit_tls.busy = true;
         atomic_signal_fence(memory_order_seq_cst);
+        /* A fork child's first event starts its writer, whatever the outputs:
+         * with only log and ftrace, which the caller writes, it is still the
+         * writer that sends what went to the ring and reports the losses. */
+        if (TJ_UNLIKELY(atomic_load_explicit(&writer_restart, memory_order_relaxed)))
+                writer_restart_after_fork();
         here = atomic_load_explicit(&config_initialized, memory_order_acquire);
         if (here) {
                 sync = atomic_load_explicit(&config.sync, memory_order_relaxed);

@@ -32,6 +32,32 @@ tgb_req req 0x1000 sector 0 name r0
 tj_dropped 5 events dropped" "$(cat "$T/out"; sort "$T/lost.log")"
 done
 
+# The same in a fork child with only outputs the caller writes (log, and
+# ftrace): the child started no writer thread (the first event of a child
+# started one only on the ring's path, which those outputs never take), so
+# its losses were reported only by a later trace point that found one
+# waiting, and at its exit never: its file had no tj_dropped line.  Not under
+# ASan or TSan (see t-lib-async.sh: a forked child can deadlock).
+: > "$T/fk.marker"
+for outs in log log,ftrace; do
+        case "${SANITIZE:-}" in
+        *address*|*thread*)
+                skip "lib-outputs-fork-log-lost-reported-$outs" \
+                        "the ASan and TSan runtimes can deadlock in a forked child"
+                continue ;;
+        esac
+        rm -f "$T/fk.log"
+        TJ_OUTPUT=$outs TJ_FTRACE_MARKER="$T/fk.marker" TJ_EVENTS=tgb_req $RUN "$E" init \
+                forkdo:opt:file=/dev/full+req:5+opt:file="$T/fk.log"+req:1+stats \
+                > "$T/out" 2> "$T/err" || true
+        check_eq "lib-outputs-fork-log-lost-reported-$outs" "opt file=/dev/full=0
+opt file=$T/fk.log=0
+emitted=6 written=1 dropped=5
+tgb_req req 0x1000 sector 0 name r0
+tj_dropped 5 events dropped
+stderr:" "$(cat "$T/out"; sort "$T/fk.log"; echo "stderr:$(cat "$T/err")")"
+done
+
 # An event traced while the outputs change from nop,ftrace to
 # nop,ftrace,log,simple (tj_set_outputs() in another thread holds the
 # writer's lock while it opens a FIFO as the simple file) reaches the log

@@ -15,6 +15,8 @@
  *   threads:T:N         T threads at once, each doing req:N
  *   texit:N             a thread does req:N and exits; then wait for it
  *   fork:N              fork; the child does req:N and exits; wait for it
+ *   forkdo:STEPS        fork; the child runs STEPS (steps joined by '+') and
+ *                       exits (the atexit flush, no tj_flush()); wait for it
  *   forkflush:N         fork; the child does req:N, then tj_flush() until it
  *                       succeeds (however long its writer is held up), and
  *                       exits; wait for it
@@ -156,6 +158,29 @@ static void run_fork(long n, bool flush)
                 emit_reqs(n);
                 while (flush && tj_flush() != 0)
                         ;
+                exit(0);
+        }
+        if (pid > 0)
+                waitpid(pid, &status, 0);
+}
+
+static void step(const char *s);
+
+/* forkdo:STEPS - the child runs STEPS, joined by '+', then exit(). */
+static void run_forkdo(const char *steps)
+{
+        pid_t pid;
+        int status;
+
+        fflush(stdout);         /* or the child writes the parent's lines again */
+        pid = fork();
+        if (pid == 0) {
+                char *copy = strdup(steps), *save = NULL;
+
+                for (char *p = copy ? strtok_r(copy, "+", &save) : NULL; p;
+                     p = strtok_r(NULL, "+", &save))
+                        step(p);
+                free(copy);
                 exit(0);
         }
         if (pid > 0)
@@ -509,6 +534,8 @@ static void step(const char *s)
                         printf("waitfor %s=none\n", arg);
         } else if (strncmp(s, "forkctl:", 8) == 0)
                 run_forkctl(atol(arg));
+        else if (strncmp(s, "forkdo:", 7) == 0)
+                run_forkdo(arg);
         else if (strncmp(s, "forkflush:", 10) == 0)
                 run_fork(atol(arg), true);
         else if (strncmp(s, "str:", 4) == 0)
