@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/uio.h>
 
@@ -20,6 +21,7 @@
 
 static atomic_int log_fd = 2;
 static atomic_bool log_active;          /* the log output is selected */
+static atomic_uint log_writing;         /* callers between their log_active check and write */
 
 /*
  * Make *SLOT refer to FD's file (FD is consumed unless it is below 3).  Once
@@ -81,6 +83,14 @@ void out_log_reopen(void)
                 log_open();
 }
 
+/*
+ * Write the line, unless the output was closed.  A caller counts the line
+ * written when this says so, so it must not land on /dev/null: the close
+ * (log_close()) clears log_active, then waits for the callers that saw it
+ * set to finish their write before it parks the descriptor.  Both sides go
+ * through seq_cst operations, so either the caller sees log_active cleared
+ * or the close sees the caller in log_writing (as the ftrace output).
+ */
 static int log_line(const char *prefix, size_t plen, const char *msg)
 {
         struct iovec iov[3] = {
@@ -88,8 +98,13 @@ static int log_line(const char *prefix, size_t plen, const char *msg)
                 { (char *)msg, strlen(msg) },
                 { (char *)"\n", 1 },
         };
+        int r = -EBADF;
 
-        return writev(atomic_load(&log_fd), iov, 3) < 0 ? -errno : 0;
+        atomic_fetch_add(&log_writing, 1);
+        if (atomic_load(&log_active))
+                r = writev(atomic_load(&log_fd), iov, 3) < 0 ? -errno : 0;
+        atomic_fetch_sub(&log_writing, 1);
+        return r;
 }
 
 static size_t log_prefix(char *buf, size_t size, int32_t tid, int64_t realtime_ns)
@@ -122,9 +137,14 @@ static int log_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_ns)
                                            realtime_ns), msg);
 }
 
+/* No caller writes from now on, and those already writing finish first (at
+ * most 100 ms: a FIFO's writer may wait for its reader); then the file is
+ * closed, its descriptor parked on /dev/null. */
 static void log_close(void)
 {
         atomic_store(&log_active, false);
+        for (int i = 0; i < 2000 && atomic_load(&log_writing); i++)
+                nanosleep(&(struct timespec){ .tv_nsec = 50000 }, NULL);
         output_fd_park(&log_fd);
 }
 

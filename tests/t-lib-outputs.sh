@@ -162,6 +162,23 @@ printf 'tgb_req req 0x1000 sector 0 name r0\n' > "$T/exp"
 check_file lib-outputs-log-file "$T/exp" "$T/trace.log"
 check_eq lib-outputs-log-file-not-stderr "" "$(cat "$T/err")"
 
+# tj_shutdown() and tj_init() again while a thread traces without pause, the
+# log output writing to a file (a pipe: /dev/stdout, which each tj_init()
+# opens again without truncating what came before): every event counted
+# written is a line of it.  The close parked the file's descriptor on
+# /dev/null at once, and a caller between its check and its write wrote its
+# line there, counted written (about one in each of the 100 closes, in every
+# run, without TJ_SYNC); it now waits for them, as the ftrace output's does.
+for sync in 0 1; do
+        TJ_SYNC=$sync TJ_OUTPUT=log TJ_EVENTS=tgb_req $RUN "$E" opt:file=/dev/stdout init \
+                shutbusy:100 flush stats 2> "$T/err" | cat > "$T/out"
+        written=$(sed -n 's/^emitted=[0-9]* written=\([0-9]*\) .*/\1/p' "$T/out")
+        check_eq lib-outputs-log-shutdown-busy-sync$sync "written=$written" \
+                "written=$(grep -c '^tgb_req req ' "$T/out")"
+        check_eq lib-outputs-log-shutdown-busy-sync$sync-counted "" \
+                "$(awk -F'[= ]' '/^emitted=/ && $2 != $4 + $6' "$T/out")"
+done
+
 # journald absent: an empty /run/systemd/journal in a private mount namespace.
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
         TJ_QUIET=0 TJ_EVENTS=tgb_req unshare -m sh -c \
