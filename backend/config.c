@@ -49,7 +49,7 @@ void config_warn(const char *fmt, ...)
         va_list ap;
         int n;
 
-        if (config.quiet)
+        if (atomic_load_explicit(&config.quiet, memory_order_relaxed))
                 return;
         va_start(ap, fmt);
         n = vsnprintf(line, sizeof(line), fmt, ap);
@@ -83,15 +83,16 @@ char *config_hostname(void)
 
 /*
  * A boolean variable: 1, yes, true or on (in any case) is true; unset, empty,
- * 0, no, false or off is false.  Anything else is false too, with a warning:
- * TJ_SYNC=enable must not quietly mean off.
+ * 0, no, false or off is false.  Anything else is false too, and *RET_BAD
+ * set: config_flag() warns, TJ_SYNC=enable must not quietly mean off.
  */
-static bool config_flag(const char *name)
+static bool config_flag_value(const char *name, bool *ret_bad)
 {
         static const char *const yes[] = { "1", "yes", "true", "on" };
         static const char *const no[] = { "0", "no", "false", "off" };
         const char *v = getenv(name);
 
+        *ret_bad = false;
         if (!v || !*v)
                 return false;
         for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
@@ -100,8 +101,17 @@ static bool config_flag(const char *name)
                 if (strcasecmp(v, no[i]) == 0)
                         return false;
         }
-        config_warn("%s: unknown value '%s', using '0'", name, v);
+        *ret_bad = true;
         return false;
+}
+
+static bool config_flag(const char *name)
+{
+        bool bad, on = config_flag_value(name, &bad);
+
+        if (bad)
+                config_warn("%s: unknown value '%s', using '0'", name, getenv(name));
+        return on;
 }
 
 /* "65536", "64K", "4M": bytes rounded up to a power of two, at least
@@ -136,15 +146,19 @@ static size_t config_parse_size(const char *s)
 static void config_read_env(const char *identifier)
 {
         const char *v;
-        bool block = false;
+        bool block = false, quiet, bad;
         size_t ring_size = CONFIG_RING_DEFAULT;
+        unsigned flush_ms = CONFIG_FLUSH_DEFAULT;
 
         /* The defaults again: an earlier tj_init() may have read others. */
         config.syslog_rfc5424 = false;
         strcpy(config.syslog_socket, CONFIG_SYSLOG_DEFAULT);
-        config.flush_timeout_ms = CONFIG_FLUSH_DEFAULT;
-        config.quiet = false;           /* a bad TJ_QUIET is said */
-        config.quiet = config_flag("TJ_QUIET");
+        /* once: a thread warning meanwhile sees the old value or the new;
+         * a bad TJ_QUIET is said (it means off) */
+        quiet = config_flag_value("TJ_QUIET", &bad);
+        atomic_store_explicit(&config.quiet, quiet, memory_order_relaxed);
+        if (bad)
+                config_warn("TJ_QUIET: unknown value '%s', using '0'", getenv("TJ_QUIET"));
         v = getenv("TJ_IDENTIFIER");
         if (v && *v)
                 identifier = v;
@@ -195,8 +209,10 @@ static void config_read_env(const char *identifier)
                 if (*v < '0' || *v > '9' || *end || ms > 3600000)
                         config_warn("TJ_FLUSH_TIMEOUT_MS: invalid value '%s'", v);
                 else
-                        config.flush_timeout_ms = (unsigned)ms;
+                        flush_ms = (unsigned)ms;
         }
+        /* tj_flush() and the control endpoint read it at any time */
+        atomic_store_explicit(&config.flush_timeout_ms, flush_ms, memory_order_relaxed);
 }
 
 /* exit(): flush what was traced (bounded), stop the writer, close outputs. */
@@ -389,5 +405,5 @@ __attribute__((constructor)) static void config_init_fork(void)
 
 int tj_flush(void)
 {
-        return writer_flush(config.flush_timeout_ms);
+        return writer_flush(config_flush_ms());
 }

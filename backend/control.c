@@ -166,7 +166,7 @@ static int control_outputs(struct control_client *c, const char *list, FILE *out
                 snprintf(c->outputs, sizeof(c->outputs), "%s", list);
                 c->pending = writer_flush_begin(&c->flush_req) ? CONTROL_OUTPUTS_FLUSH :
                              CONTROL_OUTPUTS_TAKE;
-                c->deadline = control_now_ms() + config.flush_timeout_ms;
+                c->deadline = control_now_ms() + config_flush_ms();
                 return 1;
         }
         control_outputs_line(out);
@@ -243,7 +243,7 @@ static int control_execute(struct control_client *c, const struct control_reques
                 if (!writer_flush_begin(&c->flush_req))
                         return 0;
                 c->pending = CONTROL_FLUSHING;
-                c->deadline = control_now_ms() + config.flush_timeout_ms;
+                c->deadline = control_now_ms() + config_flush_ms();
                 return 1;
         case CONTROL_STATS:
                 return control_stats(out);
@@ -418,7 +418,7 @@ static bool control_pending_check(struct control_client *c, int64_t now)
                         return false;
                 else {
                         snprintf(c->buf, sizeof(c->buf), "error flush timed out after %u ms\n",
-                                 config.flush_timeout_ms);
+                                 config_flush_ms());
                         control_reply_static(c, c->buf);
                 }
                 break;
@@ -427,7 +427,7 @@ static bool control_pending_check(struct control_client *c, int64_t now)
                 if (!writer_flush_reached(c->flush_req) && c->deadline > now)
                         return false;
                 c->pending = CONTROL_OUTPUTS_TAKE;
-                c->deadline = now + config.flush_timeout_ms;
+                c->deadline = now + config_flush_ms();
                 /* fall through */
         case CONTROL_OUTPUTS_TAKE:
                 r = config_try_outputs(c->outputs);
@@ -437,7 +437,7 @@ static bool control_pending_check(struct control_client *c, int64_t now)
                         control_reply_outputs(c);
                 else if (r == -EBUSY) {
                         snprintf(c->buf, sizeof(c->buf), "error outputs busy for %u ms (an output "
-                                 "does not take events): unchanged\n", config.flush_timeout_ms);
+                                 "does not take events): unchanged\n", config_flush_ms());
                         control_reply_static(c, c->buf);
                 } else {        /* -EINVAL: a list too long for tj_set_outputs() */
                         control_bad_outputs(err, sizeof(err), c->outputs);

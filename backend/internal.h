@@ -128,26 +128,34 @@ TJ_HIDDEN void output_fd_park(atomic_int *slot);
 
 /*
  * Written by tj_init() under its lock.  The atomic fields are read by traced
- * threads (tj_emit() and the log output it writes), which may run while
- * another thread calls tj_shutdown() and tj_init(): relaxed loads, plain
- * moves on x86.
+ * threads (tj_emit() and the log output it writes), and by any thread that
+ * flushes or warns, which may run while another thread calls tj_shutdown()
+ * and tj_init(): relaxed loads, plain moves on x86.  The others are read
+ * under the lock only (the outputs' open(), which copies what its writes
+ * need: the syslog output's identifier and format).
  */
 struct config {
         char identifier[128];
-        bool quiet;                     /* TJ_QUIET=1 */
+        atomic_bool quiet;              /* TJ_QUIET=1 */
         atomic_bool sync;               /* TJ_SYNC=1 */
         atomic_bool block;              /* TJ_ON_FULL=block */
         atomic_bool log_timestamp;      /* TJ_LOG_TIMESTAMP=1 */
         bool control;                   /* TJ_CONTROL=1 */
         bool syslog_rfc5424;            /* TJ_SYSLOG_FORMAT=rfc5424 */
         atomic_size_t ring_size;        /* TJ_RING_SIZE, power of two */
-        unsigned flush_timeout_ms;      /* TJ_FLUSH_TIMEOUT_MS */
+        atomic_uint flush_timeout_ms;   /* TJ_FLUSH_TIMEOUT_MS */
         char log_file[4096];            /* "" = stderr */
         char syslog_socket[108];        /* TJ_SYSLOG_SOCKET or /dev/log */
 };
 
 extern TJ_HIDDEN struct config config;
 extern TJ_HIDDEN atomic_bool config_initialized;
+
+/* The bound of a flush, in milliseconds (TJ_FLUSH_TIMEOUT_MS). */
+static inline unsigned config_flush_ms(void)
+{
+        return atomic_load_explicit(&config.flush_timeout_ms, memory_order_relaxed);
+}
 
 TJ_HIDDEN void config_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 TJ_HIDDEN char *config_hostname(void);

@@ -58,6 +58,11 @@ static struct {
         char *buf;
         size_t size, len;
         bool oom;               /* an append did not fit */
+        /* Copied at open(), under the config lock: tj_init() rewrites the
+         * settings while a writer tj_shutdown() left stuck in a send may
+         * still write with this output. */
+        char ident[sizeof(config.identifier)];
+        bool rfc5424;           /* TJ_SYSLOG_FORMAT=rfc5424 */
 } sl = { .fd = -1 };
 
 static pthread_once_t syslog_once = PTHREAD_ONCE_INIT;
@@ -88,6 +93,8 @@ static int syslog_open(void)
         sl.addr.sun_family = AF_UNIX;
         /* config.c keeps the path shorter than sun_path */
         memcpy(sl.addr.sun_path, config.syslog_socket, strlen(config.syslog_socket) + 1);
+        memcpy(sl.ident, config.identifier, sizeof(sl.ident));
+        sl.rfc5424 = config.syslog_rfc5424;
         sl.addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
                                  strlen(sl.addr.sun_path) + 1);
         if (sl.fd < 0 && !sl.stream)
@@ -242,7 +249,7 @@ static void syslog_add_token(const char *s, size_t max, const char *also)
  * carried it. */
 static void syslog_add_identifier(void)
 {
-        syslog_add_token(config.identifier, 48, ":[]");
+        syslog_add_token(sl.ident, 48, ":[]");
 }
 
 static void syslog_header_3164(int64_t realtime_ns)
@@ -416,7 +423,7 @@ static int syslog_send(void)
         if (r < 0 && r != -EBADF) {
                 if (!sl.warned)
                         config_warn("syslog: cannot send to %s: %s; events are counted as dropped",
-                                    config.syslog_socket, strerror(-r));
+                                    sl.addr.sun_path, strerror(-r));
                 sl.warned = true;
         }
 out:
@@ -427,7 +434,7 @@ out:
 
 static int syslog_write(const struct record *r, const tj_value *v, const char *msg)
 {
-        if (config.syslog_rfc5424) {
+        if (sl.rfc5424) {
                 syslog_header_5424(r->realtime_ns, r->ev->name);
                 syslog_params(r, v);
         } else
@@ -438,7 +445,7 @@ static int syslog_write(const struct record *r, const tj_value *v, const char *m
 
 static int syslog_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_ns)
 {
-        if (config.syslog_rfc5424) {
+        if (sl.rfc5424) {
                 char num[32];
 
                 syslog_header_5424(realtime_ns, "tj_dropped");

@@ -318,8 +318,8 @@ int writer_set_outputs(const char *list, bool from_env, bool wait)
                         return -EBUSY;
         } else {
                 if (writer_running())
-                        writer_flush(config.flush_timeout_ms);
-                until = writer_deadline(config.flush_timeout_ms);
+                        writer_flush(config_flush_ms());
+                until = writer_deadline(config_flush_ms());
                 if (pthread_mutex_timedlock(&w.lock, &until) != 0)
                         return -ETIMEDOUT;
         }
@@ -985,7 +985,7 @@ void writer_shutdown(void)
         if (writer_running()) {
                 struct timespec ts;
 
-                writer_flush(config.flush_timeout_ms);
+                writer_flush(config_flush_ms());
                 atomic_store(&w.stop, true);
                 atomic_store(&w.sleeping, true);
                 writer_wake();

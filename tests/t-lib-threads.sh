@@ -16,6 +16,13 @@ TJ_OUTPUT=nop TJ_ON_FULL=block TJ_RING_SIZE=4096 $RUN "$E" enable:tgb_req init s
 check_eq lib-threads-reinit-busy-block "" "$(awk -F'[= ]' '/^enable tgb_req=1$/ { next } !/^emitted=/ || $2 != $4 + $6' "$T/out")"
 TJ_OUTPUT=nop $RUN "$E" enable:tgb_req init shutnew:20 flush stats > "$T/out" 2>&1 || true
 check_eq lib-threads-reinit-new-threads "" "$(awk -F'[= ]' '/^enable tgb_req=1$/ { next } !/^emitted=/ || $2 != $4 + $6' "$T/out")"
+# The same with tj_flush() called after each event: tj_init() rewrote
+# TJ_FLUSH_TIMEOUT_MS (config.flush_timeout_ms), which tj_flush() reads, as
+# a plain field, and TJ_QUIET too, which any warning reads (a data race
+# under TSan).
+TJ_OUTPUT=nop TJ_FLUSH_TIMEOUT_MS=500 $RUN "$E" enable:tgb_req init shutflush:20 flush stats \
+        > "$T/out" 2>&1 || true
+check_eq lib-threads-reinit-flush "" "$(awk -F'[= ]' '/^enable tgb_req=1$/ { next } !/^emitted=/ || $2 != $4 + $6' "$T/out")"
 
 if ! have_journald; then skip lib-threads "no journald socket"; exit 0; fi
 

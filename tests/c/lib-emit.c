@@ -59,6 +59,8 @@
  *                       thread stops and is joined
  *   shutnew:K           as shutbusy:K, but the thread traces from a new
  *                       thread each time (its first event makes its ring)
+ *   shutflush:K         as shutbusy:K, but the thread calls tj_flush() after
+ *                       each event
  *   setenv:NAME=VALUE   setenv(NAME, VALUE), for a later init
  *   unsetenv:NAME       unsetenv(NAME)
  *   tasks               prints "tasks=N", the process's threads
@@ -400,6 +402,16 @@ static void *shutnew_main(void *arg)
         return NULL;
 }
 
+static void *shutflush_main(void *arg)
+{
+        (void)arg;
+        while (!__atomic_load_n(&shutbusy_stop, __ATOMIC_RELAXED)) {
+                emit_reqs(1);
+                tj_flush();
+        }
+        return NULL;
+}
+
 static void run_shutbusy(long k, void *(*fn)(void *))
 {
         pthread_t th;
@@ -629,6 +641,8 @@ static void step(const char *s)
                 run_shutbusy(atol(arg), shutbusy_main);
         else if (strncmp(s, "shutnew:", 8) == 0)
                 run_shutbusy(atol(arg), shutnew_main);
+        else if (strncmp(s, "shutflush:", 10) == 0)
+                run_shutbusy(atol(arg), shutflush_main);
         else if (strcmp(s, "shutdown") == 0)
                 tj_shutdown();
         else if (strncmp(s, "setenv:", 7) == 0 && strchr(arg, '=')) {
