@@ -215,10 +215,12 @@ static void config_read_env(const char *identifier)
         atomic_store_explicit(&config.flush_timeout_ms, flush_ms, memory_order_relaxed);
 }
 
-/* exit(): flush what was traced (bounded), stop the writer, close outputs. */
+/* exit(): flush what was traced (bounded), stop the writer, close outputs;
+ * what that leaves unwritten is counted dropped (emit_set_closed()). */
 static void config_atexit(void)
 {
         tj_shutdown();
+        emit_set_closed(true);
 }
 
 int tj_init(const char *identifier)
@@ -231,6 +233,7 @@ int tj_init(const char *identifier)
                 ret = -EALREADY;
                 goto out;
         }
+        emit_set_closed(false);         /* tj_init() in a later atexit handler */
         config_read_env(identifier);
         registry_report_problems();
         v = getenv("TJ_EVENTS");

@@ -32,6 +32,10 @@ static __thread struct emit_thread emit_tls __attribute__((tls_model("initial-ex
 
 TJ_HIDDEN struct emit_counters emit_counters;
 
+/* The flush at exit() is done: no writer sends what the rings hold, nor
+ * what is traced from now on (tj_get_stats()). */
+static atomic_bool emit_closed;
+
 static pthread_key_t emit_key;
 static pthread_once_t emit_once = PTHREAD_ONCE_INIT;
 static bool emit_key_ok;
@@ -210,6 +214,7 @@ void emit_after_fork_child(void)
 {
         emit_tls.tid = 0;
         emit_tls.busy = false;
+        atomic_store(&emit_closed, false);
         atomic_store(&emit_counters.seq, 0);
         atomic_store(&emit_counters.written, 0);
         atomic_store(&emit_counters.dropped, 0);
@@ -221,12 +226,32 @@ struct ring *emit_thread_ring(void)
         return emit_tls.ring;
 }
 
+void emit_set_closed(bool closed)
+{
+        atomic_store(&emit_closed, closed);
+}
+
+/*
+ * Once exit() flushed (emit_closed), every event not written is dropped: the
+ * records the flush left in a ring (committed after the writer's last pass,
+ * by a thread tracing while the process exits), those traced later (by an
+ * atexit handler that runs after the library's), and the losses not yet
+ * counted, as no writer will send or count them.  WRITTEN is read first:
+ * every event it counts was numbered before, so it is at most EMITTED.
+ */
 int tj_get_stats(struct tj_stats *ret_stats)
 {
+        uint64_t written, emitted, dropped;
+
         if (!ret_stats)
                 return -EINVAL;
-        ret_stats->emitted = atomic_load(&emit_counters.seq);
-        ret_stats->written = atomic_load(&emit_counters.written);
-        ret_stats->dropped = atomic_load(&emit_counters.dropped);
+        written = atomic_load(&emit_counters.written);
+        emitted = atomic_load(&emit_counters.seq);
+        dropped = atomic_load(&emit_counters.dropped);
+        if (atomic_load(&emit_closed))
+                dropped = emitted - written;
+        ret_stats->emitted = emitted;
+        ret_stats->written = written;
+        ret_stats->dropped = dropped;
         return 0;
 }

@@ -181,6 +181,9 @@ extern TJ_HIDDEN struct emit_counters emit_counters;
 
 TJ_HIDDEN pid_t emit_gettid(void);
 TJ_HIDDEN void emit_after_fork_child(void);
+/* exit() flushed: what is not written by now counts as dropped (true), or a
+ * tj_init() started again (false). */
+TJ_HIDDEN void emit_set_closed(bool closed);
 TJ_HIDDEN struct ring *emit_thread_ring(void);
 
 /* ---- rings (ring.c) ---------------------------------------------------- */

@@ -24,6 +24,26 @@ TJ_OUTPUT=nop TJ_FLUSH_TIMEOUT_MS=500 $RUN "$E" enable:tgb_req init shutflush:20
         > "$T/out" 2>&1 || true
 check_eq lib-threads-reinit-flush "" "$(awk -F'[= ]' '/^enable tgb_req=1$/ { next } !/^emitted=/ || $2 != $4 + $6' "$T/out")"
 
+# The stats at exit add up: an event the exit flush leaves unwritten counts
+# as dropped.  Events traced by an atexit handler that runs after the
+# library's (registered before tj_init()) went to a ring no writer drains,
+# counted neither written nor dropped (emitted=15 written=10 dropped=0
+# before); so were those a thread committed after the writer's last pass
+# while the process exited (bgtrace: a thread tracing without pause).  The
+# handler registered first prints the stats last.
+for outs in nop log; do
+        TJ_OUTPUT=$outs TJ_EVENTS=tgb_req $RUN "$E" opt:file="$T/exit.log" atexitstats atexit:5 \
+                init req:10 exit > "$T/out" 2>&1 || true
+        check_eq lib-threads-exit-atexit-stats-$outs "opt file=$T/exit.log=0
+emitted=15 written=10 dropped=5" "$(cat "$T/out")"
+        for i in 1 2 3; do
+                TJ_OUTPUT=$outs TJ_EVENTS=tgb_req $RUN "$E" opt:file="$T/exit.log" atexitstats \
+                        init req:10 bgtrace sleep:20 exit > "$T/out" 2>&1 || true
+                check_eq lib-threads-exit-busy-stats-$outs-$i "" \
+                        "$(awk -F'[= ]' '/^opt / { next } !/^emitted=/ || $2 != $4 + $6' "$T/out")"
+        done
+done
+
 if ! have_journald; then skip lib-threads "no journald socket"; exit 0; fi
 
 # check_seq NAME N: $T/seq holds "TID SEQ" lines in journal order

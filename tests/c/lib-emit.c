@@ -65,6 +65,11 @@
  *   unsetenv:NAME       unsetenv(NAME)
  *   tasks               prints "tasks=N", the process's threads
  *   exit                exit(0) at once (atexit flush)
+ *   atexitstats         register an atexit handler that prints the stats
+ *                       (as stats): before init, it runs after the library's
+ *   atexit:N            register an atexit handler that does req:N: before
+ *                       init, it traces once the library's flush is done
+ *   bgtrace             a thread traces tgb_req without pause, never stopped
  *   signal:N            N times: SIGUSR1 to itself while tracing req:10; the
  *                       handler traces tga_void (trace points in a handler)
  *   long:N              one tga_all whose string is N bytes of 'y'
@@ -412,6 +417,26 @@ static void *shutflush_main(void *arg)
         return NULL;
 }
 
+static long atexit_reqs;
+
+static void atexit_stats(void)
+{
+        step("stats");
+}
+
+static void atexit_trace(void)
+{
+        emit_reqs(atexit_reqs);
+}
+
+static void *bgtrace_main(void *arg)
+{
+        (void)arg;
+        for (;;)
+                emit_reqs(1);
+        return NULL;
+}
+
 static void run_shutbusy(long k, void *(*fn)(void *))
 {
         pthread_t th;
@@ -643,7 +668,16 @@ static void step(const char *s)
                 run_shutbusy(atol(arg), shutnew_main);
         else if (strncmp(s, "shutflush:", 10) == 0)
                 run_shutbusy(atol(arg), shutflush_main);
-        else if (strcmp(s, "shutdown") == 0)
+        else if (strcmp(s, "atexitstats") == 0)
+                atexit(atexit_stats);
+        else if (strncmp(s, "atexit:", 7) == 0) {
+                atexit_reqs = atol(arg);
+                atexit(atexit_trace);
+        } else if (strcmp(s, "bgtrace") == 0) {
+                pthread_t th;
+
+                pthread_create(&th, NULL, bgtrace_main, NULL);
+        } else if (strcmp(s, "shutdown") == 0)
                 tj_shutdown();
         else if (strncmp(s, "setenv:", 7) == 0 && strchr(arg, '=')) {
                 const char *eq = strchr(arg, '=');
