@@ -896,17 +896,12 @@ static void *writer_main(void *arg)
         return NULL;
 }
 
-/*
- * Start the writer thread, with every signal blocked in it.  A writer that
- * writer_shutdown() left stuck in a send is taken back instead: two would
- * both remove dead rings.  0 or -errno.
- */
-int writer_start(void)
+/* writer_start(), under start_lock. */
+static int writer_start_locked(void)
 {
         sigset_t all, old;
         int r = 0;
 
-        pthread_mutex_lock(&w.start_lock);
         if (writer_running())
                 goto out;
         atomic_store(&w.stop, false);
@@ -921,6 +916,20 @@ int writer_start(void)
         }
         atomic_store(&w.running, true);
 out:
+        return r;
+}
+
+/*
+ * Start the writer thread, with every signal blocked in it.  A writer that
+ * writer_shutdown() left stuck in a send is taken back instead: two would
+ * both remove dead rings.  0 or -errno.
+ */
+int writer_start(void)
+{
+        int r;
+
+        pthread_mutex_lock(&w.start_lock);
+        r = writer_start_locked();
         pthread_mutex_unlock(&w.start_lock);
         return r;
 }
@@ -982,6 +991,13 @@ void writer_shutdown(void)
 {
         bool joined = true;
 
+        /* A fork child that had no writer yet starts none after this: one
+         * with no outputs counted written what it drained.  Under start_lock,
+         * as writer_restart_after_fork() takes it: a restart is either done
+         * (the writer is running, stopped below) or refused. */
+        pthread_mutex_lock(&w.start_lock);
+        atomic_store(&writer_restart, false);
+        pthread_mutex_unlock(&w.start_lock);
         if (writer_running()) {
                 struct timespec ts;
 
@@ -1090,10 +1106,14 @@ static void writer_fork_child(void)
         }
 }
 
+/* A fork child's first event or tj_flush(): start its writer, unless
+ * tj_shutdown() came first (writer_shutdown() cleared writer_restart). */
 void writer_restart_after_fork(void)
 {
+        pthread_mutex_lock(&w.start_lock);
         if (atomic_exchange(&writer_restart, false))
-                writer_start();
+                writer_start_locked();
+        pthread_mutex_unlock(&w.start_lock);
 }
 
 __attribute__((constructor)) static void writer_init(void)
