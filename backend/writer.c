@@ -90,6 +90,7 @@ static struct {
         atomic_uint_fast64_t pending_drops; /* losses not yet given to the outputs */
         atomic_uint space;              /* futex word: bumped when rings got room */
         atomic_uint space_waiters;      /* producers waiting on it (TJ_ON_FULL=block) */
+        atomic_uint taken;              /* records taken: is a stopping writer stuck? */
 
         char *msg;                      /* the writer's MESSAGE buffer */
         size_t msg_size;
@@ -635,6 +636,7 @@ static void writer_take(struct ring *ring, const struct record *r, size_t n)
         writer_fix_realtime((struct record *)r);
         writer_dispatch(r, false);
         ring_consume(ring, r);
+        atomic_fetch_add_explicit(&w.taken, 1, memory_order_relaxed);
         if ((n & 127) == 0)
                 writer_space(n);        /* blocked producers go on once there is room */
 }
@@ -859,9 +861,22 @@ static void writer_sleep(unsigned ms)
         atomic_store(&w.sleeping, false);
 }
 
+/*
+ * Asked to stop, the writer leaves once a pass found nothing left, or after
+ * two passes begun since it saw the request: the first takes what was
+ * committed when it began, the second the records numbered before that but
+ * committed during it (writer_drain_merged()) and the flushes asked for
+ * meanwhile.  Waiting for the rings to be empty never ended while a thread
+ * traced faster than the outputs took its events: writer_shutdown()'s join
+ * failed, and at exit the outputs stayed open.  What is left stays in the
+ * rings: the next writer sends it (tj_init() again), or at exit it counts
+ * dropped (emit_set_closed()).
+ */
+#define WRITER_STOP_PASSES 2
+
 static void *writer_main(void *arg)
 {
-        unsigned idle_ms = 1;
+        unsigned idle_ms = 1, stop_passes = 0;
 
         (void)arg;
         for (;;) {
@@ -870,9 +885,13 @@ static void *writer_main(void *arg)
                 size_t n = writer_pass();
 
                 atomic_store(&w.flush_done, req);
+                if (!stop)
+                        stop_passes = 0;
                 /* a pass may take nothing yet leave records (numbered after
-                 * it began, writer_drain_merged()): those go out first */
-                if (stop && n == 0 && !writer_any_pending()) {
+                 * it began, writer_drain_merged()): those go out first, in
+                 * the bound */
+                else if ((n == 0 && !writer_any_pending()) ||
+                         ++stop_passes >= WRITER_STOP_PASSES) {
                         bool leave;
 
                         /* unless writer_start() took this thread back */
@@ -883,6 +902,7 @@ static void *writer_main(void *arg)
                         pthread_mutex_unlock(&w.start_lock);
                         if (leave)
                                 break;
+                        stop_passes = 0;
                         continue;
                 }
                 if (n > 0) {
@@ -1005,12 +1025,21 @@ void writer_shutdown(void)
                 atomic_store(&w.stop, true);
                 atomic_store(&w.sleeping, true);
                 writer_wake();
-                /* The flush had its bound; a writer stuck in a send is left. */
-                ts = writer_deadline(100);
+                /* The flush had its bound; a writer stuck in a send (no
+                 * record taken in 100 ms) is left.  One still taking records
+                 * is waited for: it leaves within WRITER_STOP_PASSES passes,
+                 * each bounded by what the rings held when it began. */
                 pthread_mutex_lock(&w.start_lock);
                 if (w.joinable) {
+                        unsigned seen, now = atomic_load(&w.taken);
+
                         pthread_mutex_unlock(&w.start_lock);
-                        joined = pthread_timedjoin_np(w.thread, NULL, &ts) == 0;
+                        do {
+                                seen = now;
+                                ts = writer_deadline(100);
+                                joined = pthread_timedjoin_np(w.thread, NULL, &ts) == 0;
+                                now = atomic_load(&w.taken);
+                        } while (!joined && now != seen);
                         pthread_mutex_lock(&w.start_lock);
                         w.joinable = false;
                         if (!joined)

@@ -69,6 +69,10 @@
  *                       (as stats): before init, it runs after the library's
  *   atexit:N            register an atexit handler that does req:N: before
  *                       init, it traces once the library's flush is done
+ *   atexitfd:PATH       register an atexit handler that prints "fd PATH=open"
+ *                       when a descriptor of the process refers to PATH, else
+ *                       "fd PATH=closed": before init, it runs after the
+ *                       library's (were the outputs closed?)
  *   bgtrace             a thread traces tgb_req without pause, never stopped
  *   signal:N            N times: SIGUSR1 to itself while tracing req:10; the
  *                       handler traces tga_void (trace points in a handler)
@@ -429,6 +433,34 @@ static void atexit_trace(void)
         emit_reqs(atexit_reqs);
 }
 
+static char *atexit_fd_path;
+
+/* Does a descriptor of the process refer to atexit_fd_path? */
+static void atexit_fd(void)
+{
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *de;
+        bool open = false;
+
+        while (d && !open && (de = readdir(d))) {
+                char link[300], target[4096];
+                ssize_t n;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(link, sizeof(link), "/proc/self/fd/%s", de->d_name);
+                n = readlink(link, target, sizeof(target) - 1);
+                if (n > 0) {
+                        target[n] = '\0';
+                        open = strcmp(target, atexit_fd_path) == 0;
+                }
+        }
+        if (d)
+                closedir(d);
+        printf("fd %s=%s\n", atexit_fd_path, open ? "open" : "closed");
+        fflush(stdout);
+}
+
 static void *bgtrace_main(void *arg)
 {
         (void)arg;
@@ -673,6 +705,10 @@ static void step(const char *s)
         else if (strncmp(s, "atexit:", 7) == 0) {
                 atexit_reqs = atol(arg);
                 atexit(atexit_trace);
+        } else if (strncmp(s, "atexitfd:", 9) == 0) {
+                atexit_fd_path = strdup(arg);
+                if (atexit_fd_path)
+                        atexit(atexit_fd);
         } else if (strcmp(s, "bgtrace") == 0) {
                 pthread_t th;
 
