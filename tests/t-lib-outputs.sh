@@ -107,19 +107,30 @@ fi
 # file), with only caller-written outputs and a loss waiting to be reported
 # (tgn_nest's render traces it again, nested: dropped): the caller took the
 # writer's lock to report it and waited for itself for ever.  Now the report
-# is the writer's, once the lock is free.
+# is the writer's, once the lock is free.  Not under TSan: its handler of
+# the signal only queues it unless the thread is in a call TSan counts as
+# blocking (sleep, poll...), which open() is not; the kernel restarts the
+# open() (SA_RESTART), and the handler would run once it returned, which
+# needs the FIFO's reader that this test opens only after the handler ran
+# (bgsignal=stuck, a wait of TSan's making, not the library's).
 mkfifo "$T/sig.fifo"
-TJ_OUTPUT=log TJ_SIMPLE_FILE="$T/sig.fifo" \
-        timeout 60 $RUN "$E" opt:file="$T/sig.log" init nest bgoutputs:log,simple fifowait \
-        bgsignal fifo:"$T/sig.fifo" bgjoin flush stats > "$T/out" 2> "$T/err" || true
-if grep -q fifowait=none "$T/out"; then
-        skip lib-outputs-signal-in-set-outputs "no thread seen waiting in open() (/proc wchan)"
-else
-        check_eq lib-outputs-signal-in-set-outputs "bgoutputs log,simple=0
+case "${SANITIZE:-}" in
+*thread*)
+        skip lib-outputs-signal-in-set-outputs \
+                "TSan delivers a signal to a thread in open() only once open() returned" ;;
+*)
+        TJ_OUTPUT=log TJ_SIMPLE_FILE="$T/sig.fifo" \
+                timeout 60 $RUN "$E" opt:file="$T/sig.log" init nest bgoutputs:log,simple fifowait \
+                bgsignal fifo:"$T/sig.fifo" bgjoin flush stats > "$T/out" 2> "$T/err" || true
+        if grep -q fifowait=none "$T/out"; then
+                skip lib-outputs-signal-in-set-outputs "no thread seen waiting in open() (/proc wchan)"
+        else
+                check_eq lib-outputs-signal-in-set-outputs "bgoutputs log,simple=0
 emitted=2 written=1 dropped=1
 tgn_nest nested
 tj_dropped 1 events dropped" "$(grep -v '^opt ' "$T/out"; cat "$T/sig.log")"
-fi
+        fi ;;
+esac
 
 if ! have_journald; then skip lib-outputs "no journald socket"; exit 0; fi
 
