@@ -256,7 +256,7 @@ else
 fi
 # (it ran until killed, and P is taken again below: it was left running,
 # at a core's full speed, after the test had ended)
-kill "$P" 2> /dev/null; wait "$P" 2> /dev/null || true; P=
+kill "$P" 2> /dev/null || true; wait "$P" 2> /dev/null || true; P=
 
 # A relative TJ_CONTROL_DIR, then the program changes its working directory:
 # its socket is removed at exit all the same (it unlinked rel/PID.sock under
@@ -283,7 +283,7 @@ socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).bind(sys.argv[1])' "$T/swap/$Q
         check_eq control-other-socket-kept "|$ino" "$(cat "$T/out")|$(stat -c %i "$T/swap/$Q.sock" 2>&1)"
 else
         fail control-other-socket-kept "$T/swap/$Q.sock did not appear"
-        kill "$Q" 2> /dev/null; wait "$Q" 2> /dev/null || true
+        kill "$Q" 2> /dev/null || true; wait "$Q" 2> /dev/null || true
 fi
 
 # The same, but the other socket comes between the program's last look at
@@ -529,7 +529,7 @@ s.bind(sys.argv[1]); s.listen(4); time.sleep(30)' "$T/cwd/$Q.sock" &
                 fail control-client-mntns-contained "the namespace or the socket did not appear"
         fi
         touch "$T/mntns2.go"; wait "$Q" 2> /dev/null || true
-        kill "$M" 2> /dev/null; wait "$M" 2> /dev/null || true
+        kill "$M" 2> /dev/null || true; wait "$M" 2> /dev/null || true
 else
         skip control-client-mntns "needs root and unshare -m"
 fi
@@ -551,7 +551,7 @@ if wait_for '[ -S "$T/mute/$M.sock" ]'; then
 else
         fail control-client-no-answer "$T/mute/$M.sock did not appear"
 fi
-kill "$M" 2> /dev/null; wait "$M" 2> /dev/null || true
+kill "$M" 2> /dev/null || true; wait "$M" 2> /dev/null || true
 
 # An endpoint that answers with escape sequences and bytes outside ASCII (a
 # program of another user that root asks): they reach the terminal as \xHH,
@@ -571,7 +571,7 @@ x\xff\x7f|traceql: ctl '"$M"': bad\x1b[2J' "$rc|$(cat "$T/out")|$(cat "$T/err")"
 else
         fail control-client-reply-escaped "$T/esc/$M.sock did not appear"
 fi
-kill "$M" 2> /dev/null; wait "$M" 2> /dev/null || true
+kill "$M" 2> /dev/null || true; wait "$M" 2> /dev/null || true
 
 # ---- a flush or an outputs change that cannot finish holds up no other
 # request: the writer is stuck in its send to a syslog socket nobody reads; a
@@ -787,7 +787,7 @@ if ${CC:-cc} -std=gnu11 -Wall -Wextra -I"$TOP/include" -o "$T/nofd" "$T/nofd.c" 
         else
                 fail control-nofd "the program did not start"
         fi
-        kill "$Q" 2> /dev/null; wait "$Q" 2> /dev/null || true
+        kill "$Q" 2> /dev/null || true; wait "$Q" 2> /dev/null || true
 else
         fail control-nofd "$(head -3 "$T/err")"
 fi
