@@ -31,18 +31,17 @@
 
 #include "traceql.h"
 
-#define IMPORT_EXPORT_MAX_BINARY (256u << 20)   /* a larger value is a broken stream */
-/* A text field's line, name and newline included, is held to the same size
- * (systemd's own importer, journal-importer.c, holds a line to DATA_SIZE_MAX,
- * its cap of a binary field): a longer one is a broken stream, not one to
- * read whole into memory. */
-#define IMPORT_EXPORT_MAX_LINE IMPORT_EXPORT_MAX_BINARY
+/* A larger value is a broken stream.  A text field's line is held to the
+ * same size, IMPORT_MAX_LINE (systemd's own importer, journal-importer.c,
+ * holds a line to DATA_SIZE_MAX, its cap of a binary field). */
+#define IMPORT_EXPORT_MAX_BINARY (256u << 20)
 
 struct import_export {
         FILE *f;
         const char *name;               /* for messages: the path, or "<stdin>" */
-        char *line;                     /* getline's buffer, reused */
+        char *line;                     /* import_getline()'s buffer, reused */
         size_t line_size;
+        size_t max_line;                /* import_max_line() */
         char *bin;                      /* buffer for binary fields, reused */
         size_t bin_size;
         uint64_t lineno;                /* newlines read so far */
@@ -219,46 +218,6 @@ static int import_export_binary(struct import_export *x, const char *name, size_
                ? tq_error_set(err, -ENOMEM, "out of memory") : 0;
 }
 
-/* getline() into X->line, but at most IMPORT_EXPORT_MAX_LINE bytes: the
- * line's length, 0 at the end of the input or on a read error (ferror()
- * tells), -ENOMEM, or -E2BIG when the line goes on past the cap. */
-static ssize_t import_export_getline(struct import_export *x)
-{
-        size_t n = 0;
-        int c = 0;
-
-        flockfile(x->f);
-        while (c != '\n' && (c = getc_unlocked(x->f)) != EOF) {
-                if (n + 2 > x->line_size) {
-                        /* no more than a line at the cap, its NUL and the
-                         * byte that finds it too long: doubling past it
-                         * would ask for twice the cap */
-                        size_t size = x->line_size ? 2 * x->line_size : 1024;
-                        char *p;
-
-                        if (size > IMPORT_EXPORT_MAX_LINE + 2)
-                                size = IMPORT_EXPORT_MAX_LINE + 2;
-                        p = realloc(x->line, size);
-
-                        if (!p) {
-                                funlockfile(x->f);
-                                return -ENOMEM;
-                        }
-                        x->line = p;
-                        x->line_size = size;
-                }
-                x->line[n++] = (char) c;
-                if (n > IMPORT_EXPORT_MAX_LINE && c != '\n') {
-                        funlockfile(x->f);
-                        return -E2BIG;
-                }
-        }
-        funlockfile(x->f);
-        if (n > 0)
-                x->line[n] = '\0';
-        return (ssize_t) n;
-}
-
 /* Read one line of the stream into the entry. Returns 1 at the end of an
  * entry (empty line, or end of standard input after a field), 0 after a
  * field, 2 at the end of the file with no entry pending (or one left:
@@ -273,13 +232,12 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
 
         if (x->nfields == 0)
                 x->entry_start = x->offset;
-        n = import_export_getline(x);
+        n = import_getline(x->f, &x->line, &x->line_size, x->max_line);
         if (n == -ENOMEM)
                 return tq_error_set(err, -ENOMEM, "out of memory");
         if (n == -E2BIG)
-                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": line too long (more than "
-                                    "%u bytes without a newline)", x->name,
-                                    import_export_at(x, x->lineno + 1), IMPORT_EXPORT_MAX_LINE);
+                return import_line_too_long(x->name, import_export_at(x, x->lineno + 1),
+                                            x->max_line, err);
         if (n == 0) {
                 if (ferror(x->f))
                         return tq_error_set(err, -EIO, "%s: %s", x->name, strerror(errno));
@@ -313,6 +271,56 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
                 return -EBADMSG;
         r = ingest_entry_add(x->e, x->line, (size_t) n);
         return r < 0 ? tq_error_set(err, r, "out of memory") : 0;
+}
+
+size_t import_max_line(void)
+{
+        const char *v = getenv("TRACEQL_TEST_MAX_LINE");
+        unsigned long n = v ? strtoul(v, NULL, 10) : 0;
+
+        return n > 0 && n < IMPORT_MAX_LINE ? (size_t) n : IMPORT_MAX_LINE;
+}
+
+ssize_t import_getline(FILE *f, char **line, size_t *size, size_t max)
+{
+        size_t n = 0;
+        int c = 0;
+
+        flockfile(f);
+        while (c != '\n' && (c = getc_unlocked(f)) != EOF) {
+                if (n + 2 > *size) {
+                        /* no more than a line at the cap, its NUL and the
+                         * byte that finds it too long: doubling past it
+                         * would ask for twice the cap */
+                        size_t grow = *size ? 2 * *size : 1024;
+                        char *p;
+
+                        if (grow > max + 2)
+                                grow = max + 2;
+                        p = realloc(*line, grow);
+                        if (!p) {
+                                funlockfile(f);
+                                return -ENOMEM;
+                        }
+                        *line = p;
+                        *size = grow;
+                }
+                (*line)[n++] = (char) c;
+                if (n > max && c != '\n') {
+                        funlockfile(f);
+                        return -E2BIG;
+                }
+        }
+        funlockfile(f);
+        if (n > 0)
+                (*line)[n] = '\0';
+        return (ssize_t) n;
+}
+
+int import_line_too_long(const char *name, uint64_t lineno, size_t max, struct tq_error *err)
+{
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": line too long (more than %zu bytes "
+                            "without a newline)", name, lineno, max);
 }
 
 int import_open(const char *path, FILE **ret_f, const char **ret_name, char *real,
@@ -414,6 +422,7 @@ static int import_export_run(sqlite3 *db, struct import_export *x, const char *l
 
         seekable = import_export_seekable(x->f);
         x->hold_tail = seekable;
+        x->max_line = import_max_line();
         r = ingest_begin(db, "export", location, "", &ing, &cursor, &offset, err);
         if (r < 0)
                 goto out;

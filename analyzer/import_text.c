@@ -18,7 +18,8 @@
  * in its cursor, a fingerprint of the bytes before it (as import_file.c
  * does): a file whose first bytes no longer have it was replaced or rotated,
  * and is imported from the start, saying so.  A UTF-8 byte order mark at the
- * start of the input is skipped.
+ * start of the input is skipped.  A line holds at most IMPORT_MAX_LINE bytes,
+ * as an export stream's (import_getline()): a longer one fails the import.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -261,6 +262,7 @@ struct import_text_file {
         bool whole;                     /* not a regular file: read once, never resumed */
         char *line;
         size_t line_size;
+        size_t max_line;                /* import_max_line() */
         char *more, *joined;            /* import_text_join()'s lines */
         size_t more_size, joined_size;
         int64_t offset;                 /* bytes consumed from the start of the file */
@@ -333,10 +335,11 @@ struct import_text_run {
  * lines: read them and join them to it with newlines, in x->joined, and
  * point *LINE there; *RAW and the counts grow by what was read.  1 when the
  * file ends first (a writer may be in the middle: the entry is left for the
- * next import; read whole, what there is is the entry), -ENOMEM.
+ * next import; read whole, what there is is the entry), -ENOMEM, -EBADMSG
+ * with ERR set when one of the lines is too long.
  */
 static int import_text_join(struct import_text_run *run, char **line, ssize_t *n, int64_t *raw,
-                            unsigned k)
+                            unsigned k, struct tq_error *err)
 {
         struct import_text_file *x = run->x;
         size_t len = (size_t) *n;
@@ -354,10 +357,13 @@ static int import_text_join(struct import_text_run *run, char **line, ssize_t *n
         }
         memcpy(x->joined, *line, len + 1);
         for (; lines < k; lines++) {
-                m = getline(&x->more, &x->more_size, x->f);
-                if (m < 0 && !feof(x->f) && !ferror(x->f))
-                        return -ENOMEM; /* getline()'s only failure without a flag */
-                if (m <= 0 || (x->more[m - 1] != '\n' && !x->whole)) {
+                m = import_getline(x->f, &x->more, &x->more_size, x->max_line);
+                if (m == -ENOMEM)
+                        return -ENOMEM;
+                if (m == -E2BIG)
+                        return import_line_too_long(x->name, x->lineno + lines + 1, x->max_line,
+                                                    err);
+                if (m == 0 || (x->more[m - 1] != '\n' && !x->whole)) {
                         if (!x->whole)
                                 return 1;
                         break;
@@ -398,7 +404,7 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
         ssize_t n;
         int r;
 
-        while ((n = getline(&x->line, &x->line_size, x->f)) > 0) {
+        while ((n = import_getline(x->f, &x->line, &x->line_size, x->max_line)) > 0) {
                 int64_t raw = n;
                 char *line = x->line;
                 uint64_t at;
@@ -421,9 +427,11 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
                 }
                 k = run->fmt->more && !memchr(line, '\0', (size_t) n) ?
                     run->fmt->more(run->t, line, (size_t) n) : 0;
-                if (k > 0 && (r = import_text_join(run, &line, &n, &raw, k)) != 0) {
-                        if (r < 0)
+                if (k > 0 && (r = import_text_join(run, &line, &n, &raw, k, err)) != 0) {
+                        if (r == -ENOMEM)
                                 return tq_error_set(err, r, "out of memory");
+                        if (r < 0)
+                                return r;
                         x->lineno--;
                         run->st->lines--;
                         run->st->incomplete = run->st->incomplete_event = true;
@@ -451,12 +459,12 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
                 slot->kind = RING_ENTRY;
                 ring_put(ring);
         }
-        if (n < 0 && ferror(x->f))
-                return tq_error_set(err, -EIO, "%s: %s", x->name, strerror(errno));
-        /* getline() fails with neither flag set when it finds no memory for
-         * a long line: the file goes on after it, unread */
-        if (n < 0 && !feof(x->f))
+        if (n == -ENOMEM)
                 return tq_error_set(err, -ENOMEM, "out of memory");
+        if (n == -E2BIG)
+                return import_line_too_long(x->name, x->lineno + 1, x->max_line, err);
+        if (n == 0 && ferror(x->f))
+                return tq_error_set(err, -EIO, "%s: %s", x->name, strerror(errno));
         return 0;
 }
 
@@ -487,6 +495,7 @@ int import_text_stream(sqlite3 *db, const struct import_text_format *fmt, FILE *
         int r;
 
         x.whole = f == stdin || fstat(fileno(f), &fs) < 0 || !S_ISREG(fs.st_mode);
+        x.max_line = import_max_line();
         r = ingest_begin(db, fmt->kind, location, "", &ing, &cursor, &offset, err);
         if (r < 0)
                 goto out;

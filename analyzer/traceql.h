@@ -332,6 +332,21 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
 int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err);
 
 /* ---- import_export.c ---- */
+/* A line of a text import (--export, --syslog, --log) holds at most so many
+ * bytes before its newline: a longer one is a broken file, not one to read
+ * whole into memory. */
+#define IMPORT_MAX_LINE ((size_t) 256 << 20)
+/* IMPORT_MAX_LINE, or the smaller cap $TRACEQL_TEST_MAX_LINE gives (tests). */
+size_t import_max_line(void);
+/* getline() of F into *LINE (*SIZE bytes, grown as needed, the caller's to
+ * free), but at most MAX bytes before the newline: the buffer grows to MAX
+ * and 2 bytes, no further.  The line's length, newline included; 0 at the
+ * end of F or on a read error (ferror() tells); -ENOMEM; -E2BIG when the line
+ * goes on past MAX bytes, said as soon as byte MAX + 1 is read. */
+ssize_t import_getline(FILE *f, char **line, size_t *size, size_t max);
+/* ERR "NAME:LINENO: line too long (more than MAX bytes without a newline)";
+ * -EBADMSG. */
+int import_line_too_long(const char *name, uint64_t lineno, size_t max, struct tq_error *err);
 /* Open PATH for an import ("-" is stdin): *RET_NAME for messages ("<stdin>"),
  * REAL (PATH_MAX bytes) the canonical path a source is recorded under. */
 int import_open(const char *path, FILE **ret_f, const char **ret_name, char *real,

@@ -208,23 +208,77 @@ if [ -z "${VALGRIND:-}" ] && [ -z "${SANITIZE:-}" ]; then
         # The same for log and syslog text, from a file and from a pipe:
         # the reader took getline()'s failure for the end of the file, and
         # the import stopped there with status 0, the lines after unread.
+        # A 200 MB line under a 200000 KiB address space: the line's buffer
+        # alone leaves less than 5 MB for the program, its libraries and its
+        # reader thread's stack, so no memory is the only outcome; and 200 MB
+        # is under the 256 MiB a line may hold, so it is not 'line too long'.
         ll='2026-11-27T04:00:00.000000+00:00 h qemu-trace[1]: virtio_blk_req_complete vdev 0x1 req 0x2 status 0\n'
-        { printf "$ll"; head -c 400000000 /dev/zero | tr '\0' a; printf '\n'; printf "$ll"; } > "$T/long.log"
+        { printf "$ll"; head -c 200000000 /dev/zero | tr '\0' a; printf '\n'; printf "$ll"; } > "$T/long.log"
         for how in "log-file --log $T/long.log" "log-stdin --log -" "syslog-stdin --syslog -"; do
                 set -- $how
                 rc=0
                 rm -f "$T"/nomem.db*
-                (ulimit -v 300000; exec "$TQ" --db "$T/nomem.db" import $2 $3 < "$T/long.log") \
+                (ulimit -v 200000; exec "$TQ" --db "$T/nomem.db" import $2 $3 < "$T/long.log") \
                         2> "$T/err" || rc=$?
                 check_eq "text-line-nomem-$1" "5|traceql: out of memory|0" \
                         "$rc|$(cat "$T/err")|$(count "$T/nomem.db")"
         done
         rm -f "$T/long.log"
+        # A text line with no end under a 400 MB address space, as for
+        # --export: said too long at the 256 MiB cap, the database as it was.
+        # getline() read on, doubling its buffer to 512 MiB: 'out of memory'.
+        for how in "log-file --log /dev/zero" "syslog-file --syslog /dev/zero" \
+                   "log-stdin --log -"; do
+                set -- $how
+                rc=0
+                (ulimit -v 400000; exec "$TQ" --db "$DB" import $2 $3 < /dev/zero) 2> "$T/err" ||
+                        rc=$?
+                [ "$3" = - ] && at="<stdin>" || at=$3
+                check_eq "text-line-endless-$1" "4|traceql: $at:1: line too long (more than 268435456 bytes without a newline)|$n0" \
+                        "$rc|$(cat "$T/err")|$(count "$DB")"
+        done
 else
         skip export-line-nomem "ulimit -v leaves valgrind and the sanitizers no room"
         skip export-line-endless "ulimit -v leaves valgrind and the sanitizers no room"
         skip text-line-nomem "ulimit -v leaves valgrind and the sanitizers no room"
+        skip text-line-endless "ulimit -v leaves valgrind and the sanitizers no room"
 fi
+
+# ---- a text line too long: $TRACEQL_TEST_MAX_LINE for a cap of 100 bytes ----
+# A --log or --syslog line that goes on past the cap (256 MiB) without a
+# newline fails at its line, as --export's does, the database as it was and
+# the import resumable: getline() read any line whole into memory.  A line of
+# 100 bytes, \r and all, is not too long; one of 101 is.
+export TRACEQL_TEST_MAX_LINE=100
+ll='2026-11-27T04:00:00.000000+00:00 h qemu-trace[1]: virtio_blk_req_complete vdev 0x1 req 0x2 status 0'
+{ echo "$ll"; printf '%099d\r\n' 0; } > "$T/cap.log"
+run text-line-at-cap 0 "traceql: $T/cap.log: 2 lines, 2 new events, 2 of them without a known event" \
+        --db "$T/cap.db" import --log "$T/cap.log"
+printf '%0101d\n%s\n' 0 "$ll" >> "$T/cap.log"
+run text-line-too-long 4 "traceql: $T/cap.log:3: line too long (more than 100 bytes without a newline)" \
+        --db "$T/cap.db" import --log "$T/cap.log"
+check_eq text-line-too-long-nothing "2" "$(count "$T/cap.db")"
+printf '%s\n%0101d\n' "$ll" 0 > "$T/cap.syslog"
+STDIN=$T/cap.syslog run text-line-too-long-syslog-stdin 4 \
+        "traceql: <stdin>:2: line too long (more than 100 bytes without a newline)" \
+        --db "$T/cap.db" import --syslog -
+# A line of an event's format with a newline (tests/log/multiline.events)
+# names its own line: it was read after the event's first.
+printf 'nl_ev a 1\n%0101d\n' 0 > "$T/cap-more.log"
+run text-line-too-long-more 4 "traceql: $T/cap-more.log:2: line too long (more than 100 bytes without a newline)" \
+        --db "$T/cap.db" import --log "$T/cap-more.log" --events "$TOP/tests/log/multiline.events"
+# --export's lines are read by the same code: 'MESSAGE=' and 92 bytes is
+# 100, at the cap; 93 bytes goes past it.
+printf "${good}MESSAGE=%092d\n\n" 0 > "$T/cap.export"
+run export-line-at-small-cap 0 "" --db "$T/cap-export.db" import --export "$T/cap.export"
+printf "${good}MESSAGE=%093d\n\n" 0 > "$T/cap.export"
+run export-line-past-small-cap 4 "traceql: $T/cap.export:5: line too long (more than 100 bytes without a newline)" \
+        --db "$T/cap-export2.db" import --export "$T/cap.export"
+unset TRACEQL_TEST_MAX_LINE
+# Without the small cap the import goes on from line 3: its offset stayed.
+run text-line-too-long-resumed 0 "traceql: $T/cap.log: 2 lines, 2 new events, 2 of them without a known event" \
+        --db "$T/cap.db" import --log "$T/cap.log"
+check_eq text-line-too-long-all "4" "$(count "$T/cap.db")"
 
 # ---- a damaged journal file (traceql.1 BUGS) ------------------------------
 # systemd-journal-remote writes five entries into a journal file; the third
