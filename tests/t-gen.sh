@@ -194,11 +194,18 @@ check_eq gen-cli-include-quote-msg "tracegen: --header-include: $inc_msg: a\"b.h
 $usage_tail|no output" "$(cat "$T/err")|$([ -e "$T/i.h" ] || [ -e "$T/i.c" ] || echo no output)"
 run gen-cli-include-backslash 2 "$TG" --group=g --header-include='a\b.h' --source="$T/i.c" \
         basic.events
-check_eq gen-cli-include-backslash-msg "tracegen: --header-include: $inc_msg: a\\b.h
+check_eq gen-cli-include-backslash-msg "tracegen: --header-include: $inc_msg: a\\x5cb.h
 $usage_tail" "$(cat "$T/err")"
 run gen-cli-include-control 2 "$TG" --group=g --header-include="$(printf 'a\tb.h')" \
         --source="$T/i.c" basic.events
 check_eq gen-cli-include-control-msg "tracegen: --header-include: $inc_msg: a\\x09b.h
+$usage_tail" "$(cat "$T/err")"
+# The message shows a backslash as \x5c, as a control character as \xHH: the
+# name 'a\x09b.h' (backslash, x, 0, 9) showed as 'a\x09b.h', as the one with
+# a tab does.
+run gen-cli-include-backslash-escape 2 "$TG" --group=g --header-include='a\x09b.h' \
+        --source="$T/i.c" basic.events
+check_eq gen-cli-include-backslash-escape-msg "tracegen: --header-include: $inc_msg: a\\x5cx09b.h
 $usage_tail" "$(cat "$T/err")"
 # ... and so is a --header whose file name is #included by default (by the
 # source, or by the header for the ust backend's provider header); alone,
@@ -208,7 +215,7 @@ run gen-cli-include-header-quote 2 "$TG" --group=g --header="$T/q\"x.h" --source
 check_eq gen-cli-include-header-quote-msg "tracegen: --header: $inc_msg: q\"x.h
 $usage_tail" "$(cat "$T/err")"
 run gen-cli-include-header-ust 2 "$TG" --group=g --backend=ust --header="$T/q\\x.h" basic.events
-check_eq gen-cli-include-header-ust-msg "tracegen: --header: $inc_msg: q\\x.h
+check_eq gen-cli-include-header-ust-msg "tracegen: --header: $inc_msg: q\\x5cx.h
 $usage_tail" "$(cat "$T/err")"
 run gen-cli-include-header-alone 0 "$TG" --group=g --header="$T/q\"x.h" basic.events
 run gen-cli-include-header-other 0 "$TG" --group=g --header="$T/q\"x.h" --header-include=q.h \

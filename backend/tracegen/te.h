@@ -90,8 +90,8 @@ bool te_type_is_signed(enum te_base base);
 
 /* te_parse.c */
 /* S on F with its control characters and bytes past ASCII as \xHH (a file
- * name in a message). */
-void te_fputs_quoted(const char *s, FILE *f);
+ * name in a message), and the characters of ALSO (may be NULL) too. */
+void te_fputs_quoted(const char *s, const char *also, FILE *f);
 /* Why NAME would be replaced by the preprocessor in the generated code (an
  * object-like macro of the compiler or of the headers it includes, or a name
  * C reserves for them), or NULL.  The dtrace backend's <sys/sdt.h> pastes a

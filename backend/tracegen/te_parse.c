@@ -29,12 +29,12 @@ struct te_parse_line {
         size_t len;
 };
 
-void te_fputs_quoted(const char *s, FILE *f)
+void te_fputs_quoted(const char *s, const char *also, FILE *f)
 {
         for (; *s; s++) {
                 unsigned char c = (unsigned char)*s;
 
-                if (c >= 0x20 && c < 0x7f)
+                if (c >= 0x20 && c < 0x7f && !(also && strchr(also, c)))
                         fputc(c, f);
                 else
                         fprintf(f, "\\x%02x", c);
@@ -54,12 +54,12 @@ int te_parse_error(struct te_parse_ctx *ctx, size_t off, const char *fmt, ...)
         int n;
 
         fputs("tracegen: ", ctx->err);
-        te_fputs_quoted(ctx->path, ctx->err);
+        te_fputs_quoted(ctx->path, NULL, ctx->err);
         fprintf(ctx->err, ":%u:%zu: ", ctx->line, off + 1);
         va_start(ap, fmt);
         n = vasprintf(&msg, fmt, ap);
         va_end(ap);
-        te_fputs_quoted(n < 0 ? "out of memory" : msg, ctx->err);
+        te_fputs_quoted(n < 0 ? "out of memory" : msg, NULL, ctx->err);
         if (n >= 0)
                 free(msg);
         fputc('\n', ctx->err);

@@ -42,7 +42,7 @@ struct tracegen_output {
 static void tracegen_file_error(const char *path, int errnum)
 {
         fputs("tracegen: ", stderr);
-        te_fputs_quoted(path, stderr);
+        te_fputs_quoted(path, NULL, stderr);
         fprintf(stderr, ": %s\n", strerror(errnum));
 }
 
@@ -143,7 +143,9 @@ static bool tracegen_is_ident(const char *s)
  * NAME is what the generated code names in '#include "NAME"'; OPT the option
  * it came from.  C has no escapes there (a backslash stays in the name, and
  * gcc takes it so), so a name holding '"', '\\' or a control character
- * cannot be spelled: a usage error.
+ * cannot be spelled: a usage error.  The message shows a backslash of NAME
+ * as \x5c, as it shows a control character as \xHH: else 'a\x09b.h' could
+ * be the name with a tab or the one with a backslash, 'x', '0' and '9'.
  */
 static void tracegen_check_include(const char *opt, const char *name)
 {
@@ -156,7 +158,7 @@ static void tracegen_check_include(const char *opt, const char *name)
                 return;
         fprintf(stderr, "tracegen: %s: C cannot #include a file whose name holds '\"', '\\' or "
                 "a control character: ", opt);
-        te_fputs_quoted(name, stderr);
+        te_fputs_quoted(name, "\\", stderr);
         fputs("\nTry 'tracegen --help' for more information.\n", stderr);
         exit(TRACEGEN_EXIT_USAGE);
 }
@@ -319,7 +321,7 @@ static int tracegen_read(struct te_list *list, char **files, int n)
 static void tracegen_input_error(const char *file, unsigned line, unsigned col)
 {
         fputs("tracegen: ", stderr);
-        te_fputs_quoted(file, stderr);
+        te_fputs_quoted(file, NULL, stderr);
         fprintf(stderr, ":%u:%u: ", line, col);
 }
 
