@@ -281,31 +281,89 @@ size_t import_max_line(void)
         return n > 0 && n < IMPORT_MAX_LINE ? (size_t) n : IMPORT_MAX_LINE;
 }
 
+/* Make *LINE (*SIZE bytes) hold NEED bytes: doubled, but no more than a line
+ * at the cap MAX, its NUL and the byte that finds it too long (doubling past
+ * it would ask for twice the cap).  0 or -ENOMEM. */
+static int import_line_room(char **line, size_t *size, size_t need, size_t max)
+{
+        size_t grow;
+        char *p;
+
+        if (need <= *size)
+                return 0;
+        grow = *size ? 2 * *size : 1024;
+        if (grow < need)
+                grow = need;
+        if (grow > max + 2)
+                grow = max + 2;
+        p = realloc(*line, grow);
+        if (!p)
+                return -ENOMEM;
+        *line = p;
+        *size = grow;
+        return 0;
+}
+
+/*
+ * The bytes of F's buffer that are read and not yet taken, in *RET (0 when
+ * it is empty).  glibc's getc_unlocked() takes them one by one from there;
+ * taking them a run at a time (memchr() for the newline, one memcpy()) reads
+ * a line several times faster, which a text import of 100 MB shows.  Other C
+ * libraries take the byte at a time path.
+ */
+static size_t import_buffered(FILE *f, const char **ret)
+{
+#ifdef __GLIBC__
+        *ret = f->_IO_read_ptr;
+        return f->_IO_read_ptr < f->_IO_read_end ? (size_t) (f->_IO_read_end - f->_IO_read_ptr) : 0;
+#else
+        (void) f;
+        *ret = NULL;
+        return 0;
+#endif
+}
+
+static void import_buffered_take(FILE *f, size_t n)
+{
+#ifdef __GLIBC__
+        f->_IO_read_ptr += n;
+#else
+        (void) f;
+        (void) n;
+#endif
+}
+
 ssize_t import_getline(FILE *f, char **line, size_t *size, size_t max)
 {
-        size_t n = 0;
+        size_t n = 0, avail, take;
+        const char *p, *nl;
         int c = 0;
 
         flockfile(f);
-        while (c != '\n' && (c = getc_unlocked(f)) != EOF) {
-                if (n + 2 > *size) {
-                        /* no more than a line at the cap, its NUL and the
-                         * byte that finds it too long: doubling past it
-                         * would ask for twice the cap */
-                        size_t grow = *size ? 2 * *size : 1024;
-                        char *p;
-
-                        if (grow > max + 2)
-                                grow = max + 2;
-                        p = realloc(*line, grow);
-                        if (!p) {
-                                funlockfile(f);
-                                return -ENOMEM;
-                        }
-                        *line = p;
-                        *size = grow;
+        while (c != '\n') {
+                avail = import_buffered(f, &p);
+                if (avail > 0) {
+                        /* up to the newline, and no further than one byte
+                         * past the cap */
+                        take = avail < max + 1 - n ? avail : max + 1 - n;
+                        nl = memchr(p, '\n', take);
+                        if (nl)
+                                take = (size_t) (nl - p) + 1;
+                        if (import_line_room(line, size, n + take + 1, max) < 0)
+                                goto nomem;
+                        memcpy(*line + n, p, take);
+                        import_buffered_take(f, take);
+                        n += take;
+                        c = (unsigned char) (*line)[n - 1];
+                } else {
+                        /* an empty buffer (getc_unlocked() fills it) */
+                        c = getc_unlocked(f);
+                        if (c == EOF)
+                                break;
+                        if (import_line_room(line, size, n + 2, max) < 0)
+                                goto nomem;
+                        (*line)[n++] = (char) c;
                 }
-                (*line)[n++] = (char) c;
                 if (n > max && c != '\n') {
                         funlockfile(f);
                         return -E2BIG;
@@ -315,6 +373,9 @@ ssize_t import_getline(FILE *f, char **line, size_t *size, size_t max)
         if (n > 0)
                 (*line)[n] = '\0';
         return (ssize_t) n;
+nomem:
+        funlockfile(f);
+        return -ENOMEM;
 }
 
 int import_line_too_long(const char *name, uint64_t lineno, size_t max, struct tq_error *err)
