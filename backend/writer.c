@@ -980,9 +980,25 @@ bool writer_flush_reached(unsigned req)
 }
 
 /*
+ * Has the writer thread left (writer_main() cleared w.alive)?  A flush asked
+ * while tj_shutdown() stops it, after its last pass began, is completed by
+ * no pass: writer_running() stays true until tj_shutdown() joined it.
+ */
+static bool writer_gone(void)
+{
+        bool gone;
+
+        pthread_mutex_lock(&w.start_lock);
+        gone = !w.alive;
+        pthread_mutex_unlock(&w.start_lock);
+        return gone;
+}
+
+/*
  * Wait until everything traced before the call went through the outputs, at
- * most TIMEOUT_MS.  Returns 0, or -ETIMEDOUT.  Without a writer thread,
- * returns 0 at once.
+ * most TIMEOUT_MS.  Returns 0, or -ETIMEDOUT, at once when the writer left
+ * (stopped by tj_shutdown() in another thread) before it got to the flush.
+ * Without a writer thread, returns 0 at once.
  */
 int writer_flush(unsigned timeout_ms)
 {
@@ -996,6 +1012,10 @@ int writer_flush(unsigned timeout_ms)
                 struct timespec ts = { 0, 200000 };
                 long ms;
 
+                /* its last pass stored flush_done before it left: the lock
+                 * orders that store before this second look */
+                if (writer_gone())
+                        return writer_flush_reached(req) ? 0 : -ETIMEDOUT;
                 clock_gettime(CLOCK_MONOTONIC, &now);
                 ms = (now.tv_sec - start.tv_sec) * 1000 +
                      (now.tv_nsec - start.tv_nsec) / 1000000;

@@ -24,6 +24,17 @@ TJ_OUTPUT=nop TJ_FLUSH_TIMEOUT_MS=500 $RUN "$E" enable:tgb_req init shutflush:20
         > "$T/out" 2>&1 || true
 check_eq lib-threads-reinit-flush "" "$(awk -F'[= ]' '/^enable tgb_req=1$/ { next } !/^emitted=/ || $2 != $4 + $6' "$T/out")"
 
+# A tj_flush() asked while tj_shutdown() stops the writer, after the
+# writer's last pass began, returns -ETIMEDOUT as soon as the writer has
+# left: it waited out all of TJ_FLUSH_TIMEOUT_MS, as writer_running() stays
+# true until the join, and no pass would complete it (20 s here; timeout(1)
+# ends the run at 10 s, status 124).  lib-emit's stopflush has the writer's
+# last pass wait, in a render function, until a thread waits in tj_flush().
+TJ_OUTPUT=nop TJ_FLUSH_TIMEOUT_MS=20000 timeout 10 $RUN "$E" init stopflush > "$T/out" 2>&1 \
+        && st=0 || st=$?
+check_eq lib-threads-flush-during-shutdown "stopflush flush=-110
+status 0" "$(cat "$T/out"; echo "status $st")"
+
 # The stats at exit add up: an event the exit flush leaves unwritten counts
 # as dropped.  Events traced by an atexit handler that runs after the
 # library's (registered before tj_init()) went to a ring no writer drains,

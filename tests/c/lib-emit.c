@@ -61,6 +61,15 @@
  *                       thread each time (its first event makes its ring)
  *   shutflush:K         as shutbusy:K, but the thread calls tj_flush() after
  *                       each event
+ *   stopflush           register group "tgs" with tgs_chain(void), whose render
+ *                       function (run by the writer, under its lock) traces
+ *                       tgs_chain again, so that every pass of the writer
+ *                       takes one, and has one of two threads, in turn, ask
+ *                       for a flush, returning once that thread waits in
+ *                       tj_flush(); then tj_shutdown(): the writer's last
+ *                       pass began before the flush it saw asked.  Waits for
+ *                       the two threads; prints "stopflush flush=R" for each
+ *                       tj_flush() that returned R != 0
  *   setenv:NAME=VALUE   setenv(NAME, VALUE), for a later init
  *   unsetenv:NAME       unsetenv(NAME)
  *   tasks               prints "tasks=N", the process's threads
@@ -100,6 +109,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -421,6 +431,107 @@ static void *shutflush_main(void *arg)
         return NULL;
 }
 
+/* stopflush: the two threads that flush when the chain asks them to. */
+static struct stopflush {
+        pthread_t th;
+        pid_t tid;
+        int go;                 /* asked for a flush, not returned yet */
+        int in;                 /* in tj_flush() */
+        int r;                  /* the last non-zero return */
+        int failed;
+} stopflush[2];
+static int stopflush_armed, stopflush_quit;
+static unsigned stopflush_next;
+static uint16_t chain_dstate;
+static struct tj_event chain_event;
+
+static void *stopflush_main(void *arg)
+{
+        struct stopflush *f = arg;
+
+        __atomic_store_n(&f->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+        for (;;) {
+                int r;
+
+                while (!__atomic_load_n(&f->go, __ATOMIC_ACQUIRE) &&
+                       !__atomic_load_n(&stopflush_quit, __ATOMIC_ACQUIRE))
+                        usleep(100);
+                if (!__atomic_load_n(&f->go, __ATOMIC_ACQUIRE))
+                        return NULL;
+                __atomic_store_n(&f->in, 1, __ATOMIC_RELEASE);
+                r = tj_flush();
+                if (r != 0) {
+                        f->r = r;
+                        f->failed++;
+                }
+                __atomic_store_n(&f->in, 0, __ATOMIC_RELEASE);
+                __atomic_store_n(&f->go, 0, __ATOMIC_RELEASE);
+        }
+}
+
+/* Is thread TID asleep (state S)?  After f->in, tj_flush() is the one place
+ * it sleeps, polling once it has asked for its flush. */
+static bool task_sleeping(pid_t tid)
+{
+        char path[64], state = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+        f = fopen(path, "r");
+        if (f) {
+                if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+                        state = 0;
+                fclose(f);
+        }
+        return state == 'S';
+}
+
+static int chain_render(char *buf, size_t size, const tj_value *v)
+{
+        (void)v;
+        if (__atomic_load_n(&stopflush_armed, __ATOMIC_ACQUIRE)) {
+                struct stopflush *f = &stopflush[stopflush_next++ % 2];
+
+                /* its flush, asked in the pass before last, is done */
+                while (__atomic_load_n(&f->go, __ATOMIC_ACQUIRE))
+                        usleep(100);
+                __atomic_store_n(&f->go, 1, __ATOMIC_RELEASE);
+                while (!__atomic_load_n(&f->in, __ATOMIC_ACQUIRE) || !task_sleeping(f->tid))
+                        usleep(100);
+                tj_emit(&chain_event, NULL, NULL);      /* for the next pass */
+        }
+        return snprintf(buf, size, "chain");
+}
+static struct tj_event chain_event = {
+        .name = "tgs_chain", .fmt = "\"chain\"", .argsig = "TRACE_ARGS=",
+        .dstate = &chain_dstate, .compiled_in = true, .render = chain_render,
+};
+static struct tj_event *const chain_events[] = { &chain_event };
+static struct tj_group chain_group = {
+        .abi = TJ_ABI_VERSION, .name = "tgs", .events = chain_events, .nevents = 1,
+};
+
+static void run_stopflush(void)
+{
+        tj_group_register(&chain_group);
+        for (int i = 0; i < 2; i++) {
+                if (pthread_create(&stopflush[i].th, NULL, stopflush_main, &stopflush[i]) != 0)
+                        exit(2);
+                while (!__atomic_load_n(&stopflush[i].tid, __ATOMIC_ACQUIRE))
+                        usleep(100);
+        }
+        __atomic_store_n(&stopflush_armed, 1, __ATOMIC_RELEASE);
+        tj_emit(&chain_event, NULL, NULL);
+        tj_shutdown();
+        __atomic_store_n(&stopflush_armed, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&stopflush_quit, 1, __ATOMIC_RELEASE);
+        for (int i = 0; i < 2; i++) {
+                pthread_join(stopflush[i].th, NULL);
+                for (int k = 0; k < stopflush[i].failed; k++)
+                        printf("stopflush flush=%d\n", stopflush[i].r);
+        }
+}
+
 static long atexit_reqs;
 
 static void atexit_stats(void)
@@ -700,6 +811,8 @@ static void step(const char *s)
                 run_shutbusy(atol(arg), shutnew_main);
         else if (strncmp(s, "shutflush:", 10) == 0)
                 run_shutbusy(atol(arg), shutflush_main);
+        else if (strcmp(s, "stopflush") == 0)
+                run_stopflush();
         else if (strcmp(s, "atexitstats") == 0)
                 atexit(atexit_stats);
         else if (strncmp(s, "atexit:", 7) == 0) {
