@@ -1046,17 +1046,23 @@ void writer_shutdown(void)
                 atomic_store(&w.sleeping, true);
                 writer_wake();
                 /* The flush had its bound; a writer stuck in a send (no
-                 * record taken in 100 ms) is left.  One still taking records
-                 * is waited for: it leaves within WRITER_STOP_PASSES passes,
-                 * each bounded by what the rings held when it began. */
+                 * record taken for TJ_FLUSH_TIMEOUT_MS, 100 ms at least:
+                 * the bound of a wait for an output that takes nothing) is
+                 * left.  One still taking records is waited for: it leaves
+                 * within WRITER_STOP_PASSES passes, each bounded by what the
+                 * rings held when it began.  A journald busy for a moment
+                 * (another program's burst, a rotation) is not stuck: with
+                 * a fixed 100 ms, one such pause left the writer running and
+                 * the outputs open at exit. */
                 pthread_mutex_lock(&w.start_lock);
                 if (w.joinable) {
                         unsigned seen, now = atomic_load(&w.taken);
+                        unsigned quiet_ms = config_flush_ms() > 100 ? config_flush_ms() : 100;
 
                         pthread_mutex_unlock(&w.start_lock);
                         do {
                                 seen = now;
-                                ts = writer_deadline(100);
+                                ts = writer_deadline(quiet_ms);
                                 joined = pthread_timedjoin_np(w.thread, NULL, &ts) == 0;
                                 now = atomic_load(&w.taken);
                         } while (!joined && now != seen);
