@@ -52,6 +52,8 @@ static struct te_patterns *fuzz_patterns(void)
         return p;
 }
 
+static char fuzz_buf[127];
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         struct import_text_stats st;
@@ -68,6 +70,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 goto out;
         f = fmemopen(copy, size ? size : 1, "r");
         if (!f)
+                goto out;
+        /* An input of odd length is read through a stdio buffer of 1 to
+         * 127 bytes, so that its lines straddle the buffer's ends, as a
+         * file's do at 4096-byte boundaries (import_getline() takes a line
+         * a run at a time from the buffer); an even one through stdio's
+         * own (BUFSIZ: a fuzzer's input fits in it). */
+        if (size % 2 == 1 && setvbuf(f, fuzz_buf, _IOFBF, 1 + size % 127) != 0)
                 goto out;
         if (size == 0)
                 (void) getc(f);
