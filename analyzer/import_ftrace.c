@@ -969,7 +969,7 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                 r = fline(&f, ing, p, first, nl, (int64_t) (first - (const char *) data) >= skip,
                           err);
                 f.lineno += more;
-                p = nl + 1;
+                p = nl < end ? nl + 1 : end;    /* a last line without its newline */
         }
         free(f.scratch);
         ingest_entry_free(&f.e);
