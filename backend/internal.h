@@ -120,6 +120,10 @@ extern TJ_HIDDEN const struct tj_output out_simple;
 TJ_HIDDEN void out_log_reopen(void);
 TJ_HIDDEN void output_fd_install(atomic_int *slot, int fd);
 TJ_HIDDEN void output_fd_park(atomic_int *slot);
+struct iovec;
+TJ_HIDDEN int output_fd_writev(atomic_int *slot, atomic_bool *open, atomic_uint *writing,
+                               const struct iovec *iov, int n);
+TJ_HIDDEN void output_fd_close(atomic_int *slot, atomic_bool *open, atomic_uint *writing);
 
 /* ---- configuration (config.c) ------------------------------------------ */
 

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/uio.h>
 
 #include "internal.h"
 
@@ -52,15 +53,10 @@ static void ftrace_init_once(void)
         pthread_atfork(NULL, NULL, ftrace_fork_child);
 }
 
-/* Close the marker: no caller writes to it from now on, and those already
- * writing finish first (at most 100 ms: a FIFO's writer may wait for its
- * reader); then the descriptor is parked on /dev/null. */
+/* Close the marker (output_fd_close()). */
 static void ftrace_close(void)
 {
-        atomic_store(&ftrace_ok, false);
-        for (int i = 0; i < 2000 && atomic_load(&ftrace_writing); i++)
-                nanosleep(&(struct timespec){ .tv_nsec = 50000 }, NULL);
-        output_fd_park(&ftrace_fd);
+        output_fd_close(&ftrace_fd, &ftrace_ok, &ftrace_writing);
 }
 
 static int ftrace_open(void)
@@ -179,25 +175,14 @@ static void ftrace_add_string(struct ftrace_line *l, const char *s)
         l->buf[l->len++] = '"';
 }
 
-/*
- * Write the line, unless the marker was closed.  A caller counts the line
- * written when this says so, so it must not land on /dev/null: the close
- * (ftrace_close()) clears ftrace_ok, then waits for the callers that saw it
- * set to finish their write before it parks the descriptor.  Both sides go
- * through seq_cst operations, so either the caller sees ftrace_ok cleared or
- * the close sees the caller in ftrace_writing.
- */
+/* Write the line, unless the marker was closed (output_fd_writev()). */
 static int ftrace_send(struct ftrace_line *l)
 {
-        int r = -EBADF;
+        struct iovec iov;
 
         l->buf[l->len++] = '\n';
-        atomic_fetch_add(&ftrace_writing, 1);
-        if (atomic_load(&ftrace_ok))
-                r = write(atomic_load_explicit(&ftrace_fd, memory_order_relaxed), l->buf,
-                          l->len) < 0 ? -errno : 0;
-        atomic_fetch_sub(&ftrace_writing, 1);
-        return r;
+        iov = (struct iovec){ l->buf, l->len };
+        return output_fd_writev(&ftrace_fd, &ftrace_ok, &ftrace_writing, &iov, 1);
 }
 
 static int ftrace_write(const struct record *r, const tj_value *v, const char *msg)

@@ -59,6 +59,38 @@ void output_fd_park(atomic_int *slot)
                 output_fd_install(slot, null);
 }
 
+/*
+ * Write IOV (N of them) to *SLOT, unless *OPEN was cleared: -EBADF then, and
+ * the caller counts the line dropped.  A caller counts a line written when
+ * this says so, so it must not land on /dev/null: output_fd_close() clears
+ * *OPEN, then waits for the callers counted in *WRITING, which saw it set,
+ * to finish their write before it parks the descriptor.  Both sides go
+ * through seq_cst operations, so either the caller sees *OPEN cleared or the
+ * close sees the caller in *WRITING.  Shared by log and ftrace.
+ */
+int output_fd_writev(atomic_int *slot, atomic_bool *open, atomic_uint *writing,
+                     const struct iovec *iov, int n)
+{
+        int r = -EBADF;
+
+        atomic_fetch_add(writing, 1);
+        if (atomic_load(open))
+                r = writev(atomic_load(slot), iov, n) < 0 ? -errno : 0;
+        atomic_fetch_sub(writing, 1);
+        return r;
+}
+
+/* No caller writes to *SLOT from now on, and those already writing finish
+ * first (at most 100 ms: a FIFO's writer may wait for its reader); then its
+ * descriptor is parked on /dev/null. */
+void output_fd_close(atomic_int *slot, atomic_bool *open, atomic_uint *writing)
+{
+        atomic_store(open, false);
+        for (int i = 0; i < 2000 && atomic_load(writing); i++)
+                nanosleep(&(struct timespec){ .tv_nsec = 50000 }, NULL);
+        output_fd_park(slot);
+}
+
 static int log_open(void)
 {
         int fd = 2;
@@ -83,14 +115,7 @@ void out_log_reopen(void)
                 log_open();
 }
 
-/*
- * Write the line, unless the output was closed.  A caller counts the line
- * written when this says so, so it must not land on /dev/null: the close
- * (log_close()) clears log_active, then waits for the callers that saw it
- * set to finish their write before it parks the descriptor.  Both sides go
- * through seq_cst operations, so either the caller sees log_active cleared
- * or the close sees the caller in log_writing (as the ftrace output).
- */
+/* Write the line, unless the output was closed (output_fd_writev()). */
 static int log_line(const char *prefix, size_t plen, const char *msg)
 {
         struct iovec iov[3] = {
@@ -98,13 +123,8 @@ static int log_line(const char *prefix, size_t plen, const char *msg)
                 { (char *)msg, strlen(msg) },
                 { (char *)"\n", 1 },
         };
-        int r = -EBADF;
 
-        atomic_fetch_add(&log_writing, 1);
-        if (atomic_load(&log_active))
-                r = writev(atomic_load(&log_fd), iov, 3) < 0 ? -errno : 0;
-        atomic_fetch_sub(&log_writing, 1);
-        return r;
+        return output_fd_writev(&log_fd, &log_active, &log_writing, iov, 3);
 }
 
 static size_t log_prefix(char *buf, size_t size, int32_t tid, int64_t realtime_ns)
@@ -137,15 +157,9 @@ static int log_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_ns)
                                            realtime_ns), msg);
 }
 
-/* No caller writes from now on, and those already writing finish first (at
- * most 100 ms: a FIFO's writer may wait for its reader); then the file is
- * closed, its descriptor parked on /dev/null. */
 static void log_close(void)
 {
-        atomic_store(&log_active, false);
-        for (int i = 0; i < 2000 && atomic_load(&log_writing); i++)
-                nanosleep(&(struct timespec){ .tv_nsec = 50000 }, NULL);
-        output_fd_park(&log_fd);
+        output_fd_close(&log_fd, &log_active, &log_writing);
 }
 
 TJ_HIDDEN const struct tj_output out_log = {

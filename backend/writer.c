@@ -636,7 +636,9 @@ static void writer_take(struct ring *ring, const struct record *r, size_t n)
         writer_fix_realtime((struct record *)r);
         writer_dispatch(r, false);
         ring_consume(ring, r);
-        atomic_fetch_add_explicit(&w.taken, 1, memory_order_relaxed);
+        /* the writer alone counts: a plain add, no locked one per record */
+        atomic_store_explicit(&w.taken, atomic_load_explicit(&w.taken, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
         if ((n & 127) == 0)
                 writer_space(n);        /* blocked producers go on once there is room */
 }
