@@ -40,17 +40,22 @@
 static atomic_int ftrace_fd = -1;      /* see output_fd_install() */
 static atomic_bool ftrace_ok;           /* the marker is open: a write can reach it */
 static atomic_uint ftrace_writing;      /* callers between their ftrace_ok check and write */
-static pid_t ftrace_pid;                /* getpid() is a system call: cached */
+/* getpid() is a system call: cached.  Atomic (relaxed: it orders nothing),
+ * as every tj_init() stores it again in ftrace_open() while another thread
+ * may be building a line with it (a thread tracing through tj_shutdown() and
+ * tj_init(): ThreadSanitizer reported the plain int, lib-ftrace-shutdown-busy).
+ * A lock-free load, so still safe in a signal handler. */
+static atomic_int ftrace_pid;
 static pthread_once_t ftrace_once = PTHREAD_ONCE_INIT;
 
-static void ftrace_fork_child(void)
+static void ftrace_set_pid(void)
 {
-        ftrace_pid = getpid();
+        atomic_store_explicit(&ftrace_pid, (int) getpid(), memory_order_relaxed);
 }
 
 static void ftrace_init_once(void)
 {
-        pthread_atfork(NULL, NULL, ftrace_fork_child);
+        pthread_atfork(NULL, NULL, ftrace_set_pid);
 }
 
 /* Close the marker (output_fd_close()). */
@@ -65,7 +70,7 @@ static int ftrace_open(void)
         int fd, r;
 
         pthread_once(&ftrace_once, ftrace_init_once);
-        ftrace_pid = getpid();
+        ftrace_set_pid();
         if (!path || !path[0])
                 path = FTRACE_MARKER_DEFAULT;
         fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -195,7 +200,7 @@ static int ftrace_write(const struct record *r, const tj_value *v, const char *m
         l.full = false;
         ftrace_add_str(&l, ev->name);
         ftrace_add(&l, "[", 1);
-        ftrace_add_i64(&l, ftrace_pid);
+        ftrace_add_i64(&l, atomic_load_explicit(&ftrace_pid, memory_order_relaxed));
         ftrace_add(&l, ".", 1);
         ftrace_add_u64(&l, r->seq, 10);
         ftrace_add(&l, "]:", 2);
@@ -233,7 +238,7 @@ static int ftrace_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_n
         l.len = 0;
         l.full = false;
         ftrace_add_str(&l, "tj_dropped[");
-        ftrace_add_i64(&l, ftrace_pid);
+        ftrace_add_i64(&l, atomic_load_explicit(&ftrace_pid, memory_order_relaxed));
         ftrace_add_str(&l, "]: dropped=");
         ftrace_add_u64(&l, n, 10);
         return ftrace_send(&l);
