@@ -19,7 +19,8 @@
  * does): a file whose first bytes no longer have it was replaced or rotated,
  * and is imported from the start, saying so.  A UTF-8 byte order mark at the
  * start of the input is skipped.  A line holds at most IMPORT_MAX_LINE bytes,
- * as an export stream's (import_getline()): a longer one fails the import.
+ * as an export stream's (import_getline()): a longer one fails the import;
+ * so does an event of several lines (import_text_join()) longer than that.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -336,7 +337,9 @@ struct import_text_run {
  * point *LINE there; *RAW and the counts grow by what was read.  1 when the
  * file ends first (a writer may be in the middle: the entry is left for the
  * next import; read whole, what there is is the entry), -ENOMEM, -EBADMSG
- * with ERR set when one of the lines is too long.
+ * with ERR set when one of the lines is too long, or the joined entry is:
+ * it holds no more than a line may (x->max_line), else a format with K
+ * newlines would have K + 1 lines at the cap read into memory.
  */
 static int import_text_join(struct import_text_run *run, char **line, ssize_t *n, int64_t *raw,
                             unsigned k, struct tq_error *err)
@@ -373,8 +376,16 @@ static int import_text_join(struct import_text_run *run, char **line, ssize_t *n
                         m--;
                 if (m > 0 && x->more[m - 1] == '\r')
                         m--;
+                if (len + 1 + (size_t) m > x->max_line)
+                        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": event too long (more "
+                                            "than %zu bytes joined from lines %" PRIu64 " to %"
+                                            PRIu64 ")", x->name, x->lineno, x->max_line,
+                                            x->lineno, x->lineno + lines + 1);
                 if (len + 1 + (size_t) m + 1 > x->joined_size) {
                         size_t size = 2 * (len + 1 + (size_t) m + 1);
+
+                        if (size > x->max_line + 1)
+                                size = x->max_line + 1;
 
                         p = realloc(x->joined, size);
                         if (!p)

@@ -72,6 +72,40 @@ check_eq log-multiline-stdin \
         "select coalesce(nullif(event, '') || ' ' || a0 || ' ' || a1, message) as v from events order by id" |
         tail -n +2 | paste -sd '|')"
 
+# An event joined from several lines holds no more than a line may (256 MiB,
+# 100 bytes here), the newlines between its lines counted: a format with k
+# newlines read k + 1 lines at the cap into memory.  The one of 101 bytes
+# fails at its first line, the database as it was, the import resumable.
+export TRACEQL_TEST_MAX_LINE=100
+{ printf 'plain x 1\ntwo_nl first 1\n'; printf 'second %040d\n' 2; printf 'third %031d\n' 3; } \
+        > "$T/join.log"
+rc=0
+"$TQ" --db "$T/join.db" import --log "$T/join.log" --events "$ML" 2> "$T/err" || rc=$?
+check_eq log-multiline-at-cap \
+        "0|traceql: $T/join.log: 4 lines, 2 new events, 0 of them without a known event|100" \
+        "$rc|$(cat "$T/err")|$("$TQ" --db "$T/join.db" --no-sync --format csv \
+        "select length(message) from events where event = 'two_nl'" | tail -n 1)"
+{ printf 'two_nl first 4\n'; printf 'second %040d\n' 5; printf 'third %032d\n' 6; printf 'plain x 7\n'; } \
+        >> "$T/join.log"
+rc=0
+"$TQ" --db "$T/join.db" import --log "$T/join.log" --events "$ML" 2> "$T/err" || rc=$?
+check_eq log-multiline-too-long \
+        "4|traceql: $T/join.log:5: event too long (more than 100 bytes joined from lines 5 to 7)|2" \
+        "$rc|$(cat "$T/err")|$("$TQ" --db "$T/join.db" --no-sync --format csv \
+        "select count(*) from events" | tail -n 1)"
+rc=0
+"$TQ" --db "$T/join2.db" import --log - --events "$ML" < "$T/join.log" 2> "$T/err" || rc=$?
+check_eq log-multiline-too-long-stdin \
+        "4|traceql: <stdin>:5: event too long (more than 100 bytes joined from lines 5 to 7)|0" \
+        "$rc|$(cat "$T/err")|$("$TQ" --db "$T/join2.db" --no-sync --format csv \
+        "select count(*) from events" | tail -n 1)"
+unset TRACEQL_TEST_MAX_LINE
+"$TQ" --db "$T/join.db" import --log "$T/join.log" --events "$ML" 2> "$T/err"
+check_eq log-multiline-too-long-resumed \
+        "traceql: $T/join.log: 4 lines, 2 new events, 0 of them without a known event|1 1 4 7" \
+        "$(cat "$T/err")|$("$TQ" --db "$T/join.db" --no-sync --format csv \
+        "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
+
 # ---- blockdemo's own log output, with and without TJ_LOG_TIMESTAMP ----------
 BD=$B/examples/blockdemo
 if [ ! -x "$BD" ]; then fail log-blockdemo "$BD missing: run make examples"; exit 0; fi
