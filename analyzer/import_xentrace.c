@@ -246,21 +246,27 @@ static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned l
         return 0;
 }
 
+/* The lines of IN, read as a text import's (import_getline()): one longer
+ * than import_max_line() fails at its line rather than being read whole into
+ * memory, for a formats file is input too. */
 static int xen_formats_load(struct xen_formats *fs, const char *path, FILE *in,
                             struct tq_error *err)
 {
+        size_t size = 0, max = import_max_line();
         char *line = NULL;
-        size_t size = 0;
         unsigned lineno = 0;
+        ssize_t n = 0;
         int r = 0;
 
-        while (r == 0 && getline(&line, &size, in) >= 0)
+        while (r == 0 && (n = import_getline(in, &line, &size, max)) > 0)
                 r = xen_formats_line(fs, path, ++lineno, line, err);
-        if (r == 0 && ferror(in))       /* getline() left the cause, e.g. EISDIR */
+        if (r == 0 && n == -ENOMEM)
+                r = tq_error_set(err, -ENOMEM, "out of memory");
+        else if (r == 0 && n == -E2BIG)
+                r = import_line_too_long(path, lineno + 1, max, err);
+        else if (r == 0 && ferror(in))  /* the read left the cause, e.g. EISDIR */
                 r = tq_error_set(err, errno > 0 ? -errno : -EIO, "%s: %s", path,
                                  errno > 0 ? strerror(errno) : "read error");
-        else if (r == 0 && !feof(in))   /* no memory for a line: no flag is set */
-                r = tq_error_set(err, -ENOMEM, "out of memory");
         free(line);
         return r;
 }

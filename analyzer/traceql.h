@@ -332,9 +332,10 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
 int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err);
 
 /* ---- import_export.c ---- */
-/* A line of a text import (--export, --syslog, --log) holds at most so many
- * bytes before its newline: a longer one is a broken file, not one to read
- * whole into memory. */
+/* A line of a text import (--export, --syslog, --log, a --log event joined
+ * from several lines, a xentrace formats file) holds at most so many bytes
+ * before its newline: a longer one is a broken file, not one to read whole
+ * into memory. */
 #define IMPORT_MAX_LINE ((size_t) 256 << 20)
 /* IMPORT_MAX_LINE, or the smaller cap $TRACEQL_TEST_MAX_LINE gives (tests). */
 size_t import_max_line(void);

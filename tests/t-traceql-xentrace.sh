@@ -9,7 +9,8 @@
 # message in bad.err and adds nothing; a re-import adds nothing; a file that
 # ends inside a window or a record (being written) imports its whole records
 # and leaves the rest for the next import, standard input fails on it; pairs
-# matches VMEXIT with VMENTRY by CPU.
+# matches VMEXIT with VMENTRY by CPU; a formats line past the line cap
+# ($TRACEQL_TEST_MAX_LINE) fails at its line.
 # TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
 . "$(dirname "$0")/lib/common.sh"
 
@@ -123,3 +124,21 @@ $RUN "$TQ" --db "$T/bad.db" import --xentrace basic.xt --formats "$T/formats.d" 
 check_eq xentrace-formats-directory "4|traceql: $T/formats.d: Is a directory|0" \
         "$rc|$(cat "$T/err")|$($TQ --db "$T/bad.db" --no-sync --format csv \
         'select count(*) from events' | tail -n 1)"
+# A formats file's line holds no more than a text import's (256 MiB, 100
+# bytes here): a longer one fails at its line, nothing imported, rather than
+# being read whole into memory (getline() had no cap).  100 bytes before the
+# newline are not too long; 101 are.
+export TRACEQL_TEST_MAX_LINE=100
+l100=$(printf '0x00021011 CPU%%(cpu)d %%(1)d %072d' 0)
+{ echo '# a formats file'; echo "$l100"; } > "$T/cap-formats"
+rc=0
+$RUN "$TQ" --db "$T/cap.db" import --xentrace basic.xt --formats "$T/cap-formats" 2> /dev/null || rc=$?
+check_eq xentrace-formats-line-at-cap "0|100" "$rc|$(sed -n 2p "$T/cap-formats" | tr -d '\n' | wc -c)"
+{ echo '# a formats file'; echo "${l100}0"; } > "$T/cap-formats"
+rc=0
+$RUN "$TQ" --db "$T/cap2.db" import --xentrace basic.xt --formats "$T/cap-formats" 2> "$T/err" || rc=$?
+check_eq xentrace-formats-line-too-long \
+        "4|traceql: $T/cap-formats:2: line too long (more than 100 bytes without a newline)|0" \
+        "$rc|$(cat "$T/err")|$($TQ --db "$T/cap2.db" --no-sync --format csv \
+        'select count(*) from events' | tail -n 1)"
+unset TRACEQL_TEST_MAX_LINE
