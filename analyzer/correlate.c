@@ -329,54 +329,71 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
         return 0;
 }
 
-/* Position of argument NAME of EVENT (-1 none); *ret_kind its kind letter. */
-static int corr_arg_pos(sqlite3 *db, const char *event, const char *name, char *ret_kind)
+/* Position of argument NAME of EVENT in *RET_POS (-1 none), *RET_KIND its
+ * kind letter; 0, or when a statement fails, ERR and query_error()'s -errno
+ * (-EUCLEAN for a damaged page, -ENOMEM...). */
+static int corr_arg_pos(sqlite3 *db, const char *event, const char *name, int *ret_pos,
+                        char *ret_kind, struct tq_error *err)
 {
+        const unsigned char *kind;
         sqlite3_stmt *st = NULL;
-        int pos = -1;
+        int rc, r = 0;
 
-        if (sqlite3_prepare_v2(db, "SELECT pos, kind FROM event_args WHERE event = ?1 AND name = ?2",
-                               -1, &st, NULL) != SQLITE_OK)
-                return -1;
-        sqlite3_bind_text(st, 1, event, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-                pos = sqlite3_column_int(st, 0);
-                if (ret_kind)
-                        *ret_kind = (char) sqlite3_column_text(st, 1)[0];
+        rc = sqlite3_prepare_v2(db, "SELECT pos, kind FROM event_args WHERE event = ?1 AND "
+                                "name = ?2", -1, &st, NULL);
+        if (rc == SQLITE_OK) {
+                sqlite3_bind_text(st, 1, event, -1, SQLITE_STATIC);
+                sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+                rc = sqlite3_step(st);
         }
+        *ret_pos = -1;
+        if (rc == SQLITE_ROW) {
+                kind = sqlite3_column_text(st, 1);
+                if (!kind)      /* NOT NULL: no memory for the text */
+                        r = tq_error_set(err, -ENOMEM, "out of memory");
+                else {
+                        *ret_pos = sqlite3_column_int(st, 0);
+                        *ret_kind = (char) kind[0];
+                }
+        } else if (rc != SQLITE_DONE)
+                r = query_error(db, sqlite3_extended_errcode(db), err);
         sqlite3_finalize(st);
-        return pos;
+        return r;
 }
 
-/* Whether the database has events named NAME; -EIO when it cannot tell. */
-static int corr_event_known(sqlite3 *db, const char *name)
+/* Whether the database has events named NAME: 1 or 0; when it cannot tell,
+ * ERR and query_error()'s -errno (-EUCLEAN for a damaged page, -ENOMEM...). */
+static int corr_event_known(sqlite3 *db, const char *name, struct tq_error *err)
 {
         sqlite3_stmt *st = NULL;
-        int r = -EIO;
+        int rc, r;
 
-        if (sqlite3_prepare_v2(db, "SELECT 1 FROM event_types WHERE name = ?1", -1, &st,
-                               NULL) == SQLITE_OK) {
+        rc = sqlite3_prepare_v2(db, "SELECT 1 FROM event_types WHERE name = ?1", -1, &st, NULL);
+        if (rc == SQLITE_OK) {
                 sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-                r = sqlite3_step(st);
-                r = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : -EIO;
+                rc = sqlite3_step(st);
         }
+        r = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 :
+            query_error(db, sqlite3_extended_errcode(db), err);
         sqlite3_finalize(st);
         return r;
 }
 
 /*
  * The correlator field every event without an explicit FIELD uses: the one
- * pointer argument name shared by all of them.  Returns a sqlite3_malloc'ed
- * name, or NULL with ERR filled.
+ * pointer argument name shared by all of them, in *RET_NAME (sqlite3_malloc'ed).
+ * -EINVAL with ERR when there is none or several; when a statement fails,
+ * query_error()'s -errno (-EUCLEAN for a damaged page, -ENOMEM...).
  */
-static char *corr_common_pointer(sqlite3 *db, struct corr_opts *o, struct tq_error *err)
+static int corr_common_pointer(sqlite3 *db, struct corr_opts *o, char **ret_name,
+                               struct tq_error *err)
 {
         sqlite3_str *in = sqlite3_str_new(db);
         sqlite3_stmt *st = NULL;
         char *sql, *name = NULL;
         size_t i, n = 0;
         struct corr_list *lists[2] = { &o->a, &o->b };
+        int rc, r;
 
         for (int l = 0; l < 2; l++)
                 for (i = 0; i < lists[l]->n; i++)
@@ -389,29 +406,43 @@ static char *corr_common_pointer(sqlite3 *db, struct corr_opts *o, struct tq_err
                               sqlite3_str_value(in), sqlite3_str_value(in));
         sqlite3_free(sqlite3_str_finish(in));
         if (!sql) {
-                tq_error_set(err, -ENOMEM, "out of memory");
+                r = tq_error_set(err, -ENOMEM, "out of memory");
                 goto out;
         }
-        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-                tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+        rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+        if (rc != SQLITE_OK) {
+                r = query_error(db, sqlite3_extended_errcode(db), err);
                 goto out;
         }
-        if (sqlite3_step(st) == SQLITE_ROW) {
-                name = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
-                if (sqlite3_step(st) == SQLITE_ROW) {
-                        tq_error_set(err, -EINVAL, "%s: the events share several pointer arguments; "
-                                     "name one as EVENT:FIELD", store_name(db));
-                        sqlite3_free(name);
-                        name = NULL;
-                        goto out;
-                }
-        } else
-                tq_error_set(err, -EINVAL, "%s: the events share no pointer argument; "
-                             "name it as EVENT:FIELD", store_name(db));
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE) {
+                r = tq_error_set(err, -EINVAL, "%s: the events share no pointer argument; "
+                                 "name it as EVENT:FIELD", store_name(db));
+                goto out;
+        }
+        if (rc != SQLITE_ROW) {
+                r = query_error(db, sqlite3_extended_errcode(db), err);
+                goto out;
+        }
+        name = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
+        if (!name) {
+                r = tq_error_set(err, -ENOMEM, "out of memory");
+                goto out;
+        }
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+                r = tq_error_set(err, -EINVAL, "%s: the events share several pointer arguments; "
+                                 "name one as EVENT:FIELD", store_name(db));
+        else
+                r = rc == SQLITE_DONE ? 0 : query_error(db, sqlite3_extended_errcode(db), err);
 out:
         sqlite3_finalize(st);
         sqlite3_free(sql);
-        return name;
+        if (r == 0)
+                *ret_name = name;
+        else
+                sqlite3_free(name);
+        return r;
 }
 
 /* Resolve every spec's positions; fails naming the event or field. */
@@ -425,11 +456,9 @@ static int corr_resolve(sqlite3 *db, struct corr_opts *o, struct tq_error *err)
         /* an unknown event first: a misspelt name is not a missing argument */
         for (int l = 0; l < 2; l++)
                 for (size_t i = 0; i < lists[l]->n; i++) {
-                        r = corr_event_known(db, lists[l]->v[i].event);
-                        if (r < 0) {
-                                r = tq_error_set(err, r, "%s: %s", store_name(db), sqlite3_errmsg(db));
+                        r = corr_event_known(db, lists[l]->v[i].event, err);
+                        if (r < 0)
                                 goto out;
-                        }
                         if (r == 0) {
                                 r = tq_error_set(err, -ENOENT, "%s: no event '%s' in the database",
                                                  store_name(db), lists[l]->v[i].event);
@@ -443,13 +472,14 @@ static int corr_resolve(sqlite3 *db, struct corr_opts *o, struct tq_error *err)
                         char kind = 0;
 
                         if (!s->field && !common) {
-                                common = corr_common_pointer(db, o, err);
-                                if (!common) {
-                                        r = -EINVAL;
+                                r = corr_common_pointer(db, o, &common, err);
+                                if (r < 0)
                                         goto out;
-                                }
                         }
-                        s->pos = corr_arg_pos(db, s->event, s->field ? s->field : common, &kind);
+                        r = corr_arg_pos(db, s->event, s->field ? s->field : common, &s->pos,
+                                         &kind, err);
+                        if (r < 0)
+                                goto out;
                         if (s->pos < 0) {
                                 r = tq_error_set(err, -ENOENT, "%s: event '%s' has no argument '%s'",
                                                  store_name(db), s->event, s->field ? s->field : common);
@@ -462,8 +492,12 @@ static int corr_resolve(sqlite3 *db, struct corr_opts *o, struct tq_error *err)
                                 goto out;
                         }
                         if (l == 0 && (o->size || o->by)) {
-                                int p = corr_arg_pos(db, s->event, o->size ? o->size : o->by, &kind);
+                                int p;
 
+                                r = corr_arg_pos(db, s->event, o->size ? o->size : o->by, &p,
+                                                 &kind, err);
+                                if (r < 0)
+                                        goto out;
                                 if (p >= 0 && kind == 's') {
                                         r = tq_error_set(err, -EINVAL, "%s: argument '%s' of '%s' is a "
                                                          "string; %s needs an integer", store_name(db),
@@ -2055,7 +2089,8 @@ int correlate_main(int argc, char **argv, bool pairs)
                         "is\n", unwritable.msg);
         r = corr_resolve(db, &o, &err);
         if (r < 0) {
-                ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_INPUT;
+                /* a damaged page is the database's failure, as in the scan */
+                ret = r == -ENOMEM ? TQ_EXIT_NOMEM : r == -EUCLEAN ? TQ_EXIT_DB : TQ_EXIT_INPUT;
                 goto fail;
         }
         r = corr_scan(db, &o, &tot, &err);

@@ -109,6 +109,38 @@ select n, n * 10, n * 10, 'b', 5, 5, case when n % 10 = 1 then 'm' when n % 10 =
         check_file "correlate-step-error-$1-same" "$T/$1.sort.err" "$T/$1.show.err"
 done
 
+# A damaged page of the event catalog, read as the events and arguments
+# named are looked up: SQLite's error and exit 3, as in the scan (above) and
+# in a query, not exit 4 as for an unknown event, nor "no argument" or "share
+# no pointer argument" (the lookups' failures were taken for no row).
+damage() {      # DB TABLE: overwrite the root page of TABLE
+        python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+size = db.execute("PRAGMA page_size").fetchone()[0]
+root = db.execute("SELECT rootpage FROM sqlite_schema WHERE name = ?", (sys.argv[2],)).fetchone()[0]
+db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+db.close()
+with open(sys.argv[1], "r+b") as f:
+    f.seek((root - 1) * size)
+    f.write(b"\xa5" * size)
+PY
+}
+for table in event_types event_args; do
+        cp "$T/leaks.db" "$T/$table.db"
+        damage "$T/$table.db" "$table"
+        for c in "common qemu_malloc qemu_free" "named qemu_malloc:ptr qemu_free:ptr"; do
+                # shellcheck disable=SC2086
+                set -- $c
+                rc=0
+                $RUN "$TQ" --db "$T/$table.db" --no-sync leaks --alloc "$2" --free "$3" \
+                        > /dev/null 2> "$T/err" || rc=$?
+                check_eq "correlate-damaged-$table-$1" \
+                        "traceql: $T/$table.db: database disk image is malformed|exit 3" \
+                        "$(cat "$T/err")|exit $rc"
+        done
+done
+
 # --write keeps the results as tables; a later query sees them.
 rc=0
 $TQ --db "$T/leaks.db" --no-sync --write leaks --alloc qemu_malloc,qemu_valloc --free qemu_free \
