@@ -386,7 +386,6 @@ static int import_text_join(struct import_text_run *run, char **line, ssize_t *n
 
                         if (size > x->max_line + 1)
                                 size = x->max_line + 1;
-
                         p = realloc(x->joined, size);
                         if (!p)
                                 return -ENOMEM;
