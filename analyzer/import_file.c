@@ -20,7 +20,9 @@
  * A regular file is mapped, not read, so memory does not grow with its size;
  * standard input ("-") and files that do not tell their size (tracefs) are
  * read whole, and imported whole each time; standard input, a pipe, is read
- * once, so a record it ends inside is an error.
+ * once, so a record it ends inside is an error.  A text format (ftrace) has
+ * them read with the text importers' cap on a line: one with no end fails
+ * at the cap, not when memory runs out.
  *
  * A mapped file that shrinks under the parser (a writer truncates it) would
  * kill the process with SIGBUS at the first page past its new end.  While a
@@ -225,32 +227,55 @@ int import_resume(struct ingest *ing, int fd, int64_t size, int64_t offset, cons
         return 0;
 }
 
-static int import_file_read(int fd, const char *path, struct import_file_data *d,
-                            struct tq_error *err)
+/* Read FD whole into D.  MAX_LINE, a text format's cap on a line (0: a
+ * binary format, none): a line that goes on past it fails "NAME:LINE: line
+ * too long" as soon as its byte MAX_LINE + 1 is read, the buffer grown no
+ * further than that line needs (standard input with no newline, /dev/zero,
+ * takes the cap's memory, not all there is). */
+static int import_file_read(int fd, const char *name, size_t max_line,
+                            struct import_file_data *d, struct tq_error *err)
 {
-        size_t size = 0, cap = 65536;
+        size_t size = 0, cap = 65536, line = 0;        /* LINE: where the last line begins */
+        uint64_t lineno = 1;
         uint8_t *buf = malloc(cap);
         ssize_t n;
 
         if (!buf)
                 return tq_error_set(err, -ENOMEM, "out of memory");
         while ((n = read(fd, buf + size, cap - size)) != 0) {
+                const uint8_t *q = buf + size, *nl;
+
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
                         free(buf);
-                        return tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
+                        return tq_error_set(err, -errno, "%s: %s", name, strerror(errno));
                 }
                 size += (size_t) n;
+                while (max_line && (nl = memchr(q, '\n', (size_t) (buf + size - q)))) {
+                        q = nl + 1;
+                        line = (size_t) (q - buf);
+                        lineno++;
+                }
+                if (max_line && size - line > max_line) {
+                        free(buf);
+                        return import_line_too_long(name, lineno, max_line, err);
+                }
                 if (size == cap) {
-                        uint8_t *p = realloc(buf, cap * 2);
+                        size_t want = cap * 2;
+                        uint8_t *p;
 
+                        /* a line past half the buffer may be one with no
+                         * end: room for it up to the cap and a read more */
+                        if (max_line && size - line > cap / 2 && line + max_line + 65536 < want)
+                                want = line + max_line + 65536;
+                        p = realloc(buf, want);
                         if (!p) {
                                 free(buf);
                                 return tq_error_set(err, -ENOMEM, "out of memory");
                         }
                         buf = p;
-                        cap *= 2;
+                        cap = want;
                 }
         }
         d->data = buf;
@@ -258,8 +283,10 @@ static int import_file_read(int fd, const char *path, struct import_file_data *d
         return 0;
 }
 
-/* Map PATH read-only, or read it ("-": standard input). */
-static int import_file_open(const char *path, struct import_file_data *d, struct tq_error *err)
+/* Map PATH read-only, or read it ("-": standard input; MAX_LINE as for
+ * import_file_read()). */
+static int import_file_open(const char *path, size_t max_line, struct import_file_data *d,
+                            struct tq_error *err)
 {
         struct stat st;
         void *p;
@@ -268,7 +295,7 @@ static int import_file_open(const char *path, struct import_file_data *d, struct
         memset(d, 0, sizeof(*d));
         d->fd = -1;
         if (strcmp(path, "-") == 0)
-                return import_file_read(STDIN_FILENO, "<stdin>", d, err);
+                return import_file_read(STDIN_FILENO, "<stdin>", max_line, d, err);
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
@@ -282,7 +309,7 @@ static int import_file_open(const char *path, struct import_file_data *d, struct
         }
         d->regular = S_ISREG(st.st_mode);
         if (!S_ISREG(st.st_mode) || st.st_size == 0) {
-                r = import_file_read(fd, path, d, err);
+                r = import_file_read(fd, path, max_line, d, err);
                 goto out;
         }
         p = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -316,8 +343,9 @@ static void import_file_close(struct import_file_data *d)
                 close(d->fd);
 }
 
-int import_file(sqlite3 *db, const char *kind, const char *path, import_file_parse_fn parse,
-                const void *ctx, uint64_t *ret_added, struct tq_error *err)
+int import_file(sqlite3 *db, const char *kind, const char *path, size_t max_line,
+                import_file_parse_fn parse, const void *ctx, uint64_t *ret_added,
+                struct tq_error *err)
 {
         struct import_file_data d;
         struct ingest *ing = NULL;
@@ -328,7 +356,7 @@ int import_file(sqlite3 *db, const char *kind, const char *path, import_file_par
         size_t used;
         int r;
 
-        r = import_file_open(path, &d, err);
+        r = import_file_open(path, max_line, &d, err);
         if (r < 0)
                 return r;
         r = import_file_guard_on(&d, err);

@@ -46,7 +46,9 @@
  * keep their order and pairs' latencies are in cycles or counts), TASK to
  * `identifier`, PID to `tid`, and to `pid` the pid of our marker lines, else
  * TGID, else PID.  A line that fits none of these fails
- * the import with "FILE:LINE: why", and nothing is imported.  A last line
+ * the import with "FILE:LINE: why", and nothing is imported; so does a line
+ * longer than the text importers' cap, IMPORT_MAX_LINE, standard input's as
+ * soon as it is read past the cap (import_file()).  A last line
  * without its newline is left for the next import; standard input, read
  * once, has it imported as it is.
  */
@@ -924,7 +926,8 @@ static bool ftrace_more(struct ftrace *f, const char *line, const char *line_end
 }
 
 /*
- * Parse every complete line; the last line, when the file does not end in a
+ * Parse every complete line, none longer than import_max_line() (else
+ * "NAME:LINE: line too long"); the last line, when the file does not end in a
  * newline yet, is left alone (*RET_INCOMPLETE, unless NULL, says so): it
  * may be a line being written.  import_file() records the whole size, so
  * the line that straddles SKIP is one such line of a previous import:
@@ -939,6 +942,7 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
 {
         struct ftrace f = { .cat = cat, .patterns = patterns, .name = name };
         const char *p = (const char *) data, *end = p + size;
+        size_t max_line = import_max_line();
         int r = 0;
 
         while (r == 0 && p < end) {
@@ -946,6 +950,11 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                 enum fmore kind = FMORE_UNKNOWN;
                 uint64_t more = 0;
 
+                /* as the text importers: an unfinished line too */
+                if ((size_t) ((nl ? nl : end) - p) > max_line) {
+                        r = import_line_too_long(name, f.lineno + 1, max_line, err);
+                        break;
+                }
                 if (!nl && whole)
                         nl = end;
                 else if (!nl) {
@@ -958,11 +967,18 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                 first = nl;
                 while (nl < end && ftrace_more(&f, p, first, &kind, nl + 1, end)) {
                         next = memchr(nl + 1, '\n', (size_t) (end - nl - 1));
+                        if ((size_t) ((next ? next : end) - nl - 1) > max_line) {
+                                r = import_line_too_long(name, f.lineno + more + 2, max_line,
+                                                         err);
+                                break;
+                        }
                         if (!next && !whole)
                                 break;
                         nl = next ? next : end;
                         more++;
                 }
+                if (r < 0)
+                        break;
                 f.lineno++;
                 /* stored when its first line is new: lines of an entry
                  * imported before that came since are not stored twice */
@@ -1015,7 +1031,8 @@ int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                 r = te_patterns_load(run.patterns, events, err);
         }
         if (r == 0)
-                r = import_file(db, "ftrace", path, ftrace_run, &run, ret_added, err);
+                r = import_file(db, "ftrace", path, import_max_line(), ftrace_run, &run,
+                                ret_added, err);
         te_patterns_free(run.patterns);
         if (r == 0 && incomplete)       /* as the text importers' summary says it */
                 fprintf(stderr, "traceql: %s: an unfinished last line is left for the next "

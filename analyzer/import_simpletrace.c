@@ -398,5 +398,5 @@ int import_simpletrace_parse(struct ingest *ing, const void *cat, const char *na
 int import_simpletrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                        uint64_t *ret_added, struct tq_error *err)
 {
-        return import_file(db, "simpletrace", path, import_simpletrace_parse, cat, ret_added, err);
+        return import_file(db, "simpletrace", path, 0, import_simpletrace_parse, cat, ret_added, err);
 }

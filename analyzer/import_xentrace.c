@@ -612,7 +612,7 @@ int import_xentrace(sqlite3 *db, const char *path, const char *formats, uint64_t
 
         r = import_xentrace_formats(&c, formats, NULL, err);
         if (r == 0)
-                r = import_file(db, "xentrace", path, import_xentrace_parse, c, ret_added, err);
+                r = import_file(db, "xentrace", path, 0, import_xentrace_parse, c, ret_added, err);
         import_xentrace_free(c);
         return r;
 }

@@ -332,10 +332,10 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
 int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err);
 
 /* ---- import_export.c ---- */
-/* A line of a text import (--export, --syslog, --log, a --log event joined
- * from several lines, a xentrace formats file) holds at most so many bytes
- * before its newline: a longer one is a broken file, not one to read whole
- * into memory. */
+/* A line of a text import (--export, --syslog, --log, --ftrace, a --log
+ * event joined from several lines, a xentrace formats file) holds at most so
+ * many bytes before its newline: a longer one is a broken file, not one to
+ * read whole into memory. */
 #define IMPORT_MAX_LINE ((size_t) 256 << 20)
 /* IMPORT_MAX_LINE, or the smaller cap $TRACEQL_TEST_MAX_LINE gives (tests). */
 size_t import_max_line(void);
@@ -560,9 +560,14 @@ typedef int (*import_file_parse_fn)(struct ingest *ing, const void *ctx, const c
 /* Map PATH, import it as source KIND with PARSE in one transaction (nothing
  * stored on failure), remember the size parsed so the next import of the
  * same file only adds what was appended; a last record cut short is left for
- * it, saying so on stderr. */
-int import_file(sqlite3 *db, const char *kind, const char *path, import_file_parse_fn parse,
-                const void *ctx, uint64_t *ret_added, struct tq_error *err);
+ * it, saying so on stderr.  MAX_LINE: 0 for a binary format; for a text one
+ * (ftrace) its cap on a line (import_max_line()), which standard input and
+ * the files read rather than mapped keep to as they are read: a longer line
+ * fails with import_line_too_long()'s message before the rest is read (the
+ * parser checks a mapped file's lines). */
+int import_file(sqlite3 *db, const char *kind, const char *path, size_t max_line,
+                import_file_parse_fn parse, const void *ctx, uint64_t *ret_added,
+                struct tq_error *err);
 
 /* ---- import_simpletrace.c ---- */
 int import_simpletrace_parse(struct ingest *ing, const void *cat, const char *name,

@@ -231,8 +231,11 @@ if [ -z "${VALGRIND:-}" ] && [ -z "${SANITIZE:-}" ]; then
         # A text line with no end under a 400 MB address space, as for
         # --export: said too long at the 256 MiB cap, the database as it was.
         # getline() read on, doubling its buffer to 512 MiB: 'out of memory'.
+        # --ftrace reads standard input and a file it cannot map whole into
+        # memory: it had no cap, and doubled its buffer until no memory was
+        # left.
         for how in "log-file --log /dev/zero" "syslog-file --syslog /dev/zero" \
-                   "log-stdin --log -"; do
+                   "log-stdin --log -" "ftrace-file --ftrace /dev/zero" "ftrace-stdin --ftrace -"; do
                 set -- $how
                 rc=0
                 (ulimit -v 400000; exec "$TQ" --db "$DB" import $2 $3 < /dev/zero) 2> "$T/err" ||

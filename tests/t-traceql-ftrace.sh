@@ -342,3 +342,37 @@ rm -f "$T/db"
 $RUN "$TQ" --db "$T/db" import --ftrace "$T/threads.trace"
 check_eq ftrace-losses-thread-names "seq_gap,,,4240,CPU 0/KVM,1,seq 5..5," \
         "$($RUN "$TQ" --db "$T/db" --no-sync --format csv losses | tail -n +2)"
+
+# A line holds at most 256 MiB, as a line of --export, --log or --syslog
+# does ($TRACEQL_TEST_MAX_LINE: a cap of 100 bytes here): a longer one fails
+# at its own line, as the first of an entry, as a line of a marker's text or
+# as an unfinished last line, the database as it was and the import of the
+# file resumable; standard input's as soon as it is read past the cap.  There
+# was no cap: standard input was read whole into memory, a line with no end
+# (/dev/zero) until memory ran out.  A line of 100 bytes, \r and all, is not
+# too long.
+ml='  bash-5 [000] ..... 100.000001: tracing_mark_write: one'
+printf '%s\n  bash-5 [000] ..... 100.000002: tracing_mark_write: %046d\r\n' "$ml" 0 > "$T/cap.trace"
+rm -f "$T/db"
+TRACEQL_TEST_MAX_LINE=100 $RUN "$TQ" --db "$T/db" import --ftrace "$T/cap.trace"
+cp "$T/cap.trace" "$T/cap-first.trace"
+printf '%0101d\n%s\n' 0 "$ml" >> "$T/cap.trace"
+printf '             cat-2 [000] ..... 100.000003: vfs_read <-ksys_read%038d\n%s\n' 0 "$ml" \
+        >> "$T/cap-first.trace"
+printf '%s\n  bash-5 [000] ..... 100.000002: tracing_mark_write: %048d' "$ml" 0 > "$T/cap-cut.trace"
+got=
+for f in "$T/cap.trace" "$T/cap-first.trace" "$T/cap-cut.trace" -; do
+        rc=0
+        TRACEQL_TEST_MAX_LINE=100 $RUN "$TQ" --db "$T/db" import --ftrace "$f" < "$T/cap.trace" \
+                2> "$T/err" || rc=$?
+        got="$got$rc|$(cat "$T/err")|$($TQ --db "$T/db" --no-sync --format csv \
+                'select count(*) from events' | tail -n 1);"
+done
+check_eq ftrace-line-too-long "4|traceql: $T/cap.trace:3: line too long (more than 100 bytes without a newline)|2;4|traceql: $T/cap-first.trace:3: line too long (more than 100 bytes without a newline)|2;4|traceql: $T/cap-cut.trace:2: line too long (more than 100 bytes without a newline)|2;4|traceql: <stdin>:3: line too long (more than 100 bytes without a newline)|2;" \
+        "$got"
+# Without the small cap the import of the file goes on after line 2: its
+# offset stayed (the 101 bytes are line 2's text going on, stored before).
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/cap.trace"
+check_eq ftrace-line-too-long-resumed "3|one" \
+        "$($TQ --db "$T/db" --no-sync --format csv "select count(*) || '|' ||
+                (select a0 from events order by id desc limit 1) from events" | tail -n 1)"
