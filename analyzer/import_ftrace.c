@@ -92,6 +92,8 @@ struct ftrace {
         uint64_t lineno;
         char *scratch;                  /* unescaped strings of the current line */
         size_t scratch_size, scratch_len;
+        char *joined;                   /* a CRLF entry of several lines, CRs dropped */
+        size_t joined_size;
         struct ingest_entry e;
 };
 
@@ -507,8 +509,6 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
 {
         const char *name = p, *q, *mark_end;
 
-        if (end > p && end[-1] == '\r')
-                end--;
         mark_end = end;         /* a marker's text is as written, spaces and all */
         while (end > p && end[-1] == ' ')
                 end--;
@@ -762,6 +762,35 @@ static int flost(struct ftrace *f, struct ingest *ing, const char *p, const char
         return r < 0 ? r : 0;
 }
 
+/* An entry of several lines at *P (its first ending at *LINE_END, the last
+ * at *END) from a CRLF file: a copy without the CR before each newline, as
+ * --log drops a CR at the end of each line it joins.  0 or -ENOMEM. */
+static int fjoin_crlf(struct ftrace *f, const char **p, const char **line_end, const char **end)
+{
+        size_t n = 0, first = (size_t) (*line_end - *p);
+        const char *q;
+
+        if (*line_end == *end || !memmem(*p, (size_t) (*end - *p), "\r\n", 2))
+                return 0;
+        if ((size_t) (*end - *p) > f->joined_size) {
+                char *j = realloc(f->joined, (size_t) (*end - *p));
+
+                if (!j)
+                        return -ENOMEM;
+                f->joined = j;
+                f->joined_size = (size_t) (*end - *p);
+        }
+        if (first > 0 && (*line_end)[-1] == '\r')
+                first--;
+        for (q = *p; q < *end; q++)
+                if (*q != '\r' || q + 1 == *end || q[1] != '\n')
+                        f->joined[n++] = *q;
+        *p = f->joined;
+        *line_end = f->joined + first;
+        *end = f->joined + n;
+        return 0;
+}
+
 /* The entry at P: its first line ends at LINE_END, the lines that go on
  * with it (ftrace_more()) at END. */
 static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char *line_end,
@@ -777,6 +806,13 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
          * '#' or be "CPU:..." all the same, as prctl() names it */
         if (p < end && *p == '#')
                 return 0;
+        /* a CRLF file's lines lose their CR, as --log's do (an empty one
+         * is passed over) */
+        if (end > p && end[-1] == '\r') {
+                if (line_end == end)
+                        line_end--;
+                end--;
+        }
         p = fskip_spaces(p, end);
         if (p == end)
                 return 0;
@@ -784,6 +820,8 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
                 return ftrace_error(f, err, "NUL byte in a line");
         if (p == line && end - p > 4 && memcmp(p, "CPU:", 4) == 0)
                 return flost(f, ing, p, end, store, err);
+        if (fjoin_crlf(f, &p, &line_end, &end) < 0)
+                return tq_error_set(err, -ENOMEM, "out of memory");
         if ((size_t) (end - p) > f->scratch_size) {
                 char *s = realloc(f->scratch, (size_t) (end - p));
 
@@ -912,6 +950,8 @@ static bool ftrace_more(struct ftrace *f, const char *line, const char *line_end
         nl = memchr(p, '\n', (size_t) (end - p));
         if (nl)
                 end = nl;
+        if (end > p && end[-1] == '\r')
+                end--;          /* a CRLF file's */
         /* what this line is first: most often a trace line, found without
          * the entry's kind */
         if ((*p == ' ' && flooks_traced(p, end)) ||
@@ -988,6 +1028,7 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                 p = nl < end ? nl + 1 : end;    /* a last line without its newline */
         }
         free(f.scratch);
+        free(f.joined);
         ingest_entry_free(&f.e);
         return r;
 }

@@ -376,3 +376,24 @@ $RUN "$TQ" --db "$T/db" import --ftrace "$T/cap.trace"
 check_eq ftrace-line-too-long-resumed "3|one" \
         "$($TQ --db "$T/db" --no-sync --format csv "select count(*) || '|' ||
                 (select a0 from events order by id desc limit 1) from events" | tail -n 1)"
+
+# A CRLF file reads as the same file with LF: the CR before each newline
+# goes, in the lines an entry goes on with as at the end of its last one, as
+# --log drops it.  The lines after the first kept their CR (a message and a
+# marker's text "first\r\nsecond\r\n\r\nthird", a kernel event's last
+# argument "1\r"), a loss after a text, "CPU:1 [LOST 3 EVENTS]\r", was
+# taken for the text going on, and an empty line, "\r", failed the import
+# (line 12: 'not a trace line (no [CPU] field)').
+printf '%s\n' '# tracer: nop' \
+        '            bash-5       [000] .....   100.000001: tracing_mark_write: first' 'second' '' 'third' \
+        '            bash-5       [000] .....   100.000002: sched_waking: comm=a pid=1' 'c d' \
+        'CPU:1 [LOST 3 EVENTS]' \
+        '            bash-5       [000] d..1.   100.000003: <stack trace>' ' => f1' ' => f2' \
+        '' '            bash-5       [000] .....   100.000004: tracing_mark_write: x' > "$T/lf.trace"
+sed 's/$/\r/' "$T/lf.trace" > "$T/crlf.trace"
+crq="select event, replace(replace(message, char(13), '\\r'), char(10), '/'),
+        replace(replace(a0, char(13), '\\r'), char(10), '/'), replace(a1, char(13), '\\r')
+     from events order by id"
+check_eq ftrace-crlf-multi-line "0|tracing_mark_write,tracing_mark_write first/second//third,first/second//third,|sched_waking,sched_waking comm=a pid=1/c d,a,1|tj_dropped,CPU:1 [LOST 3 EVENTS],3,|kernel_stack,<stack trace>/ => f1/ => f2,,|tracing_mark_write,tracing_mark_write x,x," \
+        "$(ftrace_rows "$T/crlf.trace" "$crq")"
+check_eq ftrace-crlf-as-lf "$(ftrace_rows "$T/lf.trace" "$crq")" "$(ftrace_rows "$T/crlf.trace" "$crq")"
