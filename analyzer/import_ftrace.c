@@ -1035,9 +1035,9 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
 
 int import_ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                         struct te_patterns *patterns, const char *name, const uint8_t *data,
-                        size_t size, int64_t skip, struct tq_error *err)
+                        size_t size, int64_t skip, bool whole, struct tq_error *err)
 {
-        return ftrace_parse(ing, cat, patterns, name, data, size, skip, false, NULL, err);
+        return ftrace_parse(ing, cat, patterns, name, data, size, skip, whole, NULL, err);
 }
 
 /* What import_ftrace() hands import_file() for ftrace_run(). */

@@ -579,10 +579,13 @@ int import_simpletrace(sqlite3 *db, const char *path, const struct te_catalog *c
 /* ---- import_ftrace.c ---- */
 /* The tracefs `trace` text; CAT (may be NULL) types our own marker lines,
  * PATTERNS (may be NULL) QEMU's ftrace backend markers, both from the
- * --events files (NULL-terminated EVENTS, or NULL). */
+ * --events files (NULL-terminated EVENTS, or NULL).  WHOLE: DATA is all
+ * there will be (standard input, read once), its last line parsed with or
+ * without its newline; else (a file) one without it is left alone.  The
+ * fuzz target drives both. */
 int import_ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                         struct te_patterns *patterns, const char *name, const uint8_t *data,
-                        size_t size, int64_t skip, struct tq_error *err);
+                        size_t size, int64_t skip, bool whole, struct tq_error *err);
 int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                   char *const *events, uint64_t *ret_added, struct tq_error *err);
 

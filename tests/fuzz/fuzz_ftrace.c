@@ -1,8 +1,10 @@
 /*
  * fuzz_ftrace.c - libFuzzer target for the ftrace text importer: any
  * input is parsed into an in-memory database, in a transaction rolled back
- * after each run.  Our marker lines are typed by the events of
- * tests/simpletrace/tgroup.trace-events.
+ * after each run, twice: as a file (a last line without its newline left
+ * alone) and as standard input (WHOLE: that line parsed as it is, the lines
+ * a text goes on with up to the end).  Our marker lines are typed by the
+ * events of tests/simpletrace/tgroup.trace-events.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -58,14 +60,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        struct ingest *ing = NULL;
         struct tq_error err;
+        int whole;
 
         if (!fuzz_db && fuzz_setup() < 0)
                 __builtin_trap();
-        if (ingest_begin(fuzz_db, "ftrace", "fuzz", "", &ing, NULL, NULL, &err) < 0)
-                __builtin_trap();
-        (void) import_ftrace_parse(ing, fuzz_cat, fuzz_patterns, "fuzz", data, size, 0, &err);
-        ingest_end(ing, false, NULL, NULL);
+        for (whole = 0; whole < 2; whole++) {
+                struct ingest *ing = NULL;
+
+                if (ingest_begin(fuzz_db, "ftrace", "fuzz", "", &ing, NULL, NULL, &err) < 0)
+                        __builtin_trap();
+                (void) import_ftrace_parse(ing, fuzz_cat, fuzz_patterns, "fuzz", data, size, 0,
+                                           whole, &err);
+                ingest_end(ing, false, NULL, NULL);
+        }
         return 0;
 }
