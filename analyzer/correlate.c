@@ -312,7 +312,7 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                         else o->histogram = true;
                         break;
                 case O_SQL: o->sql = optarg; break;
-                case O_HELP: corr_usage(stdout, o->pairs); exit(TQ_EXIT_OK);
+                case O_HELP: corr_usage(stdout, o->pairs); exit(tq_stdout_done());
                 default:
                         tq_option_error(argv);
                         return -EINVAL;

@@ -417,7 +417,7 @@ int ctl_main(int argc, char **argv)
 
         if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
                 ctl_usage(stdout);
-                return TQ_EXIT_OK;
+                return tq_stdout_done();
         }
         if (argc < 3) {
                 ctl_usage(stderr);

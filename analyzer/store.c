@@ -89,6 +89,14 @@ void tq_option_error(char **argv)
                 tq_message("unknown option '%s'", arg);
 }
 
+int tq_stdout_done(void)
+{
+        if (fflush(stdout) == 0 && !ferror(stdout))
+                return TQ_EXIT_OK;
+        fprintf(stderr, "traceql: write error: %s\n", strerror(errno));
+        return TQ_EXIT_OUTPUT;
+}
+
 const char *tq_sql_get(const char *name)
 {
         const struct tq_sql_file *f;

@@ -51,16 +51,6 @@ static void traceql_on_signal(int sig)
         atomic_store(&traceql_stop, 1);
 }
 
-/* The exit status once --help or --version is written: TQ_EXIT_OUTPUT, said,
- * when standard output could not take it (a full disk). */
-static int traceql_stdout_done(void)
-{
-        if (fflush(stdout) == 0 && !ferror(stdout))
-                return TQ_EXIT_OK;
-        fprintf(stderr, "traceql: write error: %s\n", strerror(errno));
-        return TQ_EXIT_OUTPUT;
-}
-
 static void traceql_usage(FILE *f)
 {
         fputs("usage: traceql [--db FILE] [--no-sync] [--write] [--format table|csv|json|jsonl] SQL|-\n"
@@ -250,10 +240,10 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
                 case OPT_FORMATS: o->formats = optarg; break;
                 case OPT_HELP:
                         traceql_usage(stdout);
-                        exit(traceql_stdout_done());
+                        exit(tq_stdout_done());
                 case OPT_VERSION:
                         printf("traceql %s\n", TJ_VERSION_STRING);
-                        exit(traceql_stdout_done());
+                        exit(tq_stdout_done());
                 default:
                         tq_option_error(argv);
                         return -EINVAL;

@@ -775,11 +775,13 @@ if [ -z "${VALGRIND:-}" ] && [ -z "${SANITIZE:-}" ]; then
 else
         skip sql-table-nomem-after-chunk "ulimit -v leaves valgrind and the sanitizers no room"
 fi
-for o in --help --version; do
+# the subcommands' own --help too (leaks, pairs and ctl said nothing and
+# exited 0 when their help was lost)
+for o in --help --version "leaks --help" "pairs --help" "ctl --help"; do
         rc=0
         $TQ $o > /dev/full 2> "$T/err" || rc=$?
-        check_eq "usage$o-output-full" "8|traceql: write error: No space left on device" \
-                "$rc|$(cat "$T/err")"
+        check_eq "usage$(echo "$o" | sed 's/^\([a-z]*\) /-\1/')-output-full" \
+                "8|traceql: write error: No space left on device" "$rc|$(cat "$T/err")"
 done
 run sql-readonly-vacuum-into 1 "traceql: $DB: VACUUM writes a database file (the database is opened read-only without --write)" --db "$DB" --no-sync "select 1; /* copy */ Vacuum INTO '$T/copy.db'"
 check_eq sql-readonly-vacuum-no-file "no copy" "$([ -e "$T/copy.db" ] && echo copy || echo no copy)"
