@@ -64,14 +64,17 @@ static void traceql_usage(FILE *f)
               "       traceql [--db FILE] import --xentrace FILE|- [--formats FILE]\n"
               "       traceql [--db FILE] [--no-sync] [--format F] events|losses\n"
               "       traceql [--db FILE] [--no-sync] [--write] leaks --alloc EVENT[:FIELD][,...]\n"
-              "               --free EVENT[:FIELD][,...] [--size FIELD] [--sql SQL]\n"
+              "               --free EVENT[:FIELD][,...] [--size FIELD]\n"
+              "               [--format table|csv|json] [--sql SQL]\n"
               "       traceql [--db FILE] [--no-sync] [--write] pairs --begin EVENT[:FIELD]\n"
-              "               --end EVENT[:FIELD] [--by FIELD] [--histogram] [--sql SQL]\n"
+              "               --end EVENT[:FIELD] [--by FIELD] [--histogram]\n"
+              "               [--format table|csv|json] [--sql SQL]\n"
               "       traceql ctl PID list [PATTERN] | enable|disable PATTERN | flush | stats |\n"
               "               outputs [LIST]\n"
               "       traceql --help | --version\n"
               "Import trace events from journald into SQLite and query them with SQL.\n"
-              "The database is $TRACEQL_DB, else $XDG_CACHE_HOME/traceql/traceql.db.\n"
+              "The database is $TRACEQL_DB, else $XDG_CACHE_HOME/traceql/traceql.db, else\n"
+              "~/.cache/traceql/traceql.db.\n"
               "See traceql(1).\n", f);
 }
 

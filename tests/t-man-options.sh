@@ -67,6 +67,80 @@ check_eq man-traceql-parsed "yes yes" "$(grep -qx -- --db "$T/tq.help" && echo y
         grep -qx -- --db "$T/tq.man" && echo yes)"
 compare man-traceql "$T/tq.help" "$T/tq.man" "$T/tq.desc"
 
+# Per subcommand, the options of its usage lines in `traceql --help` are the
+# options of its SYNOPSIS blocks in traceql(1): the comparisons above are of
+# the union, which hid a usage line that lacked an option another line had
+# (leaks and pairs showed no --format).  One "SUB OPTION" line each, SUB '-'
+# for the SQL and --help forms; alternatives (events|losses) each get one.
+# usage_subopts: those lines of the usage lines of a --help text on stdin.
+usage_subopts() {
+        awk '
+                function flush(   k, j, s) {
+                        k = split(sc, s, "|")
+                        for (j = 1; j <= k; j++) printf "%s", opts == "" ? "" : opts_for(s[j])
+                }
+                function opts_for(name,   out, m, o, i) {
+                        m = split(opts, o, " "); out = ""
+                        for (i = 1; i <= m; i++) out = out name " " o[i] "\n"
+                        return out
+                }
+                /^(usage:)? *traceql / {
+                        flush(); opts = ""; inu = 1
+                        l = $0; sub(/^(usage:)? *traceql */, "", l)
+                        while (gsub(/\[[^][]*\]/, "", l)) ;
+                        split(l, w, " "); sc = w[1] ~ /^[a-z][a-z0-9|-]*$/ ? w[1] : "-"
+                }
+                /^[^ ]/ && !/^(usage:)? *traceql / { inu = 0 }
+                inu {
+                        t = $0
+                        while (match(t, /(^|[][ ,|(])--?[A-Za-z][A-Za-z0-9-]*/)) {
+                                o = substr(t, RSTART, RLENGTH); sub(/^[][ ,|(]*/, "", o)
+                                opts = opts " " o
+                                t = substr(t, RSTART + RLENGTH)
+                        }
+                }
+                END { flush() }' | sort -u
+}
+"$B/traceql" --help | usage_subopts > "$T/sub.help"
+awk '   function flush(   k, j, s, m, o, i) {
+                k = split(sc, s, " "); m = split(opts, o, " ")
+                for (j = 1; j <= k; j++) for (i = 1; i <= m; i++) print s[j], o[i]
+                sc = "-"; opts = ""; seen = 0
+        }
+        /^\.Sh / { if (syn) flush(); syn = ($2 == "SYNOPSIS") }
+        syn && /^\.Nm/ { flush() }
+        syn && /^\.Cm / && !seen {
+                seen = 1; sc = ""
+                for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]/) sc = sc " " $i
+        }
+        syn && /^\./ {
+                l = $0; gsub(/\\&/, "", l); gsub(/\\-/, "-", l)
+                n = split(l, w, " "); infl = 0
+                for (i = 1; i <= n; i++) {
+                        x = w[i]; sub(/^\./, "", x)
+                        if (x == "Fl") { infl = 1; continue }
+                        if (x ~ /^[A-Z][a-z][a-z]?$/) { infl = 0; continue }
+                        if (infl && x ~ /^-?[A-Za-z0-9]/) opts = opts " -" x
+                }
+        }' "$TOP/man/traceql.1" | sort -u > "$T/sub.man"
+check_eq man-traceql-per-subcommand-parsed "yes yes" "$(grep -qx 'import --follow' "$T/sub.help" &&
+        grep -qx 'losses --no-sync' "$T/sub.help" && echo yes) $(grep -qx 'import --follow' "$T/sub.man" &&
+        grep -qx 'losses --no-sync' "$T/sub.man" && echo yes)"
+check_eq man-traceql-per-subcommand-help-in-man "" "$(comm -23 "$T/sub.help" "$T/sub.man" | tr '\n' ',' | sed 's/,$//')"
+check_eq man-traceql-per-subcommand-man-in-help "" "$(comm -13 "$T/sub.help" "$T/sub.man" | tr '\n' ',' | sed 's/,$//')"
+# A subcommand's own --help (leaks, pairs, ctl print theirs) against its
+# blocks too.
+own=
+for s in $(sort -u "$T/subs.help" "$T/subs.man"); do
+        "$B/traceql" "$s" --help > "$T/own.txt" 2>&1 || true
+        "$B/traceql" --help | cmp -s - "$T/own.txt" && continue
+        own="$own $s"
+        usage_subopts < "$T/own.txt" | grep "^$s " > "$T/own.help" || true
+        grep "^$s " "$T/sub.man" > "$T/own.man" || true
+        check_eq "man-traceql-$s-help-synopsis" "" "$(comm -3 "$T/own.help" "$T/own.man" | tr -d '\t' | tr '\n' ',' | sed 's/,$//')"
+done
+check_eq man-traceql-own-help-found "ctl leaks pairs" "$(echo $own)"
+
 # The parser itself, on a made-up page: it must see -x, --long, both names of
 # a pair, the synopsis, and nothing from running text.
 cat > "$T/x.1" <<'MAN'
