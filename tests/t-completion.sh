@@ -66,6 +66,12 @@ case " ${got%|*} " in *" --alloc "*" --begin "*|*" --begin "*) fail comp-traceql
 # offered (--alloc, --format and the like were too)
 check_eq comp-traceql-import-options "--boot --db --directory --events --export --file --follow --formats --ftrace --identifier --log --simpletrace --since --syslog --until --xentrace|0" \
         "$(comp "$C/traceql" _traceql traceql import --)"
+# events and losses share one usage line ("events|losses"): their options
+# were offered for neither
+check_eq comp-traceql-events-options "--db --format --no-sync|0" \
+        "$(comp "$C/traceql" _traceql traceql events --)"
+check_eq comp-traceql-losses-options "--db --format --no-sync|0" \
+        "$(comp "$C/traceql" _traceql traceql losses --)"
 check_eq comp-traceql-format "json jsonl|0" "$(comp "$C/traceql" _traceql traceql --format j)"
 check_eq comp-traceql-format-eq "csv|0" "$(comp "$C/traceql" _traceql traceql --format=c)"
 # leaks and pairs take no jsonl (their usage lines say so): it was offered
