@@ -338,9 +338,10 @@ static int config_trace_item(const char *item)
         const char *eq = strchr(item, '=');
         int r;
 
+        /* a bad pattern ('-') is -EINVAL as with "enable=", not -ENOENT */
         if (!eq)
-                return tj_enable(item) < 0 ? -ENOENT : 0;
-        if (strncmp(item, "enable=", 7) == 0)
+                r = tj_enable(item);
+        else if (strncmp(item, "enable=", 7) == 0)
                 r = tj_enable(eq + 1);
         else if (strncmp(item, "events=", 7) == 0)
                 r = tj_enable_file(eq + 1, NULL);

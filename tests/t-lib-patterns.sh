@@ -51,8 +51,9 @@ OUT
 check_file lib-patterns-list-file "$T/exp" "$T/out"
 
 printf 'tga_all\n' > "$T/ev2"
+long=$(printf '%04096d' 0)     # a file= name past the 4095 bytes kept
 $RUN "$E" opt:tgb_req,events="$T/ev2",file="$T/log" opt:enable=tga_void opt:bogus=1 \
-        opt:nosuch opt: outputs:journald,log outputs:bogus outputs:simple,ftrace outputs:log,,nop \
+        opt:nosuch opt: opt:- opt:enable=- opt:file="$long" outputs:journald,log outputs:bogus outputs:simple,ftrace outputs:log,,nop \
         outputs:, outputs:log events:tga_* > "$T/out"
 cat > "$T/exp" <<OUT
 opt tgb_req,events=$T/ev2,file=$T/log=0
@@ -60,6 +61,9 @@ opt enable=tga_void=0
 opt bogus=1=-22
 opt nosuch=-2
 opt =-22
+opt -=-22
+opt enable=-=-22
+opt file=$long=-36
 outputs journald,log=0
 outputs bogus=-22
 outputs simple,ftrace=0
