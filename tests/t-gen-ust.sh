@@ -19,14 +19,14 @@ cp "$TOP/examples/trace-events" trace-events
 "$TG" --group=blockdemo --backends=tracejournal,ust --header=trace.h --source=trace.c trace-events
 check_file ust-provider-golden "$TOP/tests/gen/blockdemo-ust.h.expected" trace-ust.h
 rc=0; "$TG" --group=blockdemo --backend=ust --source=only.c trace-events 2> err || rc=$?
-check_eq ust-needs-header "2 tracegen: the ust backend needs --header (or --output-dir without --source)" \
-        "$rc $(cat err)"
+check_eq ust-needs-header "2 tracegen: the ust backend needs --header (or --output-dir without --source)
+Try 'tracegen --help' for more information." "$rc $(cat err)"
 # --output-dir with --source writes no header either: the message said
 # "(or --output-dir)", which was given
 mkdir od-s
 rc=0; "$TG" --group=blockdemo --backend=ust --output-dir=od-s --source=only.c trace-events 2> err || rc=$?
-check_eq ust-needs-header-output-dir-source "2 tracegen: the ust backend needs --header (or --output-dir without --source)|" \
-        "$rc $(cat err)|$(ls od-s)"
+check_eq ust-needs-header-output-dir-source "2 tracegen: the ust backend needs --header (or --output-dir without --source)
+Try 'tracegen --help' for more information.|" "$rc $(cat err)|$(ls od-s)"
 mkdir od
 "$TG" --group=blockdemo --backend=ust --output-dir=od trace-events
 check_eq ust-output-dir "trace-blockdemo-ust.h trace-blockdemo.c trace-blockdemo.h" "$(ls od | tr '\n' ' ' | sed 's/ $//')"

@@ -142,6 +142,13 @@ $usage_tail" "$(cat "$T/err")"
 run gen-cli-nothing-to-write 2 "$TG" --group=g basic.events
 check_eq gen-cli-nothing-to-write-msg "tracegen: nothing to write: give --header, --source or --output-dir
 $usage_tail" "$(cat "$T/err")"
+# --source with nothing to name in its #include: a usage error like the
+# others, with their last line, and before the inputs are read (it lacked
+# the line, and came after an input error's exit 1)
+run gen-cli-source-no-header 2 "$TG" --group=g --source="$T/x.c" basic.events
+check_eq gen-cli-source-no-header-msg "tracegen: --source needs --header or --header-include
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-source-no-header-before-input 2 "$TG" --group=g --source="$T/x.c" "$T/nope.events"
 run gen-cli-missing-file 3 "$TG" --check "$T/nope.events"
 check_eq gen-cli-missing-file-msg "tracegen: $T/nope.events: No such file or directory" "$(cat "$T/err")"
 run gen-cli-dir-input 3 "$TG" --check "$T"

@@ -261,6 +261,12 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
         if (!o->header && !o->source && !o->output_dir)
                 tracegen_usage_error("nothing to write: give --header, --source or --output-dir",
                                      NULL);
+        /* no header is written (its name is the default #include) */
+        if (!o->header && (!o->output_dir || o->source) && (o->backends & TE_BACKEND_UST))
+                tracegen_usage_error("the ust backend needs --header (or --output-dir without "
+                                     "--source)", NULL);
+        if (o->source && !o->header && !o->header_include)
+                tracegen_usage_error("--source needs --header or --header-include", NULL);
         /* the source #includes the header (by its file name by default),
          * the header its ust provider header (the same name, '-ust.h') */
         if (o->source || (o->output_dir && !o->header)) {
@@ -475,11 +481,6 @@ int main(int argc, char **argv)
                 }
                 tracegen_render(list, &eo, true, &outs[n]);
                 n++;
-        } else if (o.backends & TE_BACKEND_UST) {
-                fputs("tracegen: the ust backend needs --header (or --output-dir without "
-                      "--source)\n", stderr);
-                status = TRACEGEN_EXIT_USAGE;
-                goto out;
         }
         if (ust_path) {
                 outs[n].path = strdup(ust_path);
@@ -489,14 +490,10 @@ int main(int argc, char **argv)
                 n++;
         }
         if (o.source || (o.output_dir && !o.header)) {
+                /* with no header written, tracegen_parse_opts() saw to -I */
                 eo.header_include = o.header_include;
-                if (!eo.header_include && n > 0)
+                if (!eo.header_include)
                         eo.header_include = tracegen_basename(outs[0].path);
-                if (!eo.header_include) {
-                        fputs("tracegen: --source needs --header or --header-include\n", stderr);
-                        status = TRACEGEN_EXIT_USAGE;
-                        goto out;
-                }
                 outs[n].path = tracegen_path(o.output_dir, o.source, o.group, ".c");
                 if (!outs[n].path)
                         tracegen_nomem();
