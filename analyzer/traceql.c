@@ -51,6 +51,69 @@ static void traceql_on_signal(int sig)
         atomic_store(&traceql_stop, 1);
 }
 
+/* The options of traceql itself (leaks and pairs have theirs, correlate.c).
+ * The import options come last, from OPT_IDENTIFIER on: main() refuses
+ * them before another subcommand. */
+enum {
+        OPT_DB = 256, OPT_NO_SYNC, OPT_WRITE, OPT_FORMAT, OPT_HELP, OPT_VERSION,
+        OPT_IDENTIFIER, OPT_SINCE, OPT_UNTIL, OPT_BOOT, OPT_DIRECTORY, OPT_FILE, OPT_EXPORT,
+        OPT_FOLLOW, OPT_SYSLOG, OPT_LOG, OPT_EVENTS, OPT_SIMPLETRACE, OPT_FTRACE,
+        OPT_XENTRACE, OPT_FORMATS,
+};
+
+static const struct option traceql_longopts[] = {
+        { "db", required_argument, NULL, OPT_DB },
+        { "no-sync", no_argument, NULL, OPT_NO_SYNC },
+        { "write", no_argument, NULL, OPT_WRITE },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "identifier", required_argument, NULL, OPT_IDENTIFIER },
+        { "since", required_argument, NULL, OPT_SINCE },
+        { "until", required_argument, NULL, OPT_UNTIL },
+        { "boot", optional_argument, NULL, OPT_BOOT },
+        { "directory", required_argument, NULL, OPT_DIRECTORY },
+        { "file", required_argument, NULL, OPT_FILE },
+        { "export", required_argument, NULL, OPT_EXPORT },
+        { "follow", no_argument, NULL, OPT_FOLLOW },
+        { "syslog", required_argument, NULL, OPT_SYSLOG },
+        { "log", required_argument, NULL, OPT_LOG },
+        { "events", required_argument, NULL, OPT_EVENTS },
+        { "simpletrace", required_argument, NULL, OPT_SIMPLETRACE },
+        { "ftrace", required_argument, NULL, OPT_FTRACE },
+        { "xentrace", required_argument, NULL, OPT_XENTRACE },
+        { "formats", required_argument, NULL, OPT_FORMATS },
+        { "help", no_argument, NULL, OPT_HELP },
+        { "version", no_argument, NULL, OPT_VERSION },
+        { 0, 0, 0, 0 },
+};
+
+/*
+ * The option of traceql_longopts that the word ARG ("--name" or
+ * "--name=value") gives, as getopt_long() reads it: the name, or an
+ * abbreviation of one name only; NULL for any other word.
+ */
+static const struct option *traceql_option(const char *arg)
+{
+        const struct option *found = NULL;
+        size_t len;
+
+        if (strncmp(arg, "--", 2) != 0)
+                return NULL;
+        arg += 2;
+        len = strcspn(arg, "=");
+        if (len == 0)
+                return NULL;    /* "--": the end of the options */
+        for (const struct option *lo = traceql_longopts; lo->name; lo++) {
+                if (strncmp(lo->name, arg, len) != 0)
+                        continue;
+                if (lo->name[len] == '\0')
+                        return lo;
+                if (found)
+                        return NULL;    /* ambiguous: getopt_long() refuses it */
+                found = lo;
+        }
+        return found;
+}
+
 static void traceql_usage(FILE *f)
 {
         fputs("usage: traceql [--db FILE] [--no-sync] [--write] [--format table|csv|json|jsonl] SQL|-\n"
@@ -178,40 +241,10 @@ static int traceql_parse_time(const char *s, uint64_t *ret_us)
 
 static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret_first)
 {
-        enum {
-                OPT_DB = 256, OPT_NO_SYNC, OPT_WRITE, OPT_FORMAT, OPT_IDENTIFIER, OPT_SINCE,
-                OPT_UNTIL, OPT_BOOT, OPT_DIRECTORY, OPT_FILE, OPT_EXPORT, OPT_FOLLOW,
-                OPT_HELP, OPT_VERSION, OPT_SYSLOG, OPT_LOG, OPT_EVENTS, OPT_SIMPLETRACE,
-                OPT_FTRACE, OPT_XENTRACE, OPT_FORMATS,
-        };
-        static const struct option longopts[] = {
-                { "db", required_argument, NULL, OPT_DB },
-                { "no-sync", no_argument, NULL, OPT_NO_SYNC },
-                { "write", no_argument, NULL, OPT_WRITE },
-                { "format", required_argument, NULL, OPT_FORMAT },
-                { "identifier", required_argument, NULL, OPT_IDENTIFIER },
-                { "since", required_argument, NULL, OPT_SINCE },
-                { "until", required_argument, NULL, OPT_UNTIL },
-                { "boot", optional_argument, NULL, OPT_BOOT },
-                { "directory", required_argument, NULL, OPT_DIRECTORY },
-                { "file", required_argument, NULL, OPT_FILE },
-                { "export", required_argument, NULL, OPT_EXPORT },
-                { "follow", no_argument, NULL, OPT_FOLLOW },
-                { "syslog", required_argument, NULL, OPT_SYSLOG },
-                { "log", required_argument, NULL, OPT_LOG },
-                { "events", required_argument, NULL, OPT_EVENTS },
-                { "simpletrace", required_argument, NULL, OPT_SIMPLETRACE },
-                { "ftrace", required_argument, NULL, OPT_FTRACE },
-                { "xentrace", required_argument, NULL, OPT_XENTRACE },
-                { "formats", required_argument, NULL, OPT_FORMATS },
-                { "help", no_argument, NULL, OPT_HELP },
-                { "version", no_argument, NULL, OPT_VERSION },
-                { 0, 0, 0, 0 },
-        };
         int c;
 
         opterr = 0;
-        while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        while ((c = getopt_long(argc, argv, "", traceql_longopts, NULL)) != -1) {
                 switch (c) {
                 case OPT_DB: o->db = optarg; break;
                 case OPT_NO_SYNC: o->no_sync = true; break;
@@ -549,14 +582,26 @@ int main(int argc, char **argv)
          * SQLite call; it fails harmlessly after one.) */
         (void) sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 
-        /* leaks and pairs have options of their own: hand them the rest */
+        /* leaks and pairs have options of their own: hand them the rest.
+         * The word after an option that takes a value (not given with '=')
+         * is that value, not the subcommand or the SQL. */
         for (int i = 1; i < argc; i++) {
-                bool valued = i > 1 && (strcmp(argv[i - 1], "--db") == 0 ||
-                                        strcmp(argv[i - 1], "--format") == 0);
+                const struct option *prev = i > 1 ? traceql_option(argv[i - 1]) : NULL;
+                bool valued = prev && prev->has_arg == required_argument &&
+                              !strchr(argv[i - 1], '=');
 
                 if (!valued && (strcmp(argv[i], "leaks") == 0 || strcmp(argv[i], "pairs") == 0)) {
                         bool pairs = argv[i][0] == 'p';
 
+                        for (int j = 1; j < i; j++) {
+                                const struct option *lo = traceql_option(argv[j]);
+
+                                if (lo && lo->val >= OPT_IDENTIFIER) {
+                                        fputs("traceql: import options given without "
+                                              "'import'\n", stderr);
+                                        return TQ_EXIT_USAGE;
+                                }
+                        }
                         memmove(argv + i, argv + i + 1, (size_t) (argc - i) * sizeof(*argv));
                         return correlate_main(argc - 1, argv, pairs);
                 }

@@ -819,6 +819,15 @@ $(tail -n +2 "$T/err")" --db "$DB" 'select 1' 'select 2'
 rc=0; $TQ --db "$DB" 2> "$T/err" || rc=$?
 check_eq usage-nothing "2|traceql: no SQL and no subcommand given" "$rc|$(head -1 "$T/err")"
 run usage-import-option 2 "traceql: import options given without 'import'" --db "$DB" --identifier x 'select 1'
+# ... before ctl, leaks and pairs too, the value a separate word: the first
+# look for the subcommand knew only --db and --format took one, took the
+# value for the SQL and said "unexpected argument '1' (quote the SQL as one
+# argument)" of ctl's pid, "unknown option '--alloc'" of leaks'
+run usage-import-option-ctl 2 "traceql: import options given without 'import'" --identifier x ctl $$ list
+run usage-import-option-ctl-abbrev 2 "traceql: import options given without 'import'" --ident x --since now ctl $$ list
+run usage-import-option-leaks 2 "traceql: import options given without 'import'" --db "$DB" --identifier x leaks --alloc a --free b
+run usage-import-option-leaks-eq 2 "traceql: import options given without 'import'" --db "$DB" --identifier=x leaks --alloc a --free b
+run usage-import-option-pairs 2 "traceql: import options given without 'import'" --follow --syslog f pairs --begin a --end b
 # An option the subcommand has no use for is refused, not ignored: import
 # neither syncs nor queries, events and losses only read; nothing is imported.
 run usage-import-no-sync 2 "traceql: --no-sync: not an option of import" --db "$T/opt.db" --no-sync import --export "$FIX"
