@@ -274,7 +274,7 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
 
         opterr = 0;
         optind = 1;
-        while ((c = getopt_long(argc, argv, "", lo, &idx)) != -1) {
+        while ((c = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
                 char name[32];
 
                 snprintf(name, sizeof(name), "--%s", c >= O_DB && idx >= 0 ? lo[idx].name : "");
@@ -312,6 +312,7 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                         else o->histogram = true;
                         break;
                 case O_SQL: o->sql = optarg; break;
+                case 'h':
                 case O_HELP: corr_usage(stdout, o->pairs); exit(tq_stdout_done());
                 default:
                         tq_option_error(argv);

@@ -134,7 +134,7 @@ static void traceql_usage(FILE *f)
               "               [--format table|csv|json] [--sql SQL]\n"
               "       traceql ctl PID list [PATTERN] | enable|disable PATTERN | flush | stats |\n"
               "               outputs [LIST]\n"
-              "       traceql --help | --version\n"
+              "       traceql -h | --help | --version\n"
               "Import trace events from journald into SQLite and query them with SQL.\n"
               "The database is $TRACEQL_DB, else $XDG_CACHE_HOME/traceql/traceql.db, else\n"
               "~/.cache/traceql/traceql.db.\n"
@@ -244,7 +244,8 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
         int c;
 
         opterr = 0;
-        while ((c = getopt_long(argc, argv, "", traceql_longopts, NULL)) != -1) {
+        /* long options only, but -h: as tracegen and ctl take it */
+        while ((c = getopt_long(argc, argv, "h", traceql_longopts, NULL)) != -1) {
                 switch (c) {
                 case OPT_DB: o->db = optarg; break;
                 case OPT_NO_SYNC: o->no_sync = true; break;
@@ -274,6 +275,7 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
                 case OPT_FTRACE: o->ftrace = optarg; break;
                 case OPT_XENTRACE: o->xentrace = optarg; break;
                 case OPT_FORMATS: o->formats = optarg; break;
+                case 'h':
                 case OPT_HELP:
                         traceql_usage(stdout);
                         exit(tq_stdout_done());

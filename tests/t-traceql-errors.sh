@@ -870,9 +870,20 @@ run usage-time-negative 2 "traceql: invalid time '@-1' $TIMES" --db "$DB" import
 run usage-boot 2 "traceql: invalid boot id 'xyz'" --db "$DB" import --boot=xyz
 run version 0 "" --version
 check_eq version-text "traceql $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")" "$(cat "$T/out")"
-# traceql has long options only: a short one is unknown (it was "needs a
-# value", and in a group of letters the message named the word before), and
-# a value given to an option that takes none is said so.
+# -h is --help wherever --help is taken, as in tracegen (ctl alone took it;
+# traceql, import, leaks and pairs said "unknown option '-h'", exit 2)
+for s in - import leaks pairs ctl; do
+        [ "$s" = - ] && s=
+        rc=0; $TQ $s -h > "$T/h.out" 2> "$T/err" || rc=$?
+        $TQ $s --help > "$T/help.out"
+        check_eq "usage${s:+-$s}-h" "0||same" \
+                "$rc|$(cat "$T/err")|$(cmp -s "$T/h.out" "$T/help.out" && echo same)"
+done
+rc=0; $TQ -h > /dev/full 2> "$T/err" || rc=$?
+check_eq usage-h-output-full "8|traceql: write error: No space left on device" "$rc|$(cat "$T/err")"
+# Otherwise traceql has long options only: a short one is unknown (it was
+# "needs a value", and in a group of letters the message named the word
+# before), and a value given to an option that takes none is said so.
 rc=0; $TQ -x 'select 1' 2> "$T/err" || rc=$?
 check_eq usage-short-option "2|traceql: unknown option '-x'" "$rc|$(head -1 "$T/err")"
 rc=0; $TQ -xy 'select 1' 2> "$T/err" || rc=$?
