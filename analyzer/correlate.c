@@ -244,9 +244,9 @@ static void corr_usage(FILE *f, bool pairs)
                       "               --end EVENT[:FIELD] [--by FIELD] [--histogram]\n"
                       "               [--format table|csv|json] [--sql SQL]\n", f);
         else
-                fputs("usage: traceql [--db FILE] [--no-sync] [--write] leaks --alloc EVENT[:FIELD][,...]\n"
-                      "               --free EVENT[:FIELD][,...] [--size FIELD]\n"
-                      "               [--format table|csv|json] [--sql SQL]\n", f);
+                fputs("usage: traceql [--db FILE] [--no-sync] [--write] leaks\n"
+                      "               --alloc EVENT[:FIELD][,...] --free EVENT[:FIELD][,...]\n"
+                      "               [--size FIELD] [--format table|csv|json] [--sql SQL]\n", f);
 }
 
 static int corr_parse(int argc, char **argv, struct corr_opts *o)

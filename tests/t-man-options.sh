@@ -67,6 +67,16 @@ check_eq man-traceql-parsed "yes yes" "$(grep -qx -- --db "$T/tq.help" && echo y
         grep -qx -- --db "$T/tq.man" && echo yes)"
 compare man-traceql "$T/tq.help" "$T/tq.man" "$T/tq.desc"
 
+# Every line of the help texts fits 80 columns (three usage lines of
+# traceql's and one of leaks' were 81 to 86 wide).  The usage a usage error
+# prints is the same text.  Tabs are not allowed: their width is the
+# terminal's.
+"$B/tracegen" --help > "$T/all.txt"
+cat "$T/tq.txt" >> "$T/all.txt"
+check_eq help-texts-found "yes" "$(grep -q '^Usage: tracegen' "$T/all.txt" && grep -q 'traceql ctl PID' "$T/all.txt" &&
+        grep -q '^usage: traceql .* leaks' "$T/all.txt" && echo yes)"
+check_eq help-width-80 "" "$(awk '/\t/ || length > 80 { print length ": " $0 }' "$T/all.txt")"
+
 # Per subcommand, the options of its usage lines in `traceql --help` are the
 # options of its SYNOPSIS blocks in traceql(1): the comparisons above are of
 # the union, which hid a usage line that lacked an option another line had

@@ -811,7 +811,7 @@ STDIN=
 # ---- usage -----------------------------------------------------------------
 rc=0; $TQ --bogus 2> "$T/err" || rc=$?
 check_eq usage-unknown-option "2|traceql: unknown option '--bogus'" "$rc|$(head -1 "$T/err")"
-check_eq usage-text-first "usage: traceql [--db FILE] [--no-sync] [--write] [--format table|csv|json|jsonl] SQL|-" "$(sed -n 2p "$T/err")"
+check_eq usage-text-first "usage: traceql [--db FILE] [--no-sync] [--write]" "$(sed -n 2p "$T/err")"
 run usage-format 2 "traceql: unknown format 'xml' (table, csv, json, jsonl)
 $(tail -n +2 "$T/err")" --format xml 'select 1'
 run usage-two-sql 2 "traceql: unexpected argument 'select 2' (quote the SQL as one argument)
