@@ -1,5 +1,6 @@
 #!/bin/sh
-# t-gen-corpus.sh - every real QEMU trace-events file must generate and compile.
+# t-gen-corpus.sh - every real QEMU trace-events file must generate and compile;
+# and the example error of tracegen(1) and trace-events(5) is real.
 #
 # For each trace-events file under $CORPUS (default ../shared/corpus/qemu beside
 # the repository), tracegen writes a header and a source (group named after the
@@ -64,3 +65,22 @@ for f in $files; do
 done
 echo "# $good of $count trace-events files generated and compiled ($CCS)"
 [ "$count" -gt 0 ] || fail gen-corpus-nonempty "no trace-events file under $CORPUS"
+
+# The example error of tracegen(1) and trace-events(5) is what tracegen
+# prints for it: QEMU's hw/block/trace-events with 'float offset' for
+# 'uint64_t offset' on line 12 (the pages said column 31, made up).
+if [ -f "$CORPUS/hw/block/trace-events" ]; then
+        mkdir -p "$T/ex/hw/block"
+        sed '12s/uint64_t offset/float offset/' "$CORPUS/hw/block/trace-events" \
+                > "$T/ex/hw/block/trace-events"
+        rc=0
+        (cd "$T/ex" && "$TG" --check hw/block/trace-events) > "$T/out" 2> "$T/err" || rc=$?
+        check_eq gen-corpus-man-example-ran "1|float offset" \
+                "$rc|$(sed -n '12s/.*\(float offset\).*/\1/p' "$T/ex/hw/block/trace-events")"
+        for m in tracegen.1 trace-events.5; do
+                check_eq "gen-corpus-man-example-$m" "$(cat "$T/err")" \
+                        "$(grep '^tracegen: hw/block/trace-events:' "$TOP/man/$m")"
+        done
+else
+        skip gen-corpus-man-example "no hw/block/trace-events under $CORPUS"
+fi
