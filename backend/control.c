@@ -46,6 +46,10 @@
 #define CONTROL_IO_TIMEOUT_MS   2000
 #define CONTROL_RETRY_MS        100     /* after accept() failed for want of a resource */
 #define CONTROL_DEFAULT_DIR     "/run/tracejournal"
+/* a flush asked as tj_shutdown() in another thread stopped the writer, after
+ * its last pass began (the endpoint started again meanwhile) */
+#define CONTROL_FLUSH_UNDONE \
+        "error flush not done: tj_shutdown() stopped the writer thread first\n"
 
 static struct {
         pthread_mutex_t lock;           /* start and stop */
@@ -412,8 +416,14 @@ static bool control_pending_check(struct control_client *c, int64_t now)
         case CONTROL_DONE:
                 return true;
         case CONTROL_FLUSHING:
-                if (writer_flush_reached(c->flush_req))
+                r = writer_flush_check(c->flush_req);
+                if (r > 0)
                         control_reply_static(c, "ok\n");
+                else if (r < 0)
+                        /* as tj_flush(): no pass of a writer that left will
+                         * do it; waiting for the deadline only held the
+                         * client */
+                        control_reply_static(c, CONTROL_FLUSH_UNDONE);
                 else if (c->deadline > now)
                         return false;
                 else {
@@ -423,8 +433,10 @@ static bool control_pending_check(struct control_client *c, int64_t now)
                 }
                 break;
         case CONTROL_OUTPUTS_FLUSH:
-                /* as tj_set_outputs(): a flush that times out changes them anyway */
-                if (!writer_flush_reached(c->flush_req) && c->deadline > now)
+                /* as tj_set_outputs(): a flush that times out, or that a
+                 * writer stopped by tj_shutdown() left undone, changes them
+                 * anyway */
+                if (writer_flush_check(c->flush_req) == 0 && c->deadline > now)
                         return false;
                 c->pending = CONTROL_OUTPUTS_TAKE;
                 c->deadline = now + config_flush_ms();

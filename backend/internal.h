@@ -235,10 +235,11 @@ TJ_HIDDEN void writer_fix_realtime(struct record *r);
  * before the call: 0, or -ETIMEDOUT. */
 TJ_HIDDEN int writer_flush(unsigned timeout_ms);
 /* The same without waiting: ask for a flush (false when no writer runs:
- * nothing to wait for), then ask whether it is done; each time it is not,
- * the writer is woken again. */
+ * nothing to wait for), then ask whether it is done: 1, or 0 (the writer is
+ * woken again), or -ETIMEDOUT when the writer left (tj_shutdown() in
+ * another thread) before it got to it, and never will. */
 TJ_HIDDEN bool writer_flush_begin(unsigned *ret_req);
-TJ_HIDDEN bool writer_flush_reached(unsigned req);
+TJ_HIDDEN int writer_flush_check(unsigned req);
 TJ_HIDDEN void writer_shutdown(void);
 TJ_HIDDEN void writer_add_dropped(uint64_t n);
 TJ_HIDDEN bool writer_running(void);

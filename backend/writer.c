@@ -973,7 +973,7 @@ bool writer_flush_begin(unsigned *ret_req)
 
 /* Is flush REQ done?  If not, wake the writer again (it may have gone to
  * sleep between the request and its pass). */
-bool writer_flush_reached(unsigned req)
+static bool writer_flush_reached(unsigned req)
 {
         if ((int)(atomic_load(&w.flush_done) - req) >= 0)
                 return true;
@@ -997,6 +997,23 @@ static bool writer_gone(void)
 }
 
 /*
+ * Is flush REQ (writer_flush_begin()) done?  1: done; 0: not yet, the writer
+ * woken again; -ETIMEDOUT: never, the writer left (stopped by tj_shutdown()
+ * in another thread) before it got to it.  A writer left stuck in a send
+ * has not left: 0 until the caller's own bound.
+ */
+int writer_flush_check(unsigned req)
+{
+        if (writer_flush_reached(req))
+                return 1;
+        if (!writer_gone())
+                return 0;
+        /* its last pass stored flush_done before it left: the lock orders
+         * that store before this second look */
+        return writer_flush_reached(req) ? 1 : -ETIMEDOUT;
+}
+
+/*
  * Wait until everything traced before the call went through the outputs, at
  * most TIMEOUT_MS.  Returns 0, or -ETIMEDOUT, at once when the writer left
  * (stopped by tj_shutdown() in another thread) before it got to the flush.
@@ -1006,18 +1023,15 @@ int writer_flush(unsigned timeout_ms)
 {
         unsigned req;
         struct timespec start, now;
+        int r;
 
         if (!writer_flush_begin(&req))
                 return 0;
         clock_gettime(CLOCK_MONOTONIC, &start);
-        while (!writer_flush_reached(req)) {
+        while ((r = writer_flush_check(req)) == 0) {
                 struct timespec ts = { 0, 200000 };
                 long ms;
 
-                /* its last pass stored flush_done before it left: the lock
-                 * orders that store before this second look */
-                if (writer_gone())
-                        return writer_flush_reached(req) ? 0 : -ETIMEDOUT;
                 clock_gettime(CLOCK_MONOTONIC, &now);
                 ms = (now.tv_sec - start.tv_sec) * 1000 +
                      (now.tv_nsec - start.tv_nsec) / 1000000;
@@ -1025,7 +1039,7 @@ int writer_flush(unsigned timeout_ms)
                         return -ETIMEDOUT;
                 nanosleep(&ts, NULL);
         }
-        return 0;
+        return r < 0 ? r : 0;
 }
 
 /* Stop the writer (bounded by the flush timeout) and close the outputs. */

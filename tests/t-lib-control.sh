@@ -650,6 +650,26 @@ else
         fail control-api "$(head -3 "$T/err")"
 fi
 
+# ---- tj_shutdown() stops the endpoint before the writer, but another
+# thread may start it again (tj_control_start()) meanwhile: a flush asked
+# there after the writer's last pass began is done by no pass, and is
+# answered at once (it waited all of TJ_FLUSH_TIMEOUT_MS, 20 s here, then
+# got "error flush timed out after 20000 ms"; timeout(1) ends the run at
+# 10 s, status 124); an outputs change whose flush is so left goes on at
+# once, as tj_set_outputs() does (it too waited 20 s first), and is made
+# once tj_shutdown() is done: kept for the next tj_init(), no outputs open
+# now.  lib-emit's ctlstop has each pass of the writer send the request and
+# wait until the endpoint read it; 'outputs' alone is answered meanwhile,
+# not waiting for the writer ----
+for c in "flush|error flush not done: tj_shutdown() stopped the writer thread first|" \
+         "outputs log|outputs |ok|" "outputs|outputs nop|ok|"; do
+        req=${c%%|*}
+        st=0; TJ_CONTROL_DIR="$T/ctl" TJ_OUTPUT=nop TJ_FLUSH_TIMEOUT_MS=20000 timeout 10 \
+                "$B/tests/lib-emit" init "ctlstop:$req" > "$T/out" 2>&1 || st=$?
+        check_eq "control-during-shutdown-$(echo "$req" | tr ' ' -)" "ctlstop reply=${c#*|}
+status 0" "$(cat "$T/out"; echo "status $st")"
+done
+
 # ---- fork() while a connection is open: the child's copy of it does not
 # keep the client waiting for the end of the reply (it got the reply, then
 # no end of stream while the child lived: traceql ctl said "no answer within

@@ -70,6 +70,14 @@
  *                       pass began before the flush it saw asked.  Waits for
  *                       the two threads; prints "stopflush flush=R" for each
  *                       tj_flush() that returned R != 0
+ *   ctlstop:REQUEST     as stopflush, but each pass has a thread send
+ *                       REQUEST (e.g. "flush") to the control endpoint on
+ *                       a new connection and waits until the endpoint read
+ *                       it; that thread starts the endpoint again once
+ *                       tj_shutdown() stopped it, so the last REQUEST
+ *                       reaches an endpoint serving while the writer
+ *                       leaves.  Prints "ctlstop reply=R", the reply to
+ *                       the last REQUEST, newlines as '|'
  *   setenv:NAME=VALUE   setenv(NAME, VALUE), for a later init
  *   unsetenv:NAME       unsetenv(NAME)
  *   tasks               prints "tasks=N", the process's threads
@@ -110,6 +118,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -486,9 +495,110 @@ static bool task_sleeping(pid_t tid)
         return state == 'S';
 }
 
+/*
+ * ctlstop:REQUEST: a thread that, each time the chain asks, sends REQUEST
+ * on a new connection to the control endpoint, started again (by this
+ * thread) when tj_shutdown() stopped it, and returns once the endpoint has
+ * read it: the "control served" count of a stats asked after it counts it.
+ */
+static struct ctlstop {
+        const char *req;
+        int armed, go, quit;
+        int fd;                 /* the last connection that sent REQUEST */
+        int start_failed;       /* tj_control_start()'s last error */
+} ctlstop = { .fd = -1 };
+
+/* The endpoint's "control served N", from a stats request; -1 when it
+ * does not answer (stopped meanwhile). */
+static long ctlstop_served(const struct sockaddr_un *sa)
+{
+        char buf[4096], *line;
+        size_t got = 0;
+        ssize_t n;
+        long served = -1;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        if (fd < 0)
+                return -1;
+        if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 &&
+            write(fd, "stats\n", 6) == 6)
+                while (got < sizeof(buf) - 1 &&
+                       (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+                        got += (size_t)n;
+        close(fd);
+        buf[got] = '\0';
+        line = strstr(buf, "control served ");
+        if (line)
+                served = atol(line + 15);
+        return served;
+}
+
+/* Send ctlstop.req on a new connection, confirmed read; false when the
+ * endpoint stopped meanwhile. */
+static bool ctlstop_send(void)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        long s0, s;
+        int fd, r;
+
+        if (tj_control_path(sa.sun_path, sizeof(sa.sun_path)) < 0) {
+                r = tj_control_start();
+                if (r < 0) {
+                        ctlstop.start_failed = r;
+                        return true;
+                }
+                if (tj_control_path(sa.sun_path, sizeof(sa.sun_path)) < 0)
+                        return false;
+        }
+        s0 = ctlstop_served(&sa);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (s0 < 0 || fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+            write(fd, ctlstop.req, strlen(ctlstop.req)) != (ssize_t)strlen(ctlstop.req) ||
+            write(fd, "\n", 1) != 1)
+                goto fail;
+        /* the K-th stats after s0's counts s0 + K, + 1 once REQUEST was read */
+        for (long k = 1; k < 10000; k++) {
+                s = ctlstop_served(&sa);
+                if (s < 0)
+                        break;
+                if (s == s0 + k + 1) {
+                        if (ctlstop.fd >= 0)
+                                close(ctlstop.fd);
+                        ctlstop.fd = fd;
+                        return true;
+                }
+                usleep(100);
+        }
+fail:
+        if (fd >= 0)
+                close(fd);
+        return false;
+}
+
+static void *ctlstop_main(void *arg)
+{
+        (void)arg;
+        for (;;) {
+                while (!__atomic_load_n(&ctlstop.go, __ATOMIC_ACQUIRE) &&
+                       !__atomic_load_n(&ctlstop.quit, __ATOMIC_ACQUIRE))
+                        usleep(100);
+                if (!__atomic_load_n(&ctlstop.go, __ATOMIC_ACQUIRE))
+                        return NULL;
+                while (!ctlstop_send())
+                        ;
+                __atomic_store_n(&ctlstop.go, 0, __ATOMIC_RELEASE);
+        }
+}
+
 static int chain_render(char *buf, size_t size, const tj_value *v)
 {
         (void)v;
+        if (__atomic_load_n(&ctlstop.armed, __ATOMIC_ACQUIRE)) {
+                __atomic_store_n(&ctlstop.go, 1, __ATOMIC_RELEASE);
+                while (__atomic_load_n(&ctlstop.go, __ATOMIC_ACQUIRE))
+                        usleep(100);
+                tj_emit(&chain_event, NULL, NULL);      /* for the next pass */
+        }
         if (__atomic_load_n(&stopflush_armed, __ATOMIC_ACQUIRE)) {
                 struct stopflush *f = &stopflush[stopflush_next++ % 2];
 
@@ -530,6 +640,48 @@ static void run_stopflush(void)
                 for (int k = 0; k < stopflush[i].failed; k++)
                         printf("stopflush flush=%d\n", stopflush[i].r);
         }
+}
+
+/*
+ * ctlstop:REQUEST: each pass of the writer (the chain) has the ctlstop
+ * thread send REQUEST to the endpoint, and waits until it was read; then
+ * tj_shutdown(), whose tj_control_stop() comes first: the thread starts the
+ * endpoint again, and the writer's last pass began before the REQUEST it
+ * saw sent.  Then the reply to that last REQUEST ('\n' as '|').
+ */
+static void run_ctlstop(const char *req)
+{
+        char buf[4096];
+        size_t got = 0;
+        ssize_t n;
+        pthread_t th;
+        struct timeval tv = { 30, 0 };
+
+        ctlstop.req = req;
+        tj_group_register(&chain_group);
+        if (pthread_create(&th, NULL, ctlstop_main, NULL) != 0)
+                exit(2);
+        __atomic_store_n(&ctlstop.armed, 1, __ATOMIC_RELEASE);
+        tj_emit(&chain_event, NULL, NULL);
+        tj_shutdown();
+        __atomic_store_n(&ctlstop.armed, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&ctlstop.quit, 1, __ATOMIC_RELEASE);
+        pthread_join(th, NULL);
+        if (ctlstop.start_failed)
+                printf("ctlstop start=%d\n", ctlstop.start_failed);
+        if (ctlstop.fd < 0)
+                return;
+        setsockopt(ctlstop.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        while (got < sizeof(buf) - 1 &&
+               (n = read(ctlstop.fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+                got += (size_t)n;
+        buf[got] = '\0';
+        for (char *p = buf; *p; p++)
+                if (*p == '\n')
+                        *p = '|';
+        printf("ctlstop reply=%s\n", buf);
+        close(ctlstop.fd);
+        ctlstop.fd = -1;
 }
 
 static long atexit_reqs;
@@ -813,6 +965,8 @@ static void step(const char *s)
                 run_shutbusy(atol(arg), shutflush_main);
         else if (strcmp(s, "stopflush") == 0)
                 run_stopflush();
+        else if (strncmp(s, "ctlstop:", 8) == 0)
+                run_ctlstop(arg);
         else if (strcmp(s, "atexitstats") == 0)
                 atexit(atexit_stats);
         else if (strncmp(s, "atexit:", 7) == 0) {
