@@ -48,6 +48,8 @@
 #define CONTROL_DEFAULT_DIR     "/run/tracejournal"
 /* a flush asked as tj_shutdown() in another thread stopped the writer, after
  * its last pass began (the endpoint started again meanwhile) */
+#define CONTROL_STOPPED \
+        "the control endpoint stopped (tj_shutdown(), tj_control_stop() or exit)"
 #define CONTROL_FLUSH_UNDONE \
         "error flush not done: tj_shutdown() stopped the writer thread first\n"
 
@@ -481,6 +483,21 @@ static void control_client_write(struct control_client *c)
                 control_client_close(c);
 }
 
+/* The endpoint stops (tj_control_stop(), tj_shutdown(), exit()) while C
+ * waits for the writer: it is told so, in one try that does not wait,
+ * rather than see the connection end with no reply ("the reply ended
+ * early", as if the endpoint had failed). */
+static void control_client_stopped(struct control_client *c)
+{
+        const char *msg;
+
+        if (c->pending == CONTROL_DONE)
+                return;
+        msg = c->pending == CONTROL_FLUSHING ? "error flush not done: " CONTROL_STOPPED "\n" :
+              "error outputs unchanged: " CONTROL_STOPPED "\n";
+        (void)send(c->fd, msg, strlen(msg), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 /* Past its deadline: a request that did not come whole gets the time-out
  * error; a reply the peer does not read is given up. */
 static void control_client_expire(struct control_client *c)
@@ -577,8 +594,10 @@ static void *control_main(void *arg)
                 }
         }
         for (i = 0; i < CONTROL_CLIENTS; i++)
-                if (clients[i].fd >= 0)
+                if (clients[i].fd >= 0) {
+                        control_client_stopped(&clients[i]);
                         control_client_close(&clients[i]);
+                }
         return NULL;
 }
 

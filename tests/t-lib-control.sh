@@ -611,6 +611,46 @@ else
 fi
 kill "$P" "$L" 2> /dev/null; wait "$P" 2> /dev/null || true; wait "$L" 2> /dev/null || true; P=
 
+# ---- tj_shutdown() stops the endpoint while a flush and an outputs change
+# wait for a writer stuck in its send (a syslog socket nobody reads): each
+# is told so, exit status 7, rather than have its connection closed with no
+# reply ("the reply ended early", status 6).  The stats' served count says
+# when the endpoint has read both requests; then the program shuts down ----
+mkdir "$T/stop"
+python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); time.sleep(60)' \
+        "$T/stop/log.sock" &
+L=$!
+wait_for '[ -S "$T/stop/log.sock" ]' || true
+TJ_CONTROL_DIR="$T/stop" TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/stop/log.sock" \
+        TJ_FLUSH_TIMEOUT_MS=20000 TJ_EVENTS=tgb_req "$B/tests/lib-emit" init ctlstart req:3000 \
+        waitfor:"$T/stop/go" shutdown > /dev/null 2>&1 &
+P=$!
+if wait_for '[ -S "$T/stop/$P.sock" ]'; then
+        { rc=0; TJ_CONTROL_DIR="$T/stop" "$TQ" ctl "$P" flush > /dev/null 2> "$T/flush.err" ||
+                rc=$?; echo "$rc" > "$T/flush.rc"; } &
+        fpid=$!
+        { rc=0; TJ_CONTROL_DIR="$T/stop" "$TQ" ctl "$P" outputs log > /dev/null \
+                2> "$T/outputs.err" || rc=$?; echo "$rc" > "$T/outputs.rc"; } &
+        opid=$!
+        # the K-th stats counts K, + 2 once both requests were read
+        k=0
+        while [ $k -lt 200 ]; do
+                k=$((k + 1))
+                n=$(TJ_CONTROL_DIR="$T/stop" "$TQ" ctl "$P" stats 2> /dev/null |
+                        awk '/^control served/ { print $3 }')
+                [ "${n:-0}" -lt $((k + 2)) ] || break
+                sleep 0.05
+        done
+        touch "$T/stop/go"
+        wait $fpid $opid
+        check_eq control-stop-tells-waiting "7 traceql: ctl $P: flush not done: the control endpoint stopped (tj_shutdown(), tj_control_stop() or exit)|7 traceql: ctl $P: outputs unchanged: the control endpoint stopped (tj_shutdown(), tj_control_stop() or exit)" \
+                "$(cat "$T/flush.rc") $(cat "$T/flush.err")|$(cat "$T/outputs.rc") $(cat "$T/outputs.err")"
+else
+        fail control-stop-tells-waiting "$T/stop/$P.sock did not appear"
+fi
+kill "$P" "$L" 2> /dev/null; wait "$P" 2> /dev/null || true; wait "$L" 2> /dev/null || true; P=
+
 # ---- the API: tj_control_start/path/stop, and a fork child leaves the
 # parent's socket alone ----
 cat > "$T/api.c" <<'SRC'
