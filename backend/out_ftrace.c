@@ -50,7 +50,7 @@ static pthread_once_t ftrace_once = PTHREAD_ONCE_INIT;
 
 static void ftrace_set_pid(void)
 {
-        atomic_store_explicit(&ftrace_pid, (int) getpid(), memory_order_relaxed);
+        atomic_store_explicit(&ftrace_pid, (int)getpid(), memory_order_relaxed);
 }
 
 static void ftrace_init_once(void)
