@@ -18,11 +18,14 @@
  * imported whole, as a new one, saying so; unless it is a file imported
  * before under another name (import_resume()).
  * A regular file is mapped, not read, so memory does not grow with its size;
- * standard input ("-") and files that do not tell their size (tracefs) are
- * read whole, and imported whole each time; standard input, a pipe, is read
- * once, so a record it ends inside is an error.  A text format (ftrace) has
- * them read with the text importers' cap on a line: one with no end fails
- * at the cap, not when memory runs out.
+ * standard input ("-") and files that do not tell their size (tracefs, a
+ * pipe) are copied as they are read into an unlinked file in $TMPDIR (else
+ * /tmp), which is mapped the same way: the parsers see one mapping either
+ * way, and a 2 GB trace on standard input takes 2 GB of that disk, not of
+ * memory.  Such input is imported whole each time; standard input, a pipe,
+ * is read once, so a record it ends inside is an error.  A text format
+ * (ftrace) has it read with the text importers' cap on a line: one with no
+ * end fails at the cap, not when the disk is full.
  *
  * A mapped file that shrinks under the parser (a writer truncates it) would
  * kill the process with SIGBUS at the first page past its new end.  While a
@@ -45,14 +48,18 @@
 
 #include "traceql.h"
 
-/* A file's bytes: mapped (a regular file), or read into memory (standard
- * input, a pipe, a tracefs file whose size says 0). */
+/* What is read and written at a time when input is spooled. */
+#define IMPORT_SPOOL_CHUNK ((size_t) 256 << 10)
+
+/* A file's bytes: mapped (a regular file), or spooled to a temporary file
+ * and that mapped (standard input, a pipe, a tracefs file whose size says 0). */
 struct import_file_data {
         const uint8_t *data;
         size_t size;
-        bool mapped;
+        bool mapped;                    /* else empty: nothing to unmap */
+        bool spooled;                   /* read once, a copy: imported whole */
         bool regular;                   /* may be written still: a cut last record waits */
-        int fd;                         /* a mapped file's, to see if it shrank; else -1 */
+        int fd;                         /* the mapped file's, to see if it shrank; else -1 */
 };
 
 /* The mapping being parsed, for the SIGBUS handler: one import at a time. */
@@ -227,64 +234,150 @@ int import_resume(struct ingest *ing, int fd, int64_t size, int64_t offset, cons
         return 0;
 }
 
-/* Read FD whole into D.  MAX_LINE, a text format's cap on a line (0: a
- * binary format, none): a line that goes on past it fails "NAME:LINE: line
- * too long" as soon as its byte MAX_LINE + 1 is read, the buffer grown no
- * further than that line needs (standard input with no newline, /dev/zero,
- * takes the cap's memory, not all there is). */
-static int import_file_read(int fd, const char *name, size_t max_line,
-                            struct import_file_data *d, struct tq_error *err)
+/* The directory input is spooled to: $TMPDIR, else /tmp. */
+static const char *import_spool_dir(void)
 {
-        size_t size = 0, cap = 65536, line = 0;        /* LINE: where the last line begins */
-        uint64_t lineno = 1;
-        uint8_t *buf = malloc(cap);
+        const char *dir = getenv("TMPDIR");
+
+        return dir && dir[0] ? dir : "/tmp";
+}
+
+/* A new file in DIR, read-write, with no name: O_TMPFILE; where the kernel
+ * or the file system has no O_TMPFILE (or $TRACEQL_TEST_NO_TMPFILE, for the
+ * tests), mkstemp() and unlink().  The fd, or -errno. */
+static int import_spool_create(const char *dir)
+{
+        char path[PATH_MAX];
+        int fd;
+
+        if (!getenv("TRACEQL_TEST_NO_TMPFILE")) {
+                fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+                if (fd >= 0)
+                        return fd;
+                /* an old kernel ignores the flag: EISDIR, as for O_RDWR */
+                if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+                        return -errno;
+        }
+        if ((size_t) snprintf(path, sizeof(path), "%s/traceql-spool.XXXXXX", dir) >= sizeof(path))
+                return -ENAMETOOLONG;
+        fd = mkostemp(path, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (unlink(path) < 0) {
+                int e = -errno;
+
+                close(fd);
+                return e;
+        }
+        return fd;
+}
+
+/* Write BUF[0..N) to FD whole.  0, or -errno (-ENOSPC for a write of 0). */
+static int import_spool_write(int fd, const uint8_t *buf, size_t n)
+{
+        while (n > 0) {
+                ssize_t k = write(fd, buf, n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        return -ENOSPC;
+                buf += k;
+                n -= (size_t) k;
+        }
+        return 0;
+}
+
+/* Read FD to its end into an unlinked temporary file (import_spool_dir()),
+ * a chunk at a time, and map that as a regular file is: memory does not grow
+ * with the input, the temporary directory's disk does, and the file goes
+ * when it is closed.  MAX_LINE, a text format's cap on a line (0: a binary
+ * format, none): a line that goes on past it fails "NAME:LINE: line too long"
+ * as soon as the chunk holding its byte MAX_LINE + 1 is read, before that
+ * chunk is written (standard input with no newline, /dev/zero, takes the
+ * cap's room on the disk, not all there is).  An empty input is not mapped
+ * (mmap() takes no 0 bytes).  On failure nothing is left. */
+static int import_file_spool(int fd, const char *name, size_t max_line,
+                             struct import_file_data *d, struct tq_error *err)
+{
+        static const uint8_t empty[1];
+        const char *dir = import_spool_dir();
+        uint64_t size = 0, line = 0, lineno = 1;        /* LINE: bytes of the last line */
+        uint8_t *buf = malloc(IMPORT_SPOOL_CHUNK);
         ssize_t n;
+        void *p;
+        int out = -1, r = 0;
 
         if (!buf)
                 return tq_error_set(err, -ENOMEM, "out of memory");
-        while ((n = read(fd, buf + size, cap - size)) != 0) {
-                const uint8_t *q = buf + size, *nl;
+        out = import_spool_create(dir);
+        if (out < 0) {
+                r = tq_error_set(err, out, "%s: cannot create a temporary file in %s to read "
+                                 "it into (see TMPDIR): %s", name, dir, strerror(-out));
+                out = -1;
+                goto out;
+        }
+        while ((n = read(fd, buf, IMPORT_SPOOL_CHUNK)) != 0) {
+                const uint8_t *q = buf, *nl;
 
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
-                        free(buf);
-                        return tq_error_set(err, -errno, "%s: %s", name, strerror(errno));
+                        r = tq_error_set(err, -errno, "%s: %s", name, strerror(errno));
+                        goto out;
                 }
-                size += (size_t) n;
-                while (max_line && (nl = memchr(q, '\n', (size_t) (buf + size - q)))) {
-                        q = nl + 1;
-                        line = (size_t) (q - buf);
-                        lineno++;
-                }
-                if (max_line && size - line > max_line) {
-                        free(buf);
-                        return import_line_too_long(name, lineno, max_line, err);
-                }
-                if (size == cap) {
-                        size_t want = cap * 2;
-                        uint8_t *p;
-
-                        /* a line past half the buffer may be one with no
-                         * end: room for it up to the cap and a read more */
-                        if (max_line && size - line > cap / 2 && line + max_line + 65536 < want)
-                                want = line + max_line + 65536;
-                        p = realloc(buf, want);
-                        if (!p) {
-                                free(buf);
-                                return tq_error_set(err, -ENOMEM, "out of memory");
+                if (max_line) {
+                        while ((nl = memchr(q, '\n', (size_t) (buf + n - q)))) {
+                                q = nl + 1;
+                                line = 0;
+                                lineno++;
                         }
-                        buf = p;
-                        cap = want;
+                        line += (uint64_t) (buf + n - q);
+                        if (line > max_line) {
+                                r = import_line_too_long(name, lineno, max_line, err);
+                                goto out;
+                        }
                 }
+                r = import_spool_write(out, buf, (size_t) n);
+                if (r < 0) {
+                        r = tq_error_set(err, r, "%s: cannot write the temporary file in %s "
+                                         "it is read into (%" PRIu64 " bytes written): %s",
+                                         name, dir, size, strerror(-r));
+                        goto out;
+                }
+                size += (uint64_t) n;
         }
-        d->data = buf;
-        d->size = size;
-        return 0;
+        if (size > SIZE_MAX) {
+                r = tq_error_set(err, -EFBIG, "%s: %s", name, strerror(EFBIG));
+                goto out;
+        }
+        if (size == 0) {
+                d->data = empty;
+                goto out;
+        }
+        p = mmap(NULL, (size_t) size, PROT_READ, MAP_PRIVATE, out, 0);
+        if (p == MAP_FAILED) {
+                r = tq_error_set(err, -errno, "%s: %s", name, strerror(errno));
+                goto out;
+        }
+        (void) madvise(p, (size_t) size, MADV_SEQUENTIAL);
+        d->data = p;
+        d->size = (size_t) size;
+        d->mapped = true;
+        d->spooled = true;
+        d->fd = out;
+        out = -1;
+out:
+        if (out >= 0)
+                close(out);
+        free(buf);
+        return r;
 }
 
-/* Map PATH read-only, or read it ("-": standard input; MAX_LINE as for
- * import_file_read()). */
+/* Map PATH read-only, or spool it and map that ("-": standard input;
+ * MAX_LINE as for import_file_spool()). */
 static int import_file_open(const char *path, size_t max_line, struct import_file_data *d,
                             struct tq_error *err)
 {
@@ -295,7 +388,7 @@ static int import_file_open(const char *path, size_t max_line, struct import_fil
         memset(d, 0, sizeof(*d));
         d->fd = -1;
         if (strcmp(path, "-") == 0)
-                return import_file_read(STDIN_FILENO, "<stdin>", max_line, d, err);
+                return import_file_spool(STDIN_FILENO, "<stdin>", max_line, d, err);
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
@@ -309,7 +402,7 @@ static int import_file_open(const char *path, size_t max_line, struct import_fil
         }
         d->regular = S_ISREG(st.st_mode);
         if (!S_ISREG(st.st_mode) || st.st_size == 0) {
-                r = import_file_read(fd, path, max_line, d, err);
+                r = import_file_spool(fd, path, max_line, d, err);
                 goto out;
         }
         p = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -337,8 +430,6 @@ static void import_file_close(struct import_file_data *d)
 {
         if (d->mapped)
                 munmap((void *) d->data, d->size);
-        else
-                free((void *) d->data);
         if (d->fd >= 0)
                 close(d->fd);
 }
@@ -354,11 +445,13 @@ int import_file(sqlite3 *db, const char *kind, const char *path, size_t max_line
         char *cursor = NULL;
         int64_t offset = -1;
         size_t used;
+        bool at_file;           /* the file itself mapped: positions apply */
         int r;
 
         r = import_file_open(path, max_line, &d, err);
         if (r < 0)
                 return r;
+        at_file = d.mapped && !d.spooled;
         r = import_file_guard_on(&d, err);
         if (r < 0)
                 goto out;
@@ -367,26 +460,27 @@ int import_file(sqlite3 *db, const char *kind, const char *path, size_t max_line
         r = ingest_begin(db, kind, real, "", &ing, &cursor, &offset, err);
         if (r < 0)
                 goto out;
-        if (d.mapped)
+        if (at_file)
                 r = import_resume(ing, d.fd, (int64_t) d.size, offset, cursor, name, &offset,
                                   err);
         else
-                offset = 0;             /* not a regular file: imported whole */
+                offset = 0;             /* spooled: imported whole */
         if (r < 0)
                 goto out;
         used = d.size;
-        /* a regular file read, not mapped (its size was 0: tracefs, or one
-         * that grew since), stores no position: nothing can be left for the
-         * next import, which reads it whole again; an empty one is fine */
+        /* a regular file spooled, not mapped itself (its size was 0:
+         * tracefs, or one that grew since), stores no position: nothing can
+         * be left for the next import, which reads it whole again; an empty
+         * one is fine */
         r = parse(ing, ctx, name, d.data, d.size, offset,
-                  d.mapped || (d.regular && d.size == 0) ? &used : NULL, err);
+                  at_file || (d.regular && d.size == 0) ? &used : NULL, err);
         if (import_file_check_size(&d, name, err) < 0)
                 r = -EIO;       /* the parser read zeros: whatever it said is moot */
         if (r < 0)
                 goto out;
-        if (d.mapped)
+        if (at_file)
                 import_file_fingerprint(d.data, used, print);
-        r = ingest_set_position(ing, d.mapped ? print : NULL, d.mapped ? (int64_t) used : -1);
+        r = ingest_set_position(ing, at_file ? print : NULL, at_file ? (int64_t) used : -1);
         if (r < 0) {
                 tq_error_set(err, r, "out of memory");
                 goto out;

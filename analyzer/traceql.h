@@ -565,11 +565,13 @@ typedef int (*import_file_parse_fn)(struct ingest *ing, const void *ctx, const c
 /* Map PATH, import it as source KIND with PARSE in one transaction (nothing
  * stored on failure), remember the size parsed so the next import of the
  * same file only adds what was appended; a last record cut short is left for
- * it, saying so on stderr.  MAX_LINE: 0 for a binary format; for a text one
- * (ftrace) its cap on a line (import_max_line()), which standard input and
- * the files read rather than mapped keep to as they are read: a longer line
- * fails with import_line_too_long()'s message before the rest is read (the
- * parser checks a mapped file's lines). */
+ * it, saying so on stderr.  Standard input ("-") and a file that does not
+ * tell its size are copied to an unlinked file in $TMPDIR (else /tmp) and
+ * that is mapped; a directory where none can be made, or a disk that fills,
+ * fails naming the directory.  MAX_LINE: 0 for a binary format; for a text
+ * one (ftrace) its cap on a line (import_max_line()), which the copy keeps to
+ * as it is read: a longer line fails with import_line_too_long()'s message
+ * before the rest is read (the parser checks a mapped file's lines). */
 int import_file(sqlite3 *db, const char *kind, const char *path, size_t max_line,
                 import_file_parse_fn parse, const void *ctx, uint64_t *ret_added,
                 struct tq_error *err);

@@ -1080,6 +1080,61 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$T/fullshm" 2> /dev/nu
 else
         skip db-disk-full-shm "needs root and a tmpfs mount"
 fi
+# A trace on standard input (or a file that does not tell its size) is
+# spooled to an unlinked temporary file in $TMPDIR, else /tmp, and mapped:
+# it was read whole into memory.  A TMPDIR where no file can be made fails
+# naming it, exit 4, the database as it was; with O_TMPFILE and with the
+# mkstemp() it falls back to ($TRACEQL_TEST_NO_TMPFILE) alike.  (Before,
+# TMPDIR was not used and these imported.)
+ST=$TOP/tests/simpletrace/basic.st
+STEV=$TOP/tests/simpletrace/tgroup.trace-events
+n0=$(count "$DB")
+: > "$T/notdir"
+for how in "" 1; do
+        STDIN=$ST TMPDIR=$T/none TRACEQL_TEST_NO_TMPFILE=$how run "spool-tmpdir-missing${how:+-mkstemp}" 4 \
+                "traceql: <stdin>: cannot create a temporary file in $T/none to read it into (see TMPDIR): No such file or directory" \
+                --db "$DB" import --simpletrace - --events "$STEV"
+        STDIN=$ST TMPDIR=$T/notdir TRACEQL_TEST_NO_TMPFILE=$how run "spool-tmpdir-not-dir${how:+-mkstemp}" 4 \
+                "traceql: <stdin>: cannot create a temporary file in $T/notdir to read it into (see TMPDIR): Not a directory" \
+                --db "$DB" import --simpletrace - --events "$STEV"
+done
+STDIN=$ST TMPDIR=$T/none run spool-tmpdir-missing-ftrace 4 \
+        "traceql: <stdin>: cannot create a temporary file in $T/none to read it into (see TMPDIR): No such file or directory" \
+        --db "$DB" import --ftrace -
+check_eq spool-tmpdir-db-unchanged "$n0" "$(count "$DB")"
+# Through mkstemp() the file is unlinked at once, as O_TMPFILE's has no
+# name: the import works and leaves nothing in TMPDIR.
+mkdir "$T/sp"
+STDIN=$ST TMPDIR=$T/sp TRACEQL_TEST_NO_TMPFILE=1 run spool-mkstemp 0 "" \
+        --db "$T/sp.db" import --simpletrace - --events "$STEV"
+check_eq spool-mkstemp-rows "7|" "$(count "$T/sp.db")|$(ls -A "$T/sp")"
+# A read-only TMPDIR, and one whose disk fills while standard input is
+# spooled (a 1 MiB tmpfs, 2 MB of input): exit 4 naming the directory, the
+# database as it was, nothing left on that disk; with room again it imports.
+mkdir "$T/spfull"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m,ro tmpfs "$T/spfull" 2> /dev/null; then
+        STDIN=$ST TMPDIR=$T/spfull run spool-tmpdir-read-only 4 \
+                "traceql: <stdin>: cannot create a temporary file in $T/spfull to read it into (see TMPDIR): Read-only file system" \
+                --db "$DB" import --simpletrace - --events "$STEV"
+        mount -o remount,rw "$T/spfull"
+        { cat "$ST"; head -c 2000000 /dev/zero; } > "$T/spfull.st"
+        for how in "" 1; do
+                STDIN=$T/spfull.st TMPDIR=$T/spfull TRACEQL_TEST_NO_TMPFILE=$how \
+                        run "spool-disk-full${how:+-mkstemp}" 4 \
+                        "traceql: <stdin>: cannot write the temporary file in $T/spfull it is read into (1048576 bytes written): No space left on device" \
+                        --db "$DB" import --simpletrace - --events "$STEV"
+        done
+        check_eq spool-disk-full-nothing-left "$n0|0|" \
+                "$(count "$DB")|$(df -k --output=used "$T/spfull" | tail -n 1 | tr -d ' ')|$(ls -A "$T/spfull")"
+        rm -f "$T"/sp.db*
+        STDIN=$ST TMPDIR=$T/spfull run spool-disk-room-again 0 "" \
+                --db "$T/sp.db" import --simpletrace - --events "$STEV"
+        check_eq spool-disk-room-again-rows 7 "$(count "$T/sp.db")"
+        umount "$T/spfull"
+else
+        skip spool-tmpdir-read-only "needs root and a tmpfs mount"
+        skip spool-disk-full "needs root and a tmpfs mount"
+fi
 # --db naming a directory: said so (SQLite said "unable to open database
 # file", or "disk I/O error" with --no-sync)
 mkdir "$T/dir.db"

@@ -104,6 +104,32 @@ for cut in 27:record 36:event-mapping; do
                 'select count(*) from events' | tail -n 1)"
 done
 
+# Standard input is spooled to an unlinked file in $TMPDIR and mapped, as a
+# regular file is, so the memory it takes does not grow with it: 10000
+# records of 4 KiB (40 MB) under a 10000 KiB data limit (ulimit -d: the
+# heap and anonymous mappings; a read-only file mapping is not counted, as
+# it is in ulimit -v, which the mapping needs room in) import every record,
+# and no file is left in $TMPDIR.  Standard input was read whole into a
+# buffer that doubled past the limit: exit 5, 'out of memory'.  Not under
+# valgrind or a sanitizer, whose runtimes need more memory.
+if [ -z "${VALGRIND:-}" ] && [ -z "${SANITIZE:-}" ]; then
+        python3 -c 'import struct, sys
+name = b"n" * 4000
+rec = b"".join(struct.pack("<QQQIIQQI", 1, 0, 1000 * (i + 1), 24 + 20 + len(name), 42, i, i,
+                           len(name)) + name for i in range(1000))
+sys.stdout.buffer.write(struct.pack("<QQQ", 2**64 - 1, 0xf2b177cb0aa429b4, 4) +
+                        struct.pack("<QQI", 0, 0, 7) + b"tgb_req" + rec * 10)' > "$T/big.st"
+        mkdir "$T/spool"
+        rc=0
+        (ulimit -d 10000; TMPDIR=$T/spool exec "$TQ" --db "$T/big.db" import --simpletrace - \
+                --events "$EV" < "$T/big.st") 2> "$T/err" || rc=$?
+        check_eq simpletrace-stdin-spooled-flat-memory "0||10000|40000000|" \
+                "$rc|$(cat "$T/err")|$($TQ --db "$T/big.db" --no-sync --format csv \
+                "select count(*) || '|' || sum(length(a2)) from events" | tail -n 1)|$(ls -A "$T/spool")"
+        rm -f "$T/big.st" "$T"/big.db*
+else
+        skip simpletrace-stdin-spooled-flat-memory "ulimit -d leaves valgrind and the sanitizers no room"
+fi
 # A file that shrinks under the import (TRACEQL_TEST_SHRINK_TO truncates it
 # once it is mapped): to 0, the parser's first read is past the end (SIGBUS);
 # by one byte, its last page is still mapped and the size tells.  Either way
