@@ -114,6 +114,31 @@ static const struct option *traceql_option(const char *arg)
         return found;
 }
 
+/* Is ARGV[I] the value of the option before it (one that takes a value, not
+ * given with '=')? */
+static bool traceql_is_value(char **argv, int i)
+{
+        const struct option *prev = i > 1 ? traceql_option(argv[i - 1]) : NULL;
+
+        return prev && prev->has_arg == required_argument && !strchr(argv[i - 1], '=');
+}
+
+/* Is there a -h, --help or --version among ARGV[1] to ARGV[N - 1], not as
+ * an option's value? */
+static bool traceql_asks_help(char **argv, int n)
+{
+        for (int i = 1; i < n; i++) {
+                const struct option *lo = traceql_option(argv[i]);
+
+                if (traceql_is_value(argv, i))
+                        continue;
+                if (strcmp(argv[i], "-h") == 0 ||
+                    (lo && (lo->val == OPT_HELP || lo->val == OPT_VERSION)))
+                        return true;
+        }
+        return false;
+}
+
 static void traceql_usage(FILE *f)
 {
         fputs("usage: traceql [--db FILE] [--no-sync] [--write]\n"
@@ -589,24 +614,33 @@ int main(int argc, char **argv)
          * The word after an option that takes a value (not given with '=')
          * is that value, not the subcommand or the SQL. */
         for (int i = 1; i < argc; i++) {
-                const struct option *prev = i > 1 ? traceql_option(argv[i - 1]) : NULL;
-                bool valued = prev && prev->has_arg == required_argument &&
-                              !strchr(argv[i - 1], '=');
+                bool valued = traceql_is_value(argv, i);
 
                 if (!valued && (strcmp(argv[i], "leaks") == 0 || strcmp(argv[i], "pairs") == 0)) {
                         bool pairs = argv[i][0] == 'p';
 
+                        /* -h, --help and --version before the subcommand are
+                         * traceql's, as before ctl or import: its usage, its
+                         * version (an error before them said as traceql says
+                         * it); after it, leaks' and pairs' own */
+                        if (traceql_asks_help(argv, i) && traceql_parse(i, argv, &o, &first) < 0) {
+                                traceql_usage(stderr);
+                                ret = TQ_EXIT_USAGE;
+                                goto out;
+                        }
                         for (int j = 1; j < i; j++) {
                                 const struct option *lo = traceql_option(argv[j]);
 
                                 if (lo && lo->val >= OPT_IDENTIFIER) {
                                         fputs("traceql: import options given without "
                                               "'import'\n", stderr);
-                                        return TQ_EXIT_USAGE;
+                                        ret = TQ_EXIT_USAGE;
+                                        goto out;
                                 }
                         }
                         memmove(argv + i, argv + i + 1, (size_t) (argc - i) * sizeof(*argv));
-                        return correlate_main(argc - 1, argv, pairs);
+                        ret = correlate_main(argc - 1, argv, pairs);
+                        goto out;
                 }
                 if (!valued && strcmp(argv[i], "ctl") == 0) {
                         ctl = i;        /* ctl's words are its own; the options before it are ours */

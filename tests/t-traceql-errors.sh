@@ -879,6 +879,29 @@ for s in - import leaks pairs ctl; do
         check_eq "usage${s:+-$s}-h" "0||same" \
                 "$rc|$(cat "$T/err")|$(cmp -s "$T/h.out" "$T/help.out" && echo same)"
 done
+# Before leaks or pairs, as before ctl or import, -h, --help and --version
+# are traceql's own: its usage, its version.  They were handed to leaks and
+# pairs with the other options before them: -h and --help printed the
+# subcommand's usage (traceql.1: "after leaks, pairs or ctl, that
+# subcommand's"), --version was "unknown option '--version'", exit 2.
+$TQ --help > "$T/help.out"
+for s in "h-leaks -h leaks" "help-pairs --help pairs" "db-h-leaks --db $DB -h leaks --alloc a" \
+         "he-pairs --he pairs"; do
+        set -- $s
+        name=$1
+        shift
+        rc=0; $TQ "$@" > "$T/h.out" 2> "$T/err" || rc=$?
+        check_eq "usage-before-$name" "0||same" \
+                "$rc|$(cat "$T/err")|$(cmp -s "$T/h.out" "$T/help.out" && echo same)"
+done
+for s in leaks pairs; do
+        rc=0; $TQ --version $s --db "$DB" > "$T/out" 2> "$T/err" || rc=$?
+        check_eq "usage-version-before-$s" "0||$($TQ --version)" "$rc|$(cat "$T/err")|$(cat "$T/out")"
+done
+# a -h that is --db's value is not a help: leaks runs on the database "-h"
+rc=0; (cd "$T" && $TQ --db -h leaks --alloc a --free b) > /dev/null 2> "$T/err" || rc=$?
+check_eq usage-h-as-db-before-leaks "4|traceql: $T/-h: no event 'a' in the database" "$rc|$(cat "$T/err")"
+rm -f "$T/-h"
 rc=0; $TQ -h > /dev/full 2> "$T/err" || rc=$?
 check_eq usage-h-output-full "8|traceql: write error: No space left on device" "$rc|$(cat "$T/err")"
 # Otherwise traceql has long options only: a short one is unknown (it was
