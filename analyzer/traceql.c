@@ -114,27 +114,42 @@ static const struct option *traceql_option(const char *arg)
         return found;
 }
 
-/* Is ARGV[I] the value of the option before it (one that takes a value, not
- * given with '=')? */
-static bool traceql_is_value(char **argv, int i)
+/* Does the word ARG, an option of traceql_longopts that takes a value
+ * without '=', make the next word its value? */
+static bool traceql_takes_value(const char *arg)
 {
-        const struct option *prev = i > 1 ? traceql_option(argv[i - 1]) : NULL;
+        const struct option *lo = traceql_option(arg);
 
-        return prev && prev->has_arg == required_argument && !strchr(argv[i - 1], '=');
+        return lo && lo->has_arg == required_argument && !strchr(arg, '=');
 }
 
 /* Is there a -h, --help or --version among ARGV[1] to ARGV[N - 1], not as
- * an option's value? */
+ * an option's value nor after "--"? */
 static bool traceql_asks_help(char **argv, int n)
+{
+        for (int i = 1; i < n && strcmp(argv[i], "--") != 0; i++) {
+                const struct option *lo = traceql_option(argv[i]);
+
+                if (traceql_takes_value(argv[i]))
+                        i++;
+                else if (strcmp(argv[i], "-h") == 0 ||
+                         (lo && (lo->val == OPT_HELP || lo->val == OPT_VERSION)))
+                        return true;
+        }
+        return false;
+}
+
+/* Is there an import option among ARGV[1] to ARGV[N - 1], not as an
+ * option's value? */
+static bool traceql_has_import_option(char **argv, int n)
 {
         for (int i = 1; i < n; i++) {
                 const struct option *lo = traceql_option(argv[i]);
 
-                if (traceql_is_value(argv, i))
-                        continue;
-                if (strcmp(argv[i], "-h") == 0 ||
-                    (lo && (lo->val == OPT_HELP || lo->val == OPT_VERSION)))
+                if (lo && lo->val >= OPT_IDENTIFIER)
                         return true;
+                if (traceql_takes_value(argv[i]))
+                        i++;
         }
         return false;
 }
@@ -612,11 +627,15 @@ int main(int argc, char **argv)
 
         /* leaks and pairs have options of their own: hand them the rest.
          * The word after an option that takes a value (not given with '=')
-         * is that value, not the subcommand or the SQL. */
+         * is that value, not the subcommand or the SQL, nor an option: it is
+         * passed over as getopt_long() takes it ("--db --format leaks" is
+         * leaks on the database "--format"). */
         for (int i = 1; i < argc; i++) {
-                bool valued = traceql_is_value(argv, i);
-
-                if (!valued && (strcmp(argv[i], "leaks") == 0 || strcmp(argv[i], "pairs") == 0)) {
+                if (traceql_takes_value(argv[i])) {
+                        i++;
+                        continue;
+                }
+                if (strcmp(argv[i], "leaks") == 0 || strcmp(argv[i], "pairs") == 0) {
                         bool pairs = argv[i][0] == 'p';
 
                         /* -h, --help and --version before the subcommand are
@@ -628,25 +647,21 @@ int main(int argc, char **argv)
                                 ret = TQ_EXIT_USAGE;
                                 goto out;
                         }
-                        for (int j = 1; j < i; j++) {
-                                const struct option *lo = traceql_option(argv[j]);
-
-                                if (lo && lo->val >= OPT_IDENTIFIER) {
-                                        fputs("traceql: import options given without "
-                                              "'import'\n", stderr);
-                                        ret = TQ_EXIT_USAGE;
-                                        goto out;
-                                }
+                        if (traceql_has_import_option(argv, i)) {
+                                fputs("traceql: import options given without 'import'\n",
+                                      stderr);
+                                ret = TQ_EXIT_USAGE;
+                                goto out;
                         }
                         memmove(argv + i, argv + i + 1, (size_t) (argc - i) * sizeof(*argv));
                         ret = correlate_main(argc - 1, argv, pairs);
                         goto out;
                 }
-                if (!valued && strcmp(argv[i], "ctl") == 0) {
+                if (strcmp(argv[i], "ctl") == 0) {
                         ctl = i;        /* ctl's words are its own; the options before it are ours */
                         break;
                 }
-                if (argv[i][0] != '-' && !valued)
+                if (argv[i][0] != '-')
                         break;          /* the SQL or another subcommand */
         }
         if (traceql_parse(ctl ? ctl : argc, argv, &o, &first) < 0) {

@@ -828,6 +828,19 @@ run usage-import-option-ctl-abbrev 2 "traceql: import options given without 'imp
 run usage-import-option-leaks 2 "traceql: import options given without 'import'" --db "$DB" --identifier x leaks --alloc a --free b
 run usage-import-option-leaks-eq 2 "traceql: import options given without 'import'" --db "$DB" --identifier=x leaks --alloc a --free b
 run usage-import-option-pairs 2 "traceql: import options given without 'import'" --follow --syslog f pairs --begin a --end b
+# The word after an option that takes a value is that value, whatever it
+# looks like, as getopt_long() takes it: "--db --format leaks" is leaks on
+# the database "--format" (as "--db --format 'select 1'" queries it).  The
+# first look for leaks and pairs took "--format" for the option and "leaks"
+# for its value: "unknown option '--alloc'", exit 2; "--db --since pairs"
+# too.
+rc=0; (cd "$T" && $TQ --db --format leaks --alloc a --free b) > /dev/null 2> "$T/err" || rc=$?
+check_eq usage-value-like-option-leaks "4|traceql: $T/--format: no event 'a' in the database" \
+        "$rc|$(cat "$T/err")"
+rc=0; (cd "$T" && $TQ --db --since pairs --begin a --end b) > /dev/null 2> "$T/err" || rc=$?
+check_eq usage-value-like-import-option-pairs "4|traceql: $T/--since: no event 'a' in the database" \
+        "$rc|$(cat "$T/err")"
+rm -f "$T/--format" "$T/--since"
 # An option the subcommand has no use for is refused, not ignored: import
 # neither syncs nor queries, events and losses only read; nothing is imported.
 run usage-import-no-sync 2 "traceql: --no-sync: not an option of import" --db "$T/opt.db" --no-sync import --export "$FIX"
