@@ -8,6 +8,12 @@
 if ! command -v bash > /dev/null; then skip completion "bash missing"; exit 0; fi
 C=$TOP/packaging/completion
 export PATH="$B:$PATH"
+# Without --db the completion reads the default database: not the user's
+# (~/.cache/traceql/traceql.db), which when it exists made the fake traceql
+# below answer the names query with its help text, and
+# comp-traceql-generic-flag offer its words.
+unset TRACEQL_DB
+export XDG_CACHE_HOME="$T/cache"
 
 # comp FILE FUNCTION WORD... : complete the last WORD; prints COMPREPLY sorted,
 # space-separated (the status of the function after a '|').
