@@ -493,8 +493,12 @@ static void control_client_stopped(struct control_client *c)
 
         if (c->pending == CONTROL_DONE)
                 return;
-        msg = c->pending == CONTROL_FLUSHING ? "error flush not done: " CONTROL_STOPPED "\n" :
-              "error outputs unchanged: " CONTROL_STOPPED "\n";
+        if (c->pending == CONTROL_FLUSHING)
+                /* the writer may have got there since the loop last looked */
+                msg = writer_flush_check(c->flush_req) > 0 ? "ok\n" :
+                      "error flush not done: " CONTROL_STOPPED "\n";
+        else
+                msg = "error outputs unchanged: " CONTROL_STOPPED "\n";
         (void)send(c->fd, msg, strlen(msg), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
