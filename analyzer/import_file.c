@@ -234,6 +234,23 @@ int import_resume(struct ingest *ing, int fd, int64_t size, int64_t offset, cons
         return 0;
 }
 
+/* Map SIZE bytes of FD read-only into D, which keeps FD (to see whether the
+ * file shrank, and to close it); NAME for the error. */
+static int import_file_map(int fd, size_t size, const char *name, struct import_file_data *d,
+                           struct tq_error *err)
+{
+        void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+        if (p == MAP_FAILED)
+                return tq_error_set(err, -errno, "%s: %s", name, strerror(errno));
+        (void) madvise(p, size, MADV_SEQUENTIAL);
+        d->data = p;
+        d->size = size;
+        d->mapped = true;
+        d->fd = fd;
+        return 0;
+}
+
 /* The directory input is spooled to: $TMPDIR, else /tmp. */
 static const char *import_spool_dir(void)
 {
@@ -307,7 +324,6 @@ static int import_file_spool(int fd, const char *name, size_t max_line,
         uint64_t size = 0, line = 0, lineno = 1;        /* LINE: bytes of the last line */
         uint8_t *buf = malloc(IMPORT_SPOOL_CHUNK);
         ssize_t n;
-        void *p;
         int out = -1, r = 0;
 
         if (!buf)
@@ -357,18 +373,11 @@ static int import_file_spool(int fd, const char *name, size_t max_line,
                 d->data = empty;
                 goto out;
         }
-        p = mmap(NULL, (size_t) size, PROT_READ, MAP_PRIVATE, out, 0);
-        if (p == MAP_FAILED) {
-                r = tq_error_set(err, -errno, "%s: %s", name, strerror(errno));
-                goto out;
+        r = import_file_map(out, (size_t) size, name, d, err);
+        if (r == 0) {
+                d->spooled = true;
+                out = -1;
         }
-        (void) madvise(p, (size_t) size, MADV_SEQUENTIAL);
-        d->data = p;
-        d->size = (size_t) size;
-        d->mapped = true;
-        d->spooled = true;
-        d->fd = out;
-        out = -1;
 out:
         if (out >= 0)
                 close(out);
@@ -382,7 +391,6 @@ static int import_file_open(const char *path, size_t max_line, struct import_fil
                             struct tq_error *err)
 {
         struct stat st;
-        void *p;
         int fd, r = 0;
 
         memset(d, 0, sizeof(*d));
@@ -405,16 +413,9 @@ static int import_file_open(const char *path, size_t max_line, struct import_fil
                 r = import_file_spool(fd, path, max_line, d, err);
                 goto out;
         }
-        p = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED) {
-                r = tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
+        r = import_file_map(fd, (size_t) st.st_size, path, d, err);
+        if (r < 0)
                 goto out;
-        }
-        (void) madvise(p, (size_t) st.st_size, MADV_SEQUENTIAL);
-        d->data = p;
-        d->size = (size_t) st.st_size;
-        d->mapped = true;
-        d->fd = fd;
         fd = -1;
         /* the tests' writer that truncates the file under the parser */
         if (getenv("TRACEQL_TEST_SHRINK_TO") &&
