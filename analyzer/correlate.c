@@ -315,7 +315,7 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                 case 'h':
                 case O_HELP: corr_usage(stdout, o->pairs); exit(tq_stdout_done());
                 default:
-                        tq_option_error(argv);
+                        tq_option_error(argv, lo);
                         return -EINVAL;
                 }
         }

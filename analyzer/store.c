@@ -73,18 +73,86 @@ void tq_message(const char *fmt, ...)
         fprintf(stderr, "traceql: %s\n", err.msg);
 }
 
-void tq_option_error(char **argv)
+/* Do options A and B mean the same to getopt_long(), which takes an
+ * abbreviation of both for either? */
+static bool tq_option_same(const struct option *a, const struct option *b)
+{
+        return a->has_arg == b->has_arg && a->flag == b->flag && a->val == b->val;
+}
+
+const struct option *tq_option_find(const char *arg, const struct option *longopts,
+                                    bool *ret_ambiguous)
+{
+        const struct option *found = NULL;
+        bool ambiguous = false;
+        size_t len;
+
+        if (ret_ambiguous)
+                *ret_ambiguous = false;
+        if (strncmp(arg, "--", 2) != 0)
+                return NULL;
+        arg += 2;
+        len = strcspn(arg, "=");
+        if (len == 0)
+                return NULL;    /* "--": the end of the options; "--=x": no name */
+        for (const struct option *lo = longopts; lo->name; lo++) {
+                if (strncmp(lo->name, arg, len) != 0)
+                        continue;
+                if (lo->name[len] == '\0')
+                        return lo;
+                if (found && !tq_option_same(found, lo))
+                        ambiguous = true;
+                else if (!found)
+                        found = lo;
+        }
+        if (ambiguous) {
+                if (ret_ambiguous)
+                        *ret_ambiguous = true;
+                return NULL;
+        }
+        return found;
+}
+
+/* "traceql: ambiguous option '--NAME' (--a, --b)" for the word ARG, which
+ * tq_option_find() found ambiguous in LONGOPTS: the options it may be, each
+ * once (not those that mean the same as one named before). */
+static void tq_option_ambiguous(const char *arg, const struct option *longopts)
+{
+        size_t len = strcspn(arg + 2, "="), n = 0;
+        char names[512];
+
+        names[0] = '\0';
+        for (const struct option *lo = longopts; lo->name; lo++) {
+                bool seen = false;
+
+                if (strncmp(lo->name, arg + 2, len) != 0)
+                        continue;
+                for (const struct option *p = longopts; p < lo && !seen; p++)
+                        seen = strncmp(p->name, arg + 2, len) == 0 && tq_option_same(p, lo);
+                if (!seen && n < sizeof(names))
+                        n += (size_t) snprintf(names + n, sizeof(names) - n, "%s--%s",
+                                               n ? ", " : "", lo->name);
+        }
+        tq_message("ambiguous option '%.*s' (%s)", (int) len + 2, arg, names);
+}
+
+void tq_option_error(char **argv, const struct option *longopts)
 {
         const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+        bool ambiguous;
 
         /* optopt: a short option's letter (optind may not have moved past
-         * its word), the value of a known long option, or 0 */
+         * its word), the value of a known long option, or 0: an unknown or
+         * ambiguous one (getopt_long() says which only with opterr, on its
+         * own and in its words: traceql sets opterr to 0 and tells) */
         if (optopt > 0 && optopt < 256)
                 tq_message("unknown option '-%c'", optopt);
         else if (optopt && strncmp(arg, "--", 2) == 0 && eq)
                 tq_message("option '%.*s' takes no value", (int) (eq - arg), arg);
         else if (optopt)
                 tq_message("option '%s' needs a value", arg);
+        else if (!tq_option_find(arg, longopts, &ambiguous) && ambiguous)
+                tq_option_ambiguous(arg, longopts);
         else
                 tq_message("unknown option '%s'", arg);
 }

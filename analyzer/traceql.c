@@ -86,32 +86,12 @@ static const struct option traceql_longopts[] = {
         { 0, 0, 0, 0 },
 };
 
-/*
- * The option of traceql_longopts that the word ARG ("--name" or
- * "--name=value") gives, as getopt_long() reads it: the name, or an
- * abbreviation of one name only; NULL for any other word.
- */
+/* The option of traceql_longopts that the word ARG ("--name" or
+ * "--name=value") gives, as getopt_long() reads it; NULL for any other
+ * word, an ambiguous abbreviation too (tq_option_find()). */
 static const struct option *traceql_option(const char *arg)
 {
-        const struct option *found = NULL;
-        size_t len;
-
-        if (strncmp(arg, "--", 2) != 0)
-                return NULL;
-        arg += 2;
-        len = strcspn(arg, "=");
-        if (len == 0)
-                return NULL;    /* "--": the end of the options */
-        for (const struct option *lo = traceql_longopts; lo->name; lo++) {
-                if (strncmp(lo->name, arg, len) != 0)
-                        continue;
-                if (lo->name[len] == '\0')
-                        return lo;
-                if (found)
-                        return NULL;    /* ambiguous: getopt_long() refuses it */
-                found = lo;
-        }
-        return found;
+        return tq_option_find(arg, traceql_longopts, NULL);
 }
 
 /* Does the word ARG, an option of traceql_longopts that takes a value
@@ -324,7 +304,7 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
                         printf("traceql %s\n", TJ_VERSION_STRING);
                         exit(tq_stdout_done());
                 default:
-                        tq_option_error(argv);
+                        tq_option_error(argv, traceql_longopts);
                         return -EINVAL;
                 }
         }
@@ -631,10 +611,17 @@ int main(int argc, char **argv)
          * passed over as getopt_long() takes it ("--db --format leaks" is
          * leaks on the database "--format"). */
         for (int i = 1; i < argc; i++) {
+                bool ambiguous;
+
                 if (traceql_takes_value(argv[i])) {
                         i++;
                         continue;
                 }
+                /* "--fo" before leaks is traceql's --format, --follow or
+                 * --formats, not leaks' --format: traceql_parse() refuses it,
+                 * in its turn among the options (after a --help before it) */
+                if (!tq_option_find(argv[i], traceql_longopts, &ambiguous) && ambiguous)
+                        break;
                 if (strcmp(argv[i], "leaks") == 0 || strcmp(argv[i], "pairs") == 0) {
                         bool pairs = argv[i][0] == 'p';
 

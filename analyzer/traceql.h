@@ -72,10 +72,23 @@ int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
  * tq_error_set() escapes it: for a message that quotes the command line. */
 void tq_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Print on stderr why getopt_long() just returned '?' for ARGV (traceql's
- * options are all long): an unknown option, one that needs a value, or one
- * given a value it does not take. */
-void tq_option_error(char **argv);
+struct option;
+
+/* The option of LONGOPTS that the word ARG ("--name" or "--name=value")
+ * gives, as getopt_long() reads it: the name, or an abbreviation of one
+ * name (or of several that mean the same: has_arg, flag and val alike).
+ * NULL for any other word; then *RET_AMBIGUOUS, when RET_AMBIGUOUS is not
+ * NULL, tells whether ARG abbreviates several options (getopt_long()
+ * refuses it), else it is false. */
+const struct option *tq_option_find(const char *arg, const struct option *longopts,
+                                    bool *ret_ambiguous);
+
+/* Print on stderr why getopt_long() just returned '?' for ARGV with
+ * LONGOPTS (traceql's options are all long): an unknown option, an
+ * ambiguous abbreviation (naming the options it may be), one that needs a
+ * value, or one given a value it does not take.  The caller has set opterr
+ * to 0: getopt_long() itself said nothing. */
+void tq_option_error(char **argv, const struct option *longopts);
 
 /* The exit status once a --help or --version text is written to stdout:
  * TQ_EXIT_OUTPUT, said on stderr, when stdout could not take it (a full

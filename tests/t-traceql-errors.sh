@@ -932,6 +932,32 @@ rc=0; $TQ --db "$DB" pairs --begin a --end b -z 2> "$T/err" || rc=$?
 check_eq usage-pairs-short-option "2|traceql: unknown option '-z'" "$rc|$(head -1 "$T/err")"
 rc=0; $TQ --db "$DB" pairs --begin a --end b --by 2> "$T/err" || rc=$?
 check_eq usage-pairs-needs-value "2|traceql: option '--by' needs a value" "$rc|$(head -1 "$T/err")"
+# A long option abbreviated to the start of several is ambiguous, said so
+# with the options it may be, once (getopt_long() says nothing: opterr is
+# 0), then the usage, exit 2.  It was "unknown option '--for'"; before leaks
+# and pairs "--fo" was handed to them, their --format ("unknown format
+# '--alloc'"), and "--d=x" their --db, run.
+rc=0; $TQ --for csv 'select 1' 2> "$T/err" || rc=$?
+check_eq usage-ambiguous-option "2|traceql: ambiguous option '--for' (--format, --formats)|usage: traceql [--db FILE] [--no-sync] [--write]|1" \
+        "$rc|$(sed -n 1,2p "$T/err" | paste -sd '|')|$(grep -c ambiguous "$T/err")"
+amb() {
+        name=$1 msg=$2
+        shift 2
+        rc=0
+        $RUN "$TQ" "$@" > /dev/null 2> "$T/err" < /dev/null || rc=$?
+        check_eq "usage-ambiguous-$name" "2|traceql: ambiguous option $msg|usage: traceql " \
+                "$rc|$(head -1 "$T/err")|$(sed -n 2p "$T/err" | cut -c 1-15)"
+}
+amb value "'--form' (--format, --formats)" --form=csv 'select 1'
+amb before-leaks "'--fo' (--format, --follow, --formats)" --db "$DB" --fo leaks --alloc a --free b
+amb before-pairs-value "'--d' (--db, --directory)" --d="$DB" pairs --begin a --end b
+amb before-ctl "'--fo' (--format, --follow, --formats)" --fo ctl $$ list
+amb import "'--s' (--since, --syslog, --simpletrace)" --db "$DB" import --s x
+amb leaks "'--f' (--format, --free)" --db "$DB" leaks --alloc a --free b --f x
+amb pairs "'--b' (--begin, --by)" --db "$DB" pairs --b a --end b
+# ... in its turn: a --help before it is still a help
+rc=0; $TQ --help --fo leaks > "$T/h.out" 2> "$T/err" || rc=$?
+check_eq usage-ambiguous-after-help "0||same" "$rc|$(cat "$T/err")|$(cmp -s "$T/h.out" "$T/help.out" && echo same)"
 
 # ---- where the database is ---------------------------------------------------
 XDG_CACHE_HOME=$T/cache TRACEQL_DB= $TQ import --export "$FIX"
