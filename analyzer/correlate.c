@@ -2046,6 +2046,28 @@ static const char corr_pairs_save_sql[] =
         "CREATE TABLE main.tq_pairs_open AS SELECT * FROM temp.tq_pairs_open;"
         "CREATE TABLE main.tq_pairs_stats AS SELECT * FROM temp.tq_pairs_stats;";
 
+/*
+ * The exit status of leaks or pairs failing with R (traceql.1 EXIT STATUS)
+ * once the database is open: the --sql's failure (SQL) as a query's; in
+ * their own work, an event or argument named that is not there, or a string
+ * (-ENOENT, -EINVAL: corr_resolve()), is the input's, as a full or failing
+ * disk is, and any other failure of their statements (a damaged page, a
+ * table of the schema that is missing) the database's, whether they were
+ * looking the names up or scanning.
+ */
+static int corr_exit(int r, bool sql)
+{
+        if (r == -ENOMEM)
+                return TQ_EXIT_NOMEM;
+        if (ferror(stdout))
+                return TQ_EXIT_OUTPUT;
+        if (r == -ENOSPC || r == -ENXIO || (!sql && (r == -ENOENT || r == -EINVAL)))
+                return TQ_EXIT_INPUT;
+        if (sql && (r == -EIO || r == -EROFS))
+                return TQ_EXIT_SQL;
+        return TQ_EXIT_DB;
+}
+
 int correlate_main(int argc, char **argv, bool pairs)
 {
         struct corr_opts o = { .pairs = pairs };
@@ -2089,26 +2111,24 @@ int correlate_main(int argc, char **argv, bool pairs)
                 fprintf(stderr, "traceql: %s: not synced, the query reads the database as it "
                         "is\n", unwritable.msg);
         r = corr_resolve(db, &o, &err);
-        if (r < 0) {
-                /* a damaged page is the database's failure, as in the scan */
-                ret = r == -ENOMEM ? TQ_EXIT_NOMEM : r == -EUCLEAN ? TQ_EXIT_DB : TQ_EXIT_INPUT;
-                goto fail;
-        }
-        r = corr_scan(db, &o, &tot, &err);
+        if (r == 0)
+                r = corr_scan(db, &o, &tot, &err);
         if (r == 0)
                 r = pairs ? corr_pairs_report(db, &o, &tot, &err) : corr_leaks_report(db, &o, &tot, &err);
         if (r == 0 && o.write)
                 r = store_exec(db, pairs ? corr_pairs_save_sql : corr_leaks_save_sql, &err);
-        if (r == 0 && o.sql) {
+        if (r < 0) {
+                ret = corr_exit(r, false);
+                goto fail;
+        }
+        if (o.sql) {
                 if (o.format == QUERY_TABLE || o.format == QUERY_CSV)
                         putchar('\n');     /* a section of its own */
                 r = query_run(db, o.sql, o.format, stdout, &err);
-        }
-        if (r < 0) {
-                ret = r == -ENOMEM ? TQ_EXIT_NOMEM : ferror(stdout) ? TQ_EXIT_OUTPUT :
-                      r == -ENOSPC || r == -ENXIO ? TQ_EXIT_INPUT :
-                      r == -EUCLEAN ? TQ_EXIT_DB : TQ_EXIT_SQL;
-                goto fail;
+                if (r < 0) {
+                        ret = corr_exit(r, true);
+                        goto fail;
+                }
         }
         if (!pairs && tot.leaks > 0)
                 ret = CORR_EXIT_LEAKS;

@@ -141,6 +141,27 @@ for table in event_types event_args; do
         done
 done
 
+# Any other failure of leaks' and pairs' own statements is the database's
+# too (exit 3), whether it comes as the names are looked up or in the scan:
+# a table of the schema dropped (a damaged catalog, as far as they can
+# tell) was exit 4 in the lookups (an unknown event's status) and exit 1 in
+# the scan (a wrong SQL's).  The --sql is the user's SQL: its failure is 1.
+for table in event_args events; do
+        cp "$T/leaks.db" "$T/no-$table.db"
+        $TQ --db "$T/no-$table.db" --no-sync --write "drop table $table"
+        for cmd in "leaks --alloc qemu_malloc --free qemu_free" "pairs --begin qemu_malloc --end qemu_free"; do
+                rc=0
+                # shellcheck disable=SC2086
+                $RUN "$TQ" --db "$T/no-$table.db" --no-sync $cmd > /dev/null 2> "$T/err" || rc=$?
+                check_eq "correlate-no-table-$table-${cmd%% *}" \
+                        "traceql: $T/no-$table.db: no such table: $table|exit 3" "$(cat "$T/err")|exit $rc"
+        done
+done
+rc=0
+$RUN "$TQ" --db "$T/leaks.db" --no-sync leaks --alloc qemu_malloc --free qemu_free \
+        --sql "select * from no_such_table" > /dev/null 2> "$T/err" || rc=$?
+check_eq correlate-sql-error "traceql: $T/leaks.db: no such table: no_such_table|exit 1" "$(cat "$T/err")|exit $rc"
+
 # --write keeps the results as tables; a later query sees them.
 rc=0
 $TQ --db "$T/leaks.db" --no-sync --write leaks --alloc qemu_malloc,qemu_valloc --free qemu_free \
