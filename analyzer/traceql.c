@@ -52,8 +52,8 @@ static void traceql_on_signal(int sig)
 }
 
 /* The options of traceql itself (leaks and pairs have theirs, correlate.c).
- * The import options come last, from OPT_IDENTIFIER on: main() refuses
- * them before another subcommand. */
+ * The import options come last, from OPT_IDENTIFIER on:
+ * traceql_import_misplaced() refuses them with another subcommand. */
 enum {
         OPT_DB = 256, OPT_NO_SYNC, OPT_WRITE, OPT_FORMAT, OPT_HELP, OPT_VERSION,
         OPT_IDENTIFIER, OPT_SINCE, OPT_UNTIL, OPT_BOOT, OPT_DIRECTORY, OPT_FILE, OPT_EXPORT,
@@ -119,15 +119,25 @@ static bool traceql_asks_help(char **argv, int n)
         return false;
 }
 
-/* Is there an import option among ARGV[1] to ARGV[N - 1], not as an
- * option's value? */
-static bool traceql_has_import_option(char **argv, int n)
+/*
+ * Is there an import option among ARGV[1] to ARGV[N - 1], not as an
+ * option's value, while the subcommand WHAT is not import?  Said, once, on
+ * stderr.  The one test of it: on the words before leaks or pairs, which
+ * traceql_parse() does not read, and on traceql's options once
+ * traceql_parse() has put them first, before the SQL or the subcommand.
+ * An import option is one from OPT_IDENTIFIER on.
+ */
+static bool traceql_import_misplaced(char **argv, int n, const char *what)
 {
+        if (strcmp(what, "import") == 0)
+                return false;
         for (int i = 1; i < n; i++) {
                 const struct option *lo = traceql_option(argv[i]);
 
-                if (lo && lo->val >= OPT_IDENTIFIER)
+                if (lo && lo->val >= OPT_IDENTIFIER) {
+                        fputs("traceql: import options given without 'import'\n", stderr);
                         return true;
+                }
                 if (traceql_takes_value(argv[i]))
                         i++;
         }
@@ -634,9 +644,7 @@ int main(int argc, char **argv)
                                 ret = TQ_EXIT_USAGE;
                                 goto out;
                         }
-                        if (traceql_has_import_option(argv, i)) {
-                                fputs("traceql: import options given without 'import'\n",
-                                      stderr);
+                        if (traceql_import_misplaced(argv, i, argv[i])) {
                                 ret = TQ_EXIT_USAGE;
                                 goto out;
                         }
@@ -665,11 +673,9 @@ int main(int argc, char **argv)
                 goto out;
         }
         what = argv[first];
-        if (strcmp(what, "import") != 0 &&
-            (o.identifiers || o.files || o.directory || o.export_path || o.since || o.until ||
-             o.boot || o.follow || o.syslog_path || o.log_path || o.simpletrace || o.ftrace ||
-             o.xentrace || o.events || o.formats)) {
-                fputs("traceql: import options given without 'import'\n", stderr);
+        /* getopt_long() put the options before the first other word: that
+         * of the SQL or the subcommand, or ctl's */
+        if (traceql_import_misplaced(argv, first, what)) {
                 ret = TQ_EXIT_USAGE;
                 goto out;
         }

@@ -819,6 +819,10 @@ $(tail -n +2 "$T/err")" --db "$DB" 'select 1' 'select 2'
 rc=0; $TQ --db "$DB" 2> "$T/err" || rc=$?
 check_eq usage-nothing "2|traceql: no SQL and no subcommand given" "$rc|$(head -1 "$T/err")"
 run usage-import-option 2 "traceql: import options given without 'import'" --db "$DB" --identifier x 'select 1'
+# ... after the SQL or the subcommand too (getopt_long() puts the options
+# first; traceql_import_misplaced() reads them there), --boot without a value
+run usage-import-option-after-sql 2 "traceql: import options given without 'import'" --db "$DB" 'select 1' --since now
+run usage-import-option-after-events 2 "traceql: import options given without 'import'" --db "$DB" events --boot
 # ... before ctl, leaks and pairs too, the value a separate word: the first
 # look for the subcommand knew only --db and --format took one, took the
 # value for the SQL and said "unexpected argument '1' (quote the SQL as one
