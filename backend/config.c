@@ -285,15 +285,25 @@ out:
         return ret;
 }
 
+/*
+ * The endpoint stops first, outside the lock: a request may be waiting for
+ * it.  Another thread may start it again (tj_control_start()) before the
+ * writer is stopped: that one is stopped too, under the lock, so that it
+ * serves no further than tj_shutdown() (a flush there after the writer
+ * left was answered "ok" with nothing written), and so that an endpoint
+ * tj_init() in another thread starts after it is not.  The endpoint never
+ * waits for config_lock (config_try_outputs() only tries it): joining it
+ * under the lock cannot deadlock.
+ */
 void tj_shutdown(void)
 {
-        /* First, and outside the lock: a request may be waiting for it. */
         tj_control_stop();
         pthread_mutex_lock(&config_lock);
         if (atomic_load(&config_initialized)) {
                 writer_shutdown();
                 atomic_store(&config_initialized, false);
         }
+        tj_control_stop();
         pthread_mutex_unlock(&config_lock);
 }
 

@@ -246,8 +246,16 @@ static int control_execute(struct control_client *c, const struct control_reques
                 /* waited for from the poll loop: the other clients are served
                  * meanwhile (the flush waited here, holding up every other
                  * for up to TJ_FLUSH_TIMEOUT_MS) */
-                if (!writer_flush_begin(&c->flush_req))
-                        return 0;
+                if (!writer_flush_begin(&c->flush_req)) {
+                        /* an endpoint started before tj_init() or after
+                         * tj_shutdown() (or in a fork child after it): what
+                         * was traced waits in the rings, written by none
+                         * (tj_flush() returns 0 then, as it has nothing to
+                         * wait for) */
+                        snprintf(err, errsize, "flush not done: no writer thread (before "
+                                 "tj_init() or after tj_shutdown())");
+                        return -ESRCH;
+                }
                 c->pending = CONTROL_FLUSHING;
                 c->deadline = control_now_ms() + config_flush_ms();
                 return 1;
@@ -493,11 +501,15 @@ static void control_client_stopped(struct control_client *c)
 
         if (c->pending == CONTROL_DONE)
                 return;
-        if (c->pending == CONTROL_FLUSHING)
-                /* the writer may have got there since the loop last looked */
-                msg = writer_flush_check(c->flush_req) > 0 ? "ok\n" :
+        if (c->pending == CONTROL_FLUSHING) {
+                /* the writer may have got there, or left (tj_shutdown()
+                 * stops an endpoint started during it once the writer is
+                 * stopped), since the loop last looked */
+                int r = writer_flush_check(c->flush_req);
+
+                msg = r > 0 ? "ok\n" : r < 0 ? CONTROL_FLUSH_UNDONE :
                       "error flush not done: " CONTROL_STOPPED "\n";
-        else
+        } else
                 msg = "error outputs unchanged: " CONTROL_STOPPED "\n";
         (void)send(c->fd, msg, strlen(msg), MSG_DONTWAIT | MSG_NOSIGNAL);
 }

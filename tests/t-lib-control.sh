@@ -691,24 +691,37 @@ else
 fi
 
 # ---- tj_shutdown() stops the endpoint before the writer, but another
-# thread may start it again (tj_control_start()) meanwhile: a flush asked
-# there after the writer's last pass began is done by no pass, and is
-# answered at once (it waited all of TJ_FLUSH_TIMEOUT_MS, 20 s here, then
-# got "error flush timed out after 20000 ms"; timeout(1) ends the run at
-# 10 s, status 124); an outputs change whose flush is so left goes on at
-# once, as tj_set_outputs() does (it too waited 20 s first), and is made
-# once tj_shutdown() is done: kept for the next tj_init(), no outputs open
-# now.  lib-emit's ctlstop has each pass of the writer send the request and
-# wait until the endpoint read it; 'outputs' alone is answered meanwhile,
-# not waiting for the writer ----
+# thread may start it again (tj_control_start()) meanwhile: tj_shutdown()
+# stops that one too before it returns (it served on, and a flush there
+# got "ok" with nothing written: ctlpath=0).  A flush asked there after the
+# writer's last pass began is done by no pass, and is answered at once (it
+# waited all of TJ_FLUSH_TIMEOUT_MS, 20 s here, then got "error flush timed
+# out after 20000 ms"; timeout(1) ends the run at 10 s, status 124); an
+# outputs change whose flush is so left waits for tj_shutdown(), which
+# stops the endpoint first: unchanged.  lib-emit's ctlstop has each pass of
+# the writer send the request and wait until the endpoint read it;
+# 'outputs' alone is answered meanwhile, not waiting for the writer ----
 for c in "flush|error flush not done: tj_shutdown() stopped the writer thread first|" \
-         "outputs log|outputs |ok|" "outputs|outputs nop|ok|"; do
+         "outputs log|error outputs unchanged: the control endpoint stopped (tj_shutdown(), tj_control_stop() or exit)|" \
+         "outputs|outputs nop|ok|"; do
         req=${c%%|*}
         st=0; TJ_CONTROL_DIR="$T/ctl" TJ_OUTPUT=nop TJ_FLUSH_TIMEOUT_MS=20000 timeout 10 \
-                "$B/tests/lib-emit" init "ctlstop:$req" > "$T/out" 2>&1 || st=$?
+                "$B/tests/lib-emit" init "ctlstop:$req" ctlpath > "$T/out" 2>&1 || st=$?
         check_eq "control-during-shutdown-$(echo "$req" | tr ' ' -)" "ctlstop reply=${c#*|}
+ctlpath=-107
 status 0" "$(cat "$T/out"; echo "status $st")"
 done
+
+# ---- an endpoint serving without a writer thread (before tj_init(), after
+# tj_shutdown()): a flush is not done, what was traced waits in the rings
+# (it was answered "ok") ----
+nowriter="error flush not done: no writer thread (before tj_init() or after tj_shutdown())|"
+TJ_CONTROL_DIR="$T/ctl" TJ_OUTPUT=nop "$B/tests/lib-emit" req:5 ctl:flush init ctl:flush shutdown \
+        ctl:flush ctlpath > "$T/out" 2>&1 || true
+check_eq control-flush-no-writer "ctl flush=$nowriter
+ctl flush=ok|
+ctl flush=$nowriter
+ctlpath=0" "$(cat "$T/out")"
 
 # ---- fork() while a connection is open: the child's copy of it does not
 # keep the client waiting for the end of the reply (it got the reply, then

@@ -23,6 +23,11 @@
  *   ctlstats            serve the control endpoint (tj_control_start), print
  *                       its reply to "stats" but the rings and control lines
  *   ctlstart            tj_control_start(), prints "ctlstart=R" when R != 0
+ *   ctl:REQUEST         serve the control endpoint (tj_control_start) and
+ *                       print "ctl REQUEST=R", its reply to REQUEST ('\n'
+ *                       as '|'); it keeps serving
+ *   ctlpath             prints "ctlpath=R", what tj_control_path() returns
+ *                       (-107, -ENOTCONN: not serving)
  *   chdir:DIR           chdir(DIR), prints "chdir DIR=-ERRNO" when it fails
  *   waitfor:PATH        wait until PATH exists (up to 10 s); prints
  *                       "waitfor PATH=none" when it does not
@@ -217,31 +222,55 @@ static void run_forkdo(const char *steps)
                 waitpid(pid, &status, 0);
 }
 
-/* ctlstats: ask our own control endpoint for its stats. */
-static void run_ctlstats(void)
+/* Ask our own control endpoint (started when it is not serving) REQ; its
+ * reply in BUF, or false when there is no endpoint. */
+static bool ctl_ask(const char *req, char *buf, size_t size)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        char buf[4096];
         size_t got = 0;
         ssize_t n;
         int fd;
 
         if (tj_control_start() < 0 || tj_control_path(sa.sun_path, sizeof(sa.sun_path)) < 0 ||
-            (fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0) {
-                printf("ctlstats: no endpoint\n");
-                return;
-        }
+            (fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
+                return false;
         if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-            write(fd, "stats\n", 6) == 6)
-                while (got < sizeof(buf) - 1 &&
-                       (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+            write(fd, req, strlen(req)) == (ssize_t)strlen(req) && write(fd, "\n", 1) == 1)
+                while (got < size - 1 && (n = read(fd, buf + got, size - 1 - got)) > 0)
                         got += (size_t)n;
         close(fd);
         buf[got] = '\0';
+        return true;
+}
+
+/* ctlstats: ask our own control endpoint for its stats. */
+static void run_ctlstats(void)
+{
+        char buf[4096];
+
+        if (!ctl_ask("stats", buf, sizeof(buf))) {
+                printf("ctlstats: no endpoint\n");
+                return;
+        }
         for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
                 if (strncmp(line, "rings ", 6) != 0 && strncmp(line, "control ", 8) != 0)
                         printf("%s\n", line);
         tj_control_stop();
+}
+
+/* ctl:REQUEST: its reply, '\n' as '|'; the endpoint keeps serving. */
+static void run_ctl(const char *req)
+{
+        char buf[4096];
+
+        if (!ctl_ask(req, buf, sizeof(buf))) {
+                printf("ctl %s: no endpoint\n", req);
+                return;
+        }
+        for (char *p = buf; *p; p++)
+                if (*p == '\n')
+                        *p = '|';
+        printf("ctl %s=%s\n", req, buf);
 }
 
 static void run_forkctl(long n)
@@ -850,6 +879,13 @@ static void step(const char *s)
                 run_fork(atol(arg), false);
         else if (strcmp(s, "ctlstats") == 0)
                 run_ctlstats();
+        else if (strncmp(s, "ctl:", 4) == 0)
+                run_ctl(arg);
+        else if (strcmp(s, "ctlpath") == 0) {
+                char path[108];
+
+                printf("ctlpath=%d\n", tj_control_path(path, sizeof(path)));
+        }
         else if (strcmp(s, "ctlstart") == 0) {
                 r = tj_control_start();
                 if (r != 0)
