@@ -33,7 +33,10 @@ TJ_HIDDEN struct config config = {
 TJ_HIDDEN atomic_bool config_initialized;
 
 static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
-static char config_outputs[128];        /* tj_set_outputs() before tj_init() */
+static char config_outputs[CONFIG_OUTPUTS_SIZE];       /* tj_set_outputs() before tj_init() */
+/* Written under config_lock and this one, which the control endpoint takes
+ * alone to read it (it never waits for config_lock): a leaf. */
+static pthread_mutex_t config_outputs_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool config_atexit_done;
 
 /*
@@ -325,11 +328,33 @@ static int config_set_outputs(const char *outputs, bool wait)
         else {
                 /* Validate now, open at tj_init(). */
                 ret = writer_check_outputs(outputs);
-                if (ret == 0)
+                if (ret == 0) {
+                        pthread_mutex_lock(&config_outputs_lock);
                         strcpy(config_outputs, outputs);
+                        pthread_mutex_unlock(&config_outputs_lock);
+                }
         }
         pthread_mutex_unlock(&config_lock);
         return ret;
+}
+
+/*
+ * While the library is not initialised (before tj_init(), after
+ * tj_shutdown()), no output is open: the list kept for the next tj_init()
+ * (what tj_set_outputs() chose meanwhile, "" when none: tj_init() takes
+ * TJ_OUTPUT, else journald) is copied to BUF, of CONFIG_OUTPUTS_SIZE, and
+ * true returned.  False while initialised.  For the control endpoint.
+ */
+bool config_kept_outputs(char *buf)
+{
+        bool kept;
+
+        pthread_mutex_lock(&config_outputs_lock);
+        kept = !atomic_load(&config_initialized);
+        if (kept)
+                memcpy(buf, config_outputs, CONFIG_OUTPUTS_SIZE);
+        pthread_mutex_unlock(&config_outputs_lock);
+        return kept;
 }
 
 int tj_set_outputs(const char *outputs)
@@ -410,6 +435,7 @@ out:
 static void config_fork_child(void)
 {
         pthread_mutex_init(&config_lock, NULL);
+        pthread_mutex_init(&config_outputs_lock, NULL);
 }
 
 __attribute__((constructor)) static void config_init_fork(void)

@@ -142,12 +142,19 @@ static void control_bad_outputs(char *err, size_t errsize, const char *list)
                  "ftrace, simple)", list);
 }
 
-/* The data line of outputs: "outputs NAME[,NAME...]". */
+/* The data line of outputs: "outputs NAME[,NAME...]", those open; before
+ * tj_init() and after tj_shutdown(), none is: those kept for tj_init(). */
 static void control_outputs_line(FILE *out)
 {
         struct writer_output_stat os[CONFIG_MAX_OUTPUTS];
-        size_t n = writer_output_stats(os, CONFIG_MAX_OUTPUTS);
+        char kept[CONFIG_OUTPUTS_SIZE];
+        size_t n;
 
+        if (config_kept_outputs(kept)) {
+                fprintf(out, "outputs %s\n", kept);
+                return;
+        }
+        n = writer_output_stats(os, CONFIG_MAX_OUTPUTS);
         fputs("outputs ", out);
         for (size_t i = 0; i < n && i < CONFIG_MAX_OUTPUTS; i++)
                 fprintf(out, "%s%s", i ? "," : "", os[i].name);

@@ -166,6 +166,10 @@ TJ_HIDDEN char *config_hostname(void);
 /* tj_set_outputs() without waiting for the writer thread: -EBUSY while it
  * holds the outputs (the control endpoint waits in its own loop). */
 TJ_HIDDEN int config_try_outputs(const char *outputs);
+#define CONFIG_OUTPUTS_SIZE     128     /* an outputs list and its NUL */
+/* Not initialised: the outputs list kept for tj_init() in BUF (of
+ * CONFIG_OUTPUTS_SIZE), true.  False while initialised. */
+TJ_HIDDEN bool config_kept_outputs(char *buf);
 
 /* ---- registry (registry.c) --------------------------------------------- */
 

@@ -723,6 +723,21 @@ ctl flush=ok|
 ctl flush=$nowriter
 ctlpath=0" "$(cat "$T/out")"
 
+# ---- outputs before tj_init() and after tj_shutdown(): no output is open,
+# the reply shows the list kept for the next tj_init() (it showed none):
+# none chosen yet (tj_init() takes TJ_OUTPUT, else journald), then what an
+# outputs change or tj_set_outputs() chose ----
+env -u TJ_OUTPUT TJ_CONTROL_DIR="$T/ctl" "$B/tests/lib-emit" ctl:outputs 'ctl:outputs nop' \
+        ctl:outputs init ctl:outputs shutdown ctl:outputs outputs:syslog ctl:outputs \
+        > "$T/out" 2>&1 || true
+check_eq control-outputs-kept "ctl outputs=outputs |ok|
+ctl outputs nop=outputs nop|ok|
+ctl outputs=outputs nop|ok|
+ctl outputs=outputs nop|ok|
+ctl outputs=outputs nop|ok|
+outputs syslog=0
+ctl outputs=outputs syslog|ok|" "$(cat "$T/out")"
+
 # ---- fork() while a connection is open: the child's copy of it does not
 # keep the client waiting for the end of the reply (it got the reply, then
 # no end of stream while the child lived: traceql ctl said "no answer within
