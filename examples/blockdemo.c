@@ -41,7 +41,7 @@ enum bd_exit {
 #define BD_SECTOR_SIZE  512u
 #define BD_QUEUE_DEPTH  4               /* in-flight requests per worker */
 #define BD_MAX_THREADS  256
-#define BD_MAX_REQUESTS 100000000ul
+#define BD_MAX_REQUESTS 4000000000ul    /* a worker's count is an unsigned */
 #define BD_NSIZES       4               /* request sizes: 8 << (i % 4) sectors */
 #define BD_LEAKS        (BD_NDEVS + 1)  /* headers + zero page */
 

@@ -29,7 +29,7 @@ run_cli() {
 
 run_cli example-threads-zero 2 "blockdemo: --threads: '0' is not a number from 1 to 256" --threads 0
 run_cli example-threads-big 2 "blockdemo: --threads: '257' is not a number from 1 to 256" -t 257
-run_cli example-requests-neg 2 "blockdemo: --requests: '-1' is not a number from 0 to 100000000" --requests -1
+run_cli example-requests-neg 2 "blockdemo: --requests: '-1' is not a number from 0 to 4000000000" --requests -1
 run_cli example-extra-arg 2 "blockdemo: unexpected argument 'foo'" foo
 run_cli example-trace-unknown 2 "blockdemo: --trace nosuch_*: no event matches" --trace 'nosuch_*'
 run_cli example-version 0 "" --version

@@ -38,7 +38,7 @@ ctl() {
 submits() { grep -c '^blk_req_submit req 0x' "$T/log" || true; }
 
 # ---- a program that runs until killed, 2 worker threads ----
-TJ_CONTROL=1 TJ_OUTPUT=log "$DEMO" -t 2 -r 100000000 --trace file="$T/log" > /dev/null 2>&1 &
+TJ_CONTROL=1 TJ_OUTPUT=log "$DEMO" -t 2 -r 4000000000 --trace file="$T/log" > /dev/null 2>&1 &
 P=$!
 S=/run/tracejournal/$P.sock
 if ! wait_for '[ -S "$S" ]'; then fail control-socket "$S did not appear"; exit 0; fi
@@ -228,7 +228,7 @@ Q=$!
 wait "$Q"
 check_eq control-removed-at-exit "" "$(ls "$T/ctl")"
 # A stale socket of an earlier process is not trusted: served by another pid.
-TJ_CONTROL_DIR="$T/ctl" TJ_CONTROL=1 TJ_OUTPUT=log "$DEMO" -t 1 -r 100000000 \
+TJ_CONTROL_DIR="$T/ctl" TJ_CONTROL=1 TJ_OUTPUT=log "$DEMO" -t 1 -r 4000000000 \
         --trace file=/dev/null > /dev/null 2>&1 &
 P=$!
 if wait_for '[ -S "$T/ctl/$P.sock" ]'; then
@@ -588,7 +588,7 @@ s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); time.
 L=$!
 wait_for '[ -S "$T/stuck/log.sock" ]' || true
 TJ_CONTROL_DIR="$T/stuck" TJ_CONTROL=1 TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/stuck/log.sock" \
-        TJ_FLUSH_TIMEOUT_MS=1500 TJ_EVENTS=blk_req_submit "$DEMO" -t 1 -r 100000000 > /dev/null 2>&1 &
+        TJ_FLUSH_TIMEOUT_MS=1500 TJ_EVENTS=blk_req_submit "$DEMO" -t 1 -r 4000000000 > /dev/null 2>&1 &
 P=$!
 if wait_for '[ -S "$T/stuck/$P.sock" ]'; then
         { rc=0; TJ_CONTROL_DIR="$T/stuck" "$TQ" ctl "$P" flush > /dev/null 2> "$T/flush.err" || rc=$?
