@@ -232,7 +232,7 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
 
         if (x->nfields == 0)
                 x->entry_start = x->offset;
-        n = import_getline(x->f, &x->line, &x->line_size, x->max_line);
+        n = import_getline(x->f, &x->line, &x->line_size, x->max_line, false);
         if (n == -ENOMEM)
                 return tq_error_set(err, -ENOMEM, "out of memory");
         if (n == -E2BIG)
@@ -333,9 +333,11 @@ static void import_buffered_take(FILE *f, size_t n)
 #endif
 }
 
-ssize_t import_getline(FILE *f, char **line, size_t *size, size_t max)
+ssize_t import_getline(FILE *f, char **line, size_t *size, size_t max, bool crlf)
 {
-        size_t n = 0, avail, take;
+        /* LIMIT: the bytes before the newline, a CR that ends the line with
+         * it included */
+        size_t n = 0, avail, take, limit = crlf ? max + 1 : max;
         const char *p, *nl;
         int c = 0;
 
@@ -345,11 +347,11 @@ ssize_t import_getline(FILE *f, char **line, size_t *size, size_t max)
                 if (avail > 0) {
                         /* up to the newline, and no further than one byte
                          * past the cap */
-                        take = avail < max + 1 - n ? avail : max + 1 - n;
+                        take = avail < limit + 1 - n ? avail : limit + 1 - n;
                         nl = memchr(p, '\n', take);
                         if (nl)
                                 take = (size_t) (nl - p) + 1;
-                        if (import_line_room(line, size, n + take + 1, max) < 0)
+                        if (import_line_room(line, size, n + take + 1, limit) < 0)
                                 goto nomem;
                         memcpy(*line + n, p, take);
                         import_buffered_take(f, take);
@@ -360,13 +362,21 @@ ssize_t import_getline(FILE *f, char **line, size_t *size, size_t max)
                         c = getc_unlocked(f);
                         if (c == EOF)
                                 break;
-                        if (import_line_room(line, size, n + 2, max) < 0)
+                        if (import_line_room(line, size, n + 2, limit) < 0)
                                 goto nomem;
                         (*line)[n++] = (char) c;
                 }
-                if (n > max && c != '\n') {
-                        funlockfile(f);
-                        return -E2BIG;
+                if (n > max) {
+                        /* the bytes before the newline, but a CR at their
+                         * end (a CRLF's, or the next byte tells) */
+                        size_t body = n - (c == '\n');
+
+                        if (crlf && body > 0 && (*line)[body - 1] == '\r')
+                                body--;
+                        if (body > max) {
+                                funlockfile(f);
+                                return -E2BIG;
+                        }
                 }
         }
         funlockfile(f);

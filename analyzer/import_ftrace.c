@@ -965,6 +965,14 @@ static bool ftrace_more(struct ftrace *f, const char *line, const char *line_end
         return *kind == FMORE_TEXT || (frame && *kind == FMORE_FRAMES);
 }
 
+/* The bytes of the line P to NL (its newline, or the end of the data), a CR
+ * before the newline not counted: a CRLF line holds as much as its LF twin,
+ * as in the text importers (import_getline()). */
+static size_t fline_len(const char *p, const char *nl)
+{
+        return (size_t) (nl - p) - (nl > p && nl[-1] == '\r');
+}
+
 /*
  * Parse every complete line, none longer than import_max_line() (else
  * "NAME:LINE: line too long"); the last line, when the file does not end in a
@@ -991,7 +999,7 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                 uint64_t more = 0;
 
                 /* as the text importers: an unfinished line too */
-                if ((size_t) ((nl ? nl : end) - p) > max_line) {
+                if (fline_len(p, nl ? nl : end) > max_line) {
                         r = import_line_too_long(name, f.lineno + 1, max_line, err);
                         break;
                 }
@@ -1007,7 +1015,7 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                 first = nl;
                 while (nl < end && ftrace_more(&f, p, first, &kind, nl + 1, end)) {
                         next = memchr(nl + 1, '\n', (size_t) (end - nl - 1));
-                        if ((size_t) ((next ? next : end) - nl - 1) > max_line) {
+                        if (fline_len(nl + 1, next ? next : end) > max_line) {
                                 r = import_line_too_long(name, f.lineno + more + 2, max_line,
                                                          err);
                                 break;

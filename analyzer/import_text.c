@@ -360,7 +360,7 @@ static int import_text_join(struct import_text_run *run, char **line, ssize_t *n
         }
         memcpy(x->joined, *line, len + 1);
         for (; lines < k; lines++) {
-                m = import_getline(x->f, &x->more, &x->more_size, x->max_line);
+                m = import_getline(x->f, &x->more, &x->more_size, x->max_line, true);
                 if (m == -ENOMEM)
                         return -ENOMEM;
                 if (m == -E2BIG)
@@ -414,7 +414,7 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
         ssize_t n;
         int r;
 
-        while ((n = import_getline(x->f, &x->line, &x->line_size, x->max_line)) > 0) {
+        while ((n = import_getline(x->f, &x->line, &x->line_size, x->max_line, true)) > 0) {
                 int64_t raw = n;
                 char *line = x->line;
                 uint64_t at;

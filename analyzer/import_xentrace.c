@@ -258,7 +258,7 @@ static int xen_formats_load(struct xen_formats *fs, const char *path, FILE *in,
         ssize_t n = 0;
         int r = 0;
 
-        while (r == 0 && (n = import_getline(in, &line, &size, max)) > 0)
+        while (r == 0 && (n = import_getline(in, &line, &size, max, true)) > 0)
                 r = xen_formats_line(fs, path, ++lineno, line, err);
         if (r == 0 && n == -ENOMEM)
                 r = tq_error_set(err, -ENOMEM, "out of memory");

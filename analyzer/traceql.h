@@ -359,10 +359,13 @@ int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err);
 size_t import_max_line(void);
 /* getline() of F into *LINE (*SIZE bytes, grown as needed, the caller's to
  * free), but at most MAX bytes before the newline: the buffer grows to MAX
- * and 2 bytes, no further.  The line's length, newline included; 0 at the
- * end of F or on a read error (ferror() tells); -ENOMEM; -E2BIG when the line
- * goes on past MAX bytes, said as soon as byte MAX + 1 is read. */
-ssize_t import_getline(FILE *f, char **line, size_t *size, size_t max);
+ * and 2 bytes (3 with CRLF), no further.  CRLF: the caller drops a CR before
+ * the newline, which is then not one of the MAX (a CRLF line holds as much
+ * as its LF twin).  The line's length, newline included; 0 at the end of F
+ * or on a read error (ferror() tells); -ENOMEM; -E2BIG when the line goes on
+ * past MAX bytes, said as soon as byte MAX + 1 is read (MAX + 2 when byte
+ * MAX + 1 is a CR). */
+ssize_t import_getline(FILE *f, char **line, size_t *size, size_t max, bool crlf);
 /* ERR "NAME:LINENO: line too long (more than MAX bytes without a newline)";
  * -EBADMSG. */
 int import_line_too_long(const char *name, uint64_t lineno, size_t max, struct tq_error *err);

@@ -255,7 +255,7 @@ fi
 # A --log or --syslog line that goes on past the cap (256 MiB) without a
 # newline fails at its line, as --export's does, the database as it was and
 # the import resumable: getline() read any line whole into memory.  A line of
-# 100 bytes, \r and all, is not too long; one of 101 is.
+# 99 bytes and \r is not too long (nor one of 100 and \r: below); 101 are.
 export TRACEQL_TEST_MAX_LINE=100
 ll='2026-11-27T04:00:00.000000+00:00 h qemu-trace[1]: virtio_blk_req_complete vdev 0x1 req 0x2 status 0'
 { echo "$ll"; printf '%099d\r\n' 0; } > "$T/cap.log"
@@ -281,6 +281,38 @@ run export-line-at-small-cap 0 "" --db "$T/cap-export.db" import --export "$T/ca
 printf "${good}MESSAGE=%093d\n\n" 0 > "$T/cap.export"
 run export-line-past-small-cap 4 "traceql: $T/cap.export:5: line too long (more than 100 bytes without a newline)" \
         --db "$T/cap-export2.db" import --export "$T/cap.export"
+# The CR of a CRLF line, which --log and --syslog drop, is not one of the
+# cap's bytes: a CRLF line of 100 bytes is read as its LF twin is, from a
+# file or standard input; 101 bytes and the CRLF are too many, the database
+# as it was.  The CR was counted: the CRLF line of 100 bytes was too long.
+l100="${ll}0"
+for fmt in log syslog; do
+        printf '%s\n' "$l100" > "$T/lf.$fmt"
+        printf '%s\r\n' "$l100" > "$T/crlf.$fmt"
+        printf '%s\r\n%s0\r\n' "$ll" "$l100" > "$T/over.$fmt"
+        rm -f "$T/crlf.db"
+        for f in lf crlf; do
+                run $fmt-$f-at-cap 0 \
+                        "traceql: $T/$f.$fmt: 1 lines, 1 new events, 1 of them without a known event" \
+                        --db "$T/crlf.db" import --$fmt "$T/$f.$fmt"
+        done
+        STDIN=$T/crlf.$fmt run $fmt-crlf-at-cap-stdin 0 \
+                "traceql: <stdin>: 1 lines, 1 new events, 1 of them without a known event" \
+                --db "$T/crlf.db" import --$fmt -
+        run $fmt-crlf-too-long 4 \
+                "traceql: $T/over.$fmt:2: line too long (more than 100 bytes without a newline)" \
+                --db "$T/crlf.db" import --$fmt "$T/over.$fmt"
+        STDIN=$T/over.$fmt run $fmt-crlf-too-long-stdin 4 \
+                "traceql: <stdin>:2: line too long (more than 100 bytes without a newline)" \
+                --db "$T/crlf.db" import --$fmt -
+        check_eq $fmt-crlf-too-long-nothing "3|1" "$($TQ --db "$T/crlf.db" --no-sync --format csv \
+                "select count(*) || '|' || count(distinct message) from events" | tail -n 1)"
+done
+# A multi-line --log event's lines too: 'nl_ev a 1' and a CRLF line of 90
+# bytes are 100 joined, at the cap.
+printf 'nl_ev a 1\r\nb %088d\r\n' 0 > "$T/crlf-more.log"
+run log-crlf-more-at-cap 0 "traceql: $T/crlf-more.log: 2 lines, 1 new events, 0 of them without a known event" \
+        --db "$T/crlf-more.db" import --log "$T/crlf-more.log" --events "$TOP/tests/log/multiline.events"
 unset TRACEQL_TEST_MAX_LINE
 # Without the small cap the import goes on from line 3: its offset stayed.
 run text-line-too-long-resumed 0 "traceql: $T/cap.log: 2 lines, 2 new events, 2 of them without a known event" \

@@ -372,8 +372,8 @@ check_eq ftrace-losses-thread-names "seq_gap,,,4240,CPU 0/KVM,1,seq 5..5," \
 # as an unfinished last line, the database as it was and the import of the
 # file resumable; standard input's as soon as it is read past the cap.  There
 # was no cap: standard input was read whole into memory, a line with no end
-# (/dev/zero) until memory ran out.  A line of 100 bytes, \r and all, is not
-# too long.
+# (/dev/zero) until memory ran out.  A line of 99 bytes and \r is not too
+# long (nor one of 100 and \r: below).
 ml='  bash-5 [000] ..... 100.000001: tracing_mark_write: one'
 printf '%s\n  bash-5 [000] ..... 100.000002: tracing_mark_write: %046d\r\n' "$ml" 0 > "$T/cap.trace"
 rm -f "$T/db"
@@ -399,6 +399,37 @@ $RUN "$TQ" --db "$T/db" import --ftrace "$T/cap.trace"
 check_eq ftrace-line-too-long-resumed "3|one" \
         "$($TQ --db "$T/db" --no-sync --format csv "select count(*) || '|' ||
                 (select a0 from events order by id desc limit 1) from events" | tail -n 1)"
+
+# The CR of a CRLF line is not one of the cap's bytes, as in the text
+# importers: a CRLF line of 100 bytes is read as its LF twin is, from the
+# file, standard input, and standard input whose CR and LF come in two
+# reads; 101 bytes and the CRLF are too many, the database as it was.  The
+# CR was counted: the CRLF line of 100 bytes was too long.
+p100=$(printf '  bash-5 [000] ..... 100.000002: tracing_mark_write: %047d' 0)
+printf '%s\n%s\n' "$ml" "$p100" > "$T/cap-lf.trace"
+printf '%s\r\n%s\r\n' "$ml" "$p100" > "$T/cap-crlf.trace"
+printf '%s\r\n%s0\r\n' "$ml" "$p100" > "$T/cap-over.trace"
+capq="select count(*) || '/' || count(distinct length(a0)) || '/' || max(length(a0)) from events"
+got=
+for f in lf crlf crlf-stdin crlf-split over over-stdin over-split; do
+        rm -f "$T/cap-$f.db"
+        [ "${f#over}" = "$f" ] || cp "$T/cap-lf.db" "$T/cap-$f.db"
+        rc=0
+        case $f in
+        *-stdin) TRACEQL_TEST_MAX_LINE=100 $RUN "$TQ" --db "$T/cap-$f.db" import --ftrace - \
+                        < "$T/cap-${f%-stdin}.trace" 2> "$T/err" || rc=$? ;;
+        *-split) { printf '%s\r\n%s\r' "$ml" "$p100"; sleep 0.5
+                   if [ "$f" = crlf-split ]; then printf '\n'; else printf '0\r\n'; fi; } |
+                 TRACEQL_TEST_MAX_LINE=100 $RUN "$TQ" --db "$T/cap-$f.db" import --ftrace - \
+                        2> "$T/err" || rc=$? ;;
+        *) TRACEQL_TEST_MAX_LINE=100 $RUN "$TQ" --db "$T/cap-$f.db" import --ftrace \
+                        "$T/cap-$f.trace" 2> "$T/err" || rc=$? ;;
+        esac
+        got="$got$f $rc|$(cat "$T/err")|$($TQ --db "$T/cap-$f.db" --no-sync --format csv "$capq" |
+                tail -n 1);"
+done
+check_eq ftrace-crlf-line-at-cap "lf 0||2/2/47;crlf 0||2/2/47;crlf-stdin 0||2/2/47;crlf-split 0||2/2/47;over 4|traceql: $T/cap-over.trace:2: line too long (more than 100 bytes without a newline)|2/2/47;over-stdin 4|traceql: <stdin>:2: line too long (more than 100 bytes without a newline)|2/2/47;over-split 4|traceql: <stdin>:2: line too long (more than 100 bytes without a newline)|2/2/47;" \
+        "$got"
 
 # A CRLF file reads as the same file with LF: the CR before each newline
 # goes, in the lines an entry goes on with as at the end of its last one, as

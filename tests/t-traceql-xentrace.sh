@@ -167,4 +167,21 @@ check_eq xentrace-formats-line-too-long \
         "4|traceql: $T/cap-formats:2: line too long (more than 100 bytes without a newline)|0" \
         "$rc|$(cat "$T/err")|$($TQ --db "$T/cap2.db" --no-sync --format csv \
         'select count(*) from events' | tail -n 1)"
+# The CR of a CRLF line, which goes, is not one of them: the CRLF line of
+# 100 bytes is read as its LF twin; 101 bytes and the CRLF are too many.
+# The CR was counted: the CRLF line of 100 bytes was too long.
+printf '# a formats file\r\n%s\r\n' "$l100" > "$T/cap-formats"
+rc=0
+$RUN "$TQ" --db "$T/cap3.db" import --xentrace basic.xt --formats "$T/cap-formats" 2> /dev/null || rc=$?
+check_eq xentrace-formats-crlf-line-at-cap "0|$($TQ --db "$T/cap.db" --no-sync --format csv \
+        'select group_concat(message, char(10)) from events' | tail -n +2)" \
+        "$rc|$($TQ --db "$T/cap3.db" --no-sync --format csv \
+        'select group_concat(message, char(10)) from events' | tail -n +2)"
+printf '# a formats file\r\n%s0\r\n' "$l100" > "$T/cap-formats"
+rc=0
+$RUN "$TQ" --db "$T/cap2.db" import --xentrace basic.xt --formats "$T/cap-formats" 2> "$T/err" || rc=$?
+check_eq xentrace-formats-crlf-line-too-long \
+        "4|traceql: $T/cap-formats:2: line too long (more than 100 bytes without a newline)|0" \
+        "$rc|$(cat "$T/err")|$($TQ --db "$T/cap2.db" --no-sync --format csv \
+        'select count(*) from events' | tail -n 1)"
 unset TRACEQL_TEST_MAX_LINE
