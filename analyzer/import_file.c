@@ -60,6 +60,7 @@ struct import_file_data {
         bool spooled;                   /* read once, a copy: imported whole */
         bool regular;                   /* may be written still: a cut last record waits */
         int fd;                         /* the mapped file's, to see if it shrank; else -1 */
+        uint64_t cut_line;              /* spooled: the line the copy stops in, too long */
 };
 
 /* The mapping being parsed, for the SIGBUS handler: one import at a time. */
@@ -311,11 +312,13 @@ static int import_spool_write(int fd, const uint8_t *buf, size_t n)
  * a chunk at a time, and map that as a regular file is: memory does not grow
  * with the input, the temporary directory's disk does, and the file goes
  * when it is closed.  MAX_LINE, a text format's cap on a line (0: a binary
- * format, none): a line that goes on past it fails "NAME:LINE: line too long"
- * as soon as the chunk holding its byte MAX_LINE + 1 is read, before that
- * chunk is written (standard input with no newline, /dev/zero, takes the
- * cap's room on the disk, not all there is).  An empty input is not mapped
- * (mmap() takes no 0 bytes).  On failure nothing is left. */
+ * format, none): a line that goes on past it stops the reading as soon as
+ * the chunk holding its byte MAX_LINE + 1 is read, and the copy ends two
+ * bytes past the cap in it (standard input with no newline, /dev/zero, takes
+ * the cap's room on the disk, not all there is); d->cut_line says which.
+ * The parser finds it too long, after any error in the lines before it, as
+ * in a file that is mapped.  An empty input is not mapped (mmap() takes no 0
+ * bytes).  On failure nothing is left. */
 static int import_file_spool(int fd, const char *name, size_t max_line,
                              struct import_file_data *d, struct tq_error *err)
 {
@@ -355,8 +358,11 @@ static int import_file_spool(int fd, const char *name, size_t max_line,
                          * counted (import_getline()): the next one tells */
                         if (line > max_line &&
                             !(line == max_line + 1 && buf[n - 1] == '\r')) {
-                                r = import_line_too_long(name, lineno, max_line, err);
-                                goto out;
+                                /* MAX_LINE + 2 bytes of it are too long
+                                 * whatever the last two are */
+                                if (line > max_line + 2)
+                                        n -= (ssize_t) (line - max_line - 2);
+                                d->cut_line = lineno;
                         }
                 }
                 r = import_spool_write(out, buf, (size_t) n);
@@ -367,6 +373,8 @@ static int import_file_spool(int fd, const char *name, size_t max_line,
                         goto out;
                 }
                 size += (uint64_t) n;
+                if (d->cut_line)
+                        break;
         }
         if (size > SIZE_MAX) {
                 r = tq_error_set(err, -EFBIG, "%s: %s", name, strerror(EFBIG));
@@ -480,6 +488,8 @@ int import_file(sqlite3 *db, const char *kind, const char *path, size_t max_line
                   at_file || (d.regular && d.size == 0) ? &used : NULL, err);
         if (import_file_check_size(&d, name, err) < 0)
                 r = -EIO;       /* the parser read zeros: whatever it said is moot */
+        else if (r == 0 && d.cut_line)  /* the copy stops there: never imported cut */
+                r = import_line_too_long(name, d.cut_line, max_line, err);
         if (r < 0)
                 goto out;
         if (at_file)

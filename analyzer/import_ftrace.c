@@ -47,8 +47,9 @@
  * `identifier`, PID to `tid`, and to `pid` the pid of our marker lines, else
  * TGID, else PID.  A line that fits none of these fails
  * the import with "FILE:LINE: why", and nothing is imported; so does a line
- * longer than the text importers' cap, IMPORT_MAX_LINE, standard input's as
- * soon as it is read past the cap (import_file()).  A last line
+ * longer than the text importers' cap, IMPORT_MAX_LINE (standard input is
+ * read no further than just past the cap in it, import_file(), and fails at
+ * the first wrong line as a file does).  A last line
  * without its newline is left for the next import; standard input, read
  * once, has it imported as it is.
  */

@@ -586,8 +586,9 @@ typedef int (*import_file_parse_fn)(struct ingest *ing, const void *ctx, const c
  * that is mapped; a directory where none can be made, or a disk that fills,
  * fails naming the directory.  MAX_LINE: 0 for a binary format; for a text
  * one (ftrace) its cap on a line (import_max_line()), which the copy keeps to
- * as it is read: a longer line fails with import_line_too_long()'s message
- * before the rest is read (the parser checks a mapped file's lines). */
+ * as it is read: the copy stops a little past the cap in a longer line, which
+ * the parser finds too long, after any error in the lines before it, as in a
+ * mapped file (import_line_too_long()'s message when it does not). */
 int import_file(sqlite3 *db, const char *kind, const char *path, size_t max_line,
                 import_file_parse_fn parse, const void *ctx, uint64_t *ret_added,
                 struct tq_error *err);

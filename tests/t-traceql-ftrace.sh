@@ -431,6 +431,28 @@ done
 check_eq ftrace-crlf-line-at-cap "lf 0||2/2/47;crlf 0||2/2/47;crlf-stdin 0||2/2/47;crlf-split 0||2/2/47;over 4|traceql: $T/cap-over.trace:2: line too long (more than 100 bytes without a newline)|2/2/47;over-stdin 4|traceql: <stdin>:2: line too long (more than 100 bytes without a newline)|2/2/47;over-split 4|traceql: <stdin>:2: line too long (more than 100 bytes without a newline)|2/2/47;" \
         "$got"
 
+# Standard input fails at the first error as the file does: line 2 is not a
+# trace line, line 3 an unfinished line past the cap.  Its copy stopped at
+# line 3 and said so, the error of line 2 unseen.
+printf '             cat-2 [000] ..... 100.000003: vfs_read <-ksys_read\nbad line\n%0200d' 0 \
+        > "$T/cap-early.trace"
+got=
+for f in "$T/cap-early.trace" - pipe; do
+        cp "$T/cap-lf.db" "$T/cap-early.db"
+        rc=0
+        if [ "$f" = pipe ]; then
+                cat "$T/cap-early.trace" | TRACEQL_TEST_MAX_LINE=100 $RUN "$TQ" \
+                        --db "$T/cap-early.db" import --ftrace - 2> "$T/err" || rc=$?
+        else
+                TRACEQL_TEST_MAX_LINE=100 $RUN "$TQ" --db "$T/cap-early.db" import --ftrace "$f" \
+                        < "$T/cap-early.trace" 2> "$T/err" || rc=$?
+        fi
+        got="$got$rc|$(cat "$T/err")|$($TQ --db "$T/cap-early.db" --no-sync --format csv "$capq" |
+                tail -n 1);"
+done
+check_eq ftrace-line-too-long-after-error "4|traceql: $T/cap-early.trace:2: not a trace line (no [CPU] field)|2/2/47;4|traceql: <stdin>:2: not a trace line (no [CPU] field)|2/2/47;4|traceql: <stdin>:2: not a trace line (no [CPU] field)|2/2/47;" \
+        "$got"
+
 # A CRLF file reads as the same file with LF: the CR before each newline
 # goes, in the lines an entry goes on with as at the end of its last one, as
 # --log drops it.  The lines after the first kept their CR (a message and a
