@@ -38,7 +38,9 @@
  *
  * A text holding a newline (a marker's, trace_printk()'s "FUNC: TEXT", a
  * kernel event's string) goes on, as written, on the lines after
- * (ftrace_more()); the arguments are those of the first line.
+ * (ftrace_more()); the arguments are those of the first line.  Such an
+ * entry, its lines joined, holds no more than a line may (IMPORT_MAX_LINE),
+ * as a --log event joined from lines does: "FILE:LINE: event too long".
  * "CPU:N [LOST M EVENTS]" becomes a tj_dropped row, "CPU:N [LOST EVENTS]"
  * (how many unknown) one without a count.  The timestamp goes to
  * `mono` (nanoseconds of the trace clock: CLOCK_MONOTONIC when trace_clock
@@ -998,6 +1000,7 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                 const char *nl = memchr(p, '\n', (size_t) (end - p)), *first, *next;
                 enum fmore kind = FMORE_UNKNOWN;
                 uint64_t more = 0;
+                size_t joined;  /* the entry's bytes, its lines joined with newlines */
 
                 /* as the text importers: an unfinished line too */
                 if (fline_len(p, nl ? nl : end) > max_line) {
@@ -1012,8 +1015,11 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                         break;
                 }
                 /* the lines that go on with this one; an unfinished one is
-                 * left, as any unfinished last line */
+                 * left, as any unfinished last line.  The entry holds no
+                 * more than a line may, as a --log event joined from lines
+                 * does (import_text_join()). */
                 first = nl;
+                joined = fline_len(p, nl);
                 while (nl < end && ftrace_more(&f, p, first, &kind, nl + 1, end)) {
                         next = memchr(nl + 1, '\n', (size_t) (end - nl - 1));
                         if (fline_len(nl + 1, next ? next : end) > max_line) {
@@ -1023,6 +1029,14 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                         }
                         if (!next && !whole)
                                 break;
+                        joined += 1 + fline_len(nl + 1, next ? next : end);
+                        if (joined > max_line) {
+                                r = tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": event too long "
+                                                 "(more than %zu bytes joined from lines %"
+                                                 PRIu64 " to %" PRIu64 ")", name, f.lineno + 1,
+                                                 max_line, f.lineno + 1, f.lineno + more + 2);
+                                break;
+                        }
                         nl = next ? next : end;
                         more++;
                 }

@@ -453,6 +453,44 @@ done
 check_eq ftrace-line-too-long-after-error "4|traceql: $T/cap-early.trace:2: not a trace line (no [CPU] field)|2/2/47;4|traceql: <stdin>:2: not a trace line (no [CPU] field)|2/2/47;4|traceql: <stdin>:2: not a trace line (no [CPU] field)|2/2/47;" \
         "$got"
 
+# An entry of several lines (a marker's text holding newlines) holds no more
+# than a line may, as a --log event joined from lines does: 100 bytes here,
+# the newlines between its lines counted, the CR of a CRLF not.  The one of
+# 101 bytes fails at its first line, the database as it was, the import of
+# the file resumable.  There was no cap on the whole.
+fl='             cat-2 [000] ..... 100.000003: vfs_read <-ksys_read'
+{ echo "$fl"; echo "$ml"; printf 'second %013d\nthird %016d\n' 2 3; } > "$T/join.trace"
+sed 's/$/\r/' "$T/join.trace" > "$T/join-crlf.trace"
+joinq="select count(*) || '|' || max(length(a0)) from events"
+got=
+for f in join join-crlf; do
+        rm -f "$T/$f.db"
+        rc=0
+        TRACEQL_TEST_MAX_LINE=100 $RUN "$TQ" --db "$T/$f.db" import --ftrace "$T/$f.trace" \
+                2> "$T/err" || rc=$?
+        got="$got$rc|$(cat "$T/err")|$($TQ --db "$T/$f.db" --no-sync --format csv "$joinq" |
+                tail -n 1);"
+done
+check_eq ftrace-multi-line-at-cap "0||2|47;0||2|47;" "$got"
+{ echo "${ml%1: *}4: tracing_mark_write: one"; printf 'second %013d\nthird %017d\n' 5 6; echo "$fl"; } \
+        >> "$T/join.trace"
+got=
+for f in "$T/join.trace" -; do
+        db=$T/join.db
+        [ "$f" = - ] && db=$T/join2.db
+        rc=0
+        TRACEQL_TEST_MAX_LINE=100 $RUN "$TQ" --db "$db" import --ftrace "$f" \
+                < "$T/join.trace" 2> "$T/err" || rc=$?
+        got="$got$rc|$(cat "$T/err")|$($TQ --db "$db" --no-sync --format csv \
+                "select count(*) from events" | tail -n 1);"
+done
+check_eq ftrace-multi-line-too-long "4|traceql: $T/join.trace:5: event too long (more than 100 bytes joined from lines 5 to 7)|2;4|traceql: <stdin>:5: event too long (more than 100 bytes joined from lines 5 to 7)|0;" \
+        "$got"
+$RUN "$TQ" --db "$T/join.db" import --ftrace "$T/join.trace"
+check_eq ftrace-multi-line-too-long-resumed "4|47 48" "$($TQ --db "$T/join.db" --no-sync --format csv \
+        "select count(*) || '|' || (select group_concat(length(a0), ' ') from events
+         where event = 'tracing_mark_write') from events" | tail -n 1)"
+
 # A CRLF file reads as the same file with LF: the CR before each newline
 # goes, in the lines an entry goes on with as at the end of its last one, as
 # --log drops it.  The lines after the first kept their CR (a message and a
