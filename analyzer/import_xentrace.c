@@ -49,6 +49,10 @@
 #define XEN_LOST_RECORDS        0x0001f001u
 #define XEN_MAX_CPUS            65536
 #define XEN_FORMAT_MAX          1024
+/* A formats file's line: an id and a format of XEN_FORMAT_MAX bytes at most
+ * take far less (Xen's own lines are under 200 bytes), a comment as long is
+ * room enough; a text import's 256 MiB would be read into memory for none. */
+#define XEN_FORMATS_MAX_LINE    ((size_t) 64 << 10)
 #define XEN_WIDTH_MAX           255     /* of a conversion's width and precision */
 
 struct xen_format {
@@ -247,8 +251,9 @@ static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned l
 }
 
 /* The lines of IN, read as a text import's (import_getline()): one longer
- * than import_max_line() fails at its line rather than being read whole into
- * memory, for a formats file is input too. */
+ * than XEN_FORMATS_MAX_LINE (or import_max_line(), a test's smaller cap)
+ * fails at its line rather than being read whole into memory, for a formats
+ * file is input too. */
 static int xen_formats_load(struct xen_formats *fs, const char *path, FILE *in,
                             struct tq_error *err)
 {
@@ -257,6 +262,9 @@ static int xen_formats_load(struct xen_formats *fs, const char *path, FILE *in,
         unsigned lineno = 0;
         ssize_t n = 0;
         int r = 0;
+
+        if (max > XEN_FORMATS_MAX_LINE)
+                max = XEN_FORMATS_MAX_LINE;
 
         while (r == 0 && (n = import_getline(in, &line, &size, max, true)) > 0)
                 r = xen_formats_line(fs, path, ++lineno, line, err);

@@ -351,9 +351,9 @@ int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err);
 
 /* ---- import_export.c ---- */
 /* A line of a text import (--export, --syslog, --log, --ftrace, a --log
- * event joined from several lines, a xentrace formats file) holds at most so
- * many bytes before its newline: a longer one is a broken file, not one to
- * read whole into memory. */
+ * event or --ftrace entry joined from several lines) holds at most so many
+ * bytes before its newline: a longer one is a broken file, not one to read
+ * whole into memory.  (A xentrace formats file's, fewer: XEN_FORMATS_MAX_LINE.) */
 #define IMPORT_MAX_LINE ((size_t) 256 << 20)
 /* IMPORT_MAX_LINE, or the smaller cap $TRACEQL_TEST_MAX_LINE gives (tests). */
 size_t import_max_line(void);

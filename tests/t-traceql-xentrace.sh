@@ -185,3 +185,21 @@ check_eq xentrace-formats-crlf-line-too-long \
         "$rc|$(cat "$T/err")|$($TQ --db "$T/cap2.db" --no-sync --format csv \
         'select count(*) from events' | tail -n 1)"
 unset TRACEQL_TEST_MAX_LINE
+# Without the tests' cap, a formats file's line holds 64 KiB, not a text
+# import's 256 MiB: a valid one is far shorter (a format over 1024 bytes is
+# an error).  A comment of 65536 bytes is not too long; 65537 are, nothing
+# imported.  A line was read up to 256 MiB into memory.
+{ printf '#%065535d\r\n' 0; echo "$l100"; } > "$T/cap-formats"
+rc=0
+$RUN "$TQ" --db "$T/cap4.db" import --xentrace basic.xt --formats "$T/cap-formats" 2> /dev/null || rc=$?
+check_eq xentrace-formats-line-at-64k "0|$($TQ --db "$T/cap.db" --no-sync --format csv \
+        'select group_concat(message, char(10)) from events' | tail -n +2)" \
+        "$rc|$($TQ --db "$T/cap4.db" --no-sync --format csv \
+        'select group_concat(message, char(10)) from events' | tail -n +2)"
+{ printf '#%065536d\n' 0; echo "$l100"; } > "$T/cap-formats"
+rc=0
+$RUN "$TQ" --db "$T/cap2.db" import --xentrace basic.xt --formats "$T/cap-formats" 2> "$T/err" || rc=$?
+check_eq xentrace-formats-line-past-64k \
+        "4|traceql: $T/cap-formats:1: line too long (more than 65536 bytes without a newline)|0" \
+        "$rc|$(cat "$T/err")|$($TQ --db "$T/cap2.db" --no-sync --format csv \
+        'select count(*) from events' | tail -n 1)"
