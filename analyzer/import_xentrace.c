@@ -205,18 +205,29 @@ static void xen_formats_free(struct xen_formats *fs)
         fs->n = 0;
 }
 
-/* One line: "ID  FORMAT"; blank and '#' lines are skipped. */
+/*
+ * One line, LEN bytes with its newline: "ID  FORMAT"; blank and '#' lines
+ * are skipped.  Its end, LF or CR LF (or a last line's CR), goes; a CR
+ * before it is an error, in a comment too: a file with CR line ends would
+ * be read as one line, and a format cut there, silently.
+ */
 static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned lineno,
-                            char *line, struct tq_error *err)
+                            char *line, size_t len, struct tq_error *err)
 {
         struct xen_format *f, *v;
         const char *bad = NULL;
         bool wide = false;
         char *end, *fmt;
         unsigned long long id;
-        size_t n = strcspn(line, "\r\n");
 
-        line[n] = '\0';
+        if (len > 0 && line[len - 1] == '\n')
+                len--;
+        if (len > 0 && line[len - 1] == '\r')
+                len--;
+        line[len] = '\0';
+        if (memchr(line, '\r', len))
+                return tq_error_set(err, -EBADMSG, "%s:%u: carriage return inside the line "
+                                    "(lines end in LF or CR LF)", path, lineno);
         if (line[0] == '#' || line[strspn(line, " \t")] == '\0')
                 return 0;
         errno = 0;
@@ -267,7 +278,7 @@ static int xen_formats_load(struct xen_formats *fs, const char *path, FILE *in,
                 max = XEN_FORMATS_MAX_LINE;
 
         while (r == 0 && (n = import_getline(in, &line, &size, max, true)) > 0)
-                r = xen_formats_line(fs, path, ++lineno, line, err);
+                r = xen_formats_line(fs, path, ++lineno, line, (size_t) n, err);
         if (r == 0 && n == -ENOMEM)
                 r = tq_error_set(err, -ENOMEM, "out of memory");
         else if (r == 0 && n == -E2BIG)

@@ -10,7 +10,8 @@
 # ends inside a window or a record (being written) imports its whole records
 # and leaves the rest for the next import, standard input fails on it; pairs
 # matches VMEXIT with VMENTRY by CPU; a formats line past the line cap
-# ($TRACEQL_TEST_MAX_LINE) fails at its line.
+# ($TRACEQL_TEST_MAX_LINE) fails at its line; CR LF formats lines read as LF
+# ones, a CR inside a line fails at it.
 # TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
 . "$(dirname "$0")/lib/common.sh"
 
@@ -203,3 +204,44 @@ check_eq xentrace-formats-line-past-64k \
         "4|traceql: $T/cap-formats:1: line too long (more than 65536 bytes without a newline)|0" \
         "$rc|$(cat "$T/err")|$($TQ --db "$T/cap2.db" --no-sync --format csv \
         'select count(*) from events' | tail -n 1)"
+
+# A formats file with CR LF line ends renders the rows of its LF twin, and a
+# last line that ends in a CR (its LF not written) reads as one ending in
+# CR LF.  A CR before the line's end, which a file with CR line ends has at
+# each line, is an error at its line, in a comment too, nothing imported:
+# the line was cut at it, the rest of the format dropped, silently (a
+# CR-ended file read as its first line).
+sed 's/$/\r/' formats > "$T/crlf-formats"
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --xentrace basic.xt --formats "$T/crlf-formats"
+{ $TQ --db "$T/db" --no-sync --format csv "$Q"
+  $TQ --db "$T/db" --no-sync --format csv "select * from event_args order by event, pos"
+} > "$T/got"
+check_file xentrace-formats-crlf basic.out "$T/got"
+{ cat formats; printf '0x00081001  CPU%%(cpu)d  VMENTRY [ at %%(tsc)d ]\r'; } > "$T/cr-last-formats"
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --xentrace basic.xt --formats "$T/cr-last-formats"
+check_eq xentrace-formats-cr-last-line "CPU0  VMENTRY [ at 1250 ]|CPU0  VMENTRY [ at 6000 ]" \
+        "$($TQ --db "$T/db" --no-sync --format csv \
+        "select message from events where event = 'VMENTRY' order by id" | tail -n +2 |
+        paste -sd '|')"
+: > "$T/err"
+for line in '0x00081001  CPU%(cpu)d  VMENTRY\r[ %(1)d ]' '# a formats file\r0x00081001 VMENTRY' \
+            '0x00081001  CPU%(cpu)d  VMENTRY \r\r'; do
+        { cat formats; printf '%s\r\n' "$line" | sed 's/\\r/\r/g'; } > "$T/cr-formats"
+        rc=0
+        $RUN "$TQ" --db "$T/cr.db" import --xentrace basic.xt --formats "$T/cr-formats" \
+                2>> "$T/err" || rc=$?
+        echo "exit $rc" >> "$T/err"
+done
+cat > "$T/exp" <<OUT
+traceql: $T/cr-formats:8: carriage return inside the line (lines end in LF or CR LF)
+exit 4
+traceql: $T/cr-formats:8: carriage return inside the line (lines end in LF or CR LF)
+exit 4
+traceql: $T/cr-formats:8: carriage return inside the line (lines end in LF or CR LF)
+exit 4
+OUT
+check_file xentrace-formats-cr-inside-line "$T/exp" "$T/err"
+check_eq xentrace-formats-cr-imports-nothing 0 \
+        "$($TQ --db "$T/cr.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
