@@ -209,7 +209,8 @@ static void xen_formats_free(struct xen_formats *fs)
  * One line, LEN bytes with its newline: "ID  FORMAT"; blank and '#' lines
  * are skipped.  Its end, LF or CR LF (or a last line's CR), goes; a CR
  * before it is an error, in a comment too: a file with CR line ends would
- * be read as one line, and a format cut there, silently.
+ * be read as one line, and a format cut there, silently; so is a NUL, which
+ * would end the C string there.
  */
 static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned lineno,
                             char *line, size_t len, struct tq_error *err)
@@ -228,6 +229,8 @@ static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned l
         if (memchr(line, '\r', len))
                 return tq_error_set(err, -EBADMSG, "%s:%u: carriage return inside the line "
                                     "(lines end in LF or CR LF)", path, lineno);
+        if (memchr(line, '\0', len))
+                return tq_error_set(err, -EBADMSG, "%s:%u: NUL byte in a line", path, lineno);
         if (line[0] == '#' || line[strspn(line, " \t")] == '\0')
                 return 0;
         errno = 0;

@@ -11,7 +11,7 @@
 # and leaves the rest for the next import, standard input fails on it; pairs
 # matches VMEXIT with VMENTRY by CPU; a formats line past the line cap
 # ($TRACEQL_TEST_MAX_LINE) fails at its line; CR LF formats lines read as LF
-# ones, a CR inside a line fails at it.
+# ones, a CR or a NUL inside a line fails at it.
 # TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
 . "$(dirname "$0")/lib/common.sh"
 
@@ -245,3 +245,12 @@ OUT
 check_file xentrace-formats-cr-inside-line "$T/exp" "$T/err"
 check_eq xentrace-formats-cr-imports-nothing 0 \
         "$($TQ --db "$T/cr.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+# A NUL byte in a line is an error at its line, nothing imported: the
+# format was cut at it, silently.
+{ cat formats; printf '0x00081001  CPU%%(cpu)d  VMENTRY\0[ %%(1)d ]\n'; } > "$T/nul-formats"
+rc=0
+$RUN "$TQ" --db "$T/nul.db" import --xentrace basic.xt --formats "$T/nul-formats" 2> "$T/err" ||
+        rc=$?
+check_eq xentrace-formats-nul-byte "4|traceql: $T/nul-formats:8: NUL byte in a line|0" \
+        "$rc|$(cat "$T/err")|$($TQ --db "$T/nul.db" --no-sync --format csv \
+        'select count(*) from events' | tail -n 1)"
