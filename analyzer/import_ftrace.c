@@ -52,8 +52,10 @@
  * longer than the text importers' cap, IMPORT_MAX_LINE (standard input is
  * read no further than just past the cap in it, import_file(), and fails at
  * the first wrong line as a file does).  A last line
- * without its newline is left for the next import; standard input, read
- * once, has it imported as it is.
+ * without its newline is left for the next import, with the entry it may
+ * go on with, as --log leaves an event whose lines are not all there: the
+ * size imported is where that entry starts.  Standard input, read once, has
+ * it imported as it is, with its entry.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -976,24 +978,36 @@ static size_t fline_len(const char *p, const char *nl)
         return (size_t) (nl - p) - (nl > p && nl[-1] == '\r');
 }
 
+/* What ftrace_parse() left for the next import. */
+enum fleft {
+        FLEFT_NONE,
+        FLEFT_LINE,     /* an unfinished last line, an entry's first */
+        FLEFT_ENTRY,    /* an entry of several lines, its last unfinished */
+};
+
 /*
  * Parse every complete line, none longer than import_max_line() (else
- * "NAME:LINE: line too long"); the last line, when the file does not end in a
- * newline yet, is left alone (*RET_INCOMPLETE, unless NULL, says so): it
- * may be a line being written.  import_file() records the whole size, so
- * the line that straddles SKIP is one such line of a previous import:
- * lines are stored when their newline is at or after SKIP.  WHOLE (standard
- * input, a pipe: read once, never resumed): the last line is parsed with or
- * without its newline, as the text importers do.
+ * "NAME:LINE: line too long"); when the file does not end in a newline yet,
+ * the last line, a line being written, is left alone, and with it the entry
+ * it may go on with (it may be the next line of a text or a frame yet):
+ * neither is stored, *RET_USED (unless NULL) is where that entry starts, and
+ * *RET_LEFT says what was left.  import_file() records *RET_USED, so the
+ * next import parses the entry whole once the line is complete, and stores
+ * it once.  Entries are stored when their first line's newline is at or
+ * after SKIP (an older traceql recorded the whole size, an unfinished line
+ * in it).  WHOLE (standard input, a pipe: read once, never resumed): the
+ * last line is parsed with or without its newline, as the text importers
+ * do, the entry it goes on with included.
  */
 static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                         struct te_patterns *patterns, const char *name, const uint8_t *data,
-                        size_t size, int64_t skip, bool whole, bool *ret_incomplete,
-                        struct tq_error *err)
+                        size_t size, int64_t skip, bool whole, size_t *ret_used,
+                        enum fleft *ret_left, struct tq_error *err)
 {
         struct ftrace f = { .cat = cat, .patterns = patterns, .name = name };
         const char *p = (const char *) data, *end = p + size;
         size_t max_line = import_max_line();
+        enum fleft left = FLEFT_NONE;
         int r = 0;
 
         while (r == 0 && p < end) {
@@ -1010,14 +1024,14 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                 if (!nl && whole)
                         nl = end;
                 else if (!nl) {
-                        if (ret_incomplete)
-                                *ret_incomplete = true;
+                        left = FLEFT_LINE;
                         break;
                 }
                 /* the lines that go on with this one; an unfinished one is
-                 * left, as any unfinished last line.  The entry holds no
-                 * more than a line may, as a --log event joined from lines
-                 * does (import_text_join()). */
+                 * left with the entry, as --log leaves an event whose lines
+                 * are not all there.  The entry holds no more than a line
+                 * may, as a --log event joined from lines does
+                 * (import_text_join()). */
                 first = nl;
                 joined = fline_len(p, nl);
                 while (nl < end && ftrace_more(&f, p, first, &kind, nl + 1, end)) {
@@ -1027,8 +1041,10 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                                                          err);
                                 break;
                         }
-                        if (!next && !whole)
+                        if (!next && !whole) {
+                                left = FLEFT_ENTRY;
                                 break;
+                        }
                         joined += 1 + fline_len(nl + 1, next ? next : end);
                         if (joined > max_line) {
                                 r = tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": event too long "
@@ -1040,7 +1056,7 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                         nl = next ? next : end;
                         more++;
                 }
-                if (r < 0)
+                if (r < 0 || left)
                         break;
                 f.lineno++;
                 /* stored when its first line is new: lines of an entry
@@ -1050,6 +1066,10 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                 f.lineno += more;
                 p = nl < end ? nl + 1 : end;    /* a last line without its newline */
         }
+        if (r == 0 && left && ret_used)
+                *ret_used = (size_t) (p - (const char *) data);
+        if (r == 0 && ret_left)
+                *ret_left = left;
         free(f.scratch);
         free(f.joined);
         ingest_entry_free(&f.e);
@@ -1060,14 +1080,14 @@ int import_ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                         struct te_patterns *patterns, const char *name, const uint8_t *data,
                         size_t size, int64_t skip, bool whole, struct tq_error *err)
 {
-        return ftrace_parse(ing, cat, patterns, name, data, size, skip, whole, NULL, err);
+        return ftrace_parse(ing, cat, patterns, name, data, size, skip, whole, NULL, NULL, err);
 }
 
 /* What import_ftrace() hands import_file() for ftrace_run(). */
 struct ftrace_run {
         const struct te_catalog *cat;
         struct te_patterns *patterns;
-        bool *incomplete;
+        enum fleft *left;
 };
 
 static int ftrace_run(struct ingest *ing, const void *ctx, const char *name, const uint8_t *data,
@@ -1075,16 +1095,16 @@ static int ftrace_run(struct ingest *ing, const void *ctx, const char *name, con
 {
         const struct ftrace_run *run = ctx;
 
-        /* the size read is stored (see ftrace_parse()); RET_USED NULL: read once */
+        /* RET_USED NULL: read once, nothing left */
         return ftrace_parse(ing, run->cat, run->patterns, name, data, size, skip, !ret_used,
-                            run->incomplete, err);
+                            ret_used, run->left, err);
 }
 
 int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                   char *const *events, uint64_t *ret_added, struct tq_error *err)
 {
-        bool incomplete = false;
-        struct ftrace_run run = { .cat = cat, .incomplete = &incomplete };
+        enum fleft left = FLEFT_NONE;
+        struct ftrace_run run = { .cat = cat, .left = &left };
         int r = 0;
 
         /* QEMU's ftrace backend markers are matched as --log matches lines */
@@ -1098,8 +1118,11 @@ int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                 r = import_file(db, "ftrace", path, import_max_line(), ftrace_run, &run,
                                 ret_added, err);
         te_patterns_free(run.patterns);
-        if (r == 0 && incomplete)       /* as the text importers' summary says it */
-                fprintf(stderr, "traceql: %s: an unfinished last line is left for the next "
-                        "import\n", strcmp(path, "-") == 0 ? "<stdin>" : path);
+        /* as the text importers' summary says it (import_file() does not,
+         * for a text format) */
+        if (r == 0 && left)
+                fprintf(stderr, "traceql: %s: an unfinished last %s is left for the next "
+                        "import\n", strcmp(path, "-") == 0 ? "<stdin>" : path,
+                        left == FLEFT_ENTRY ? "entry (its last line is unfinished)" : "line");
         return r;
 }

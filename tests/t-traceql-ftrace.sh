@@ -254,6 +254,53 @@ head -c 119 "$T/cut.trace" | $RUN "$TQ" --db "$T/db" import --ftrace - 2> "$T/cu
 check_eq ftrace-unfinished-line-stdin "|one hello wor" "$(cat "$T/cut.err")|$($TQ --db "$T/db" --no-sync \
         --format csv "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
 
+# An entry whose last line is unfinished (a marker's text of two lines, a
+# stack trace's frame) is left whole for the next import, as --log leaves an
+# event whose lines are not all there: the offset stays where it starts,
+# and the import once the line is complete stores it once, with all its
+# lines.  So is an entry followed by an unfinished line that may yet go on
+# with it (a trace line still without its "[CPU]"); a line that cannot is
+# left alone (the offset of the line).  The entry was stored with the lines
+# read then, and the next import did not store it again: the last line lost.
+l1='  bash-5 [000] ..... 100.000001: tracing_mark_write: one'
+l2='  bash-5 [000] ..... 100.000002: tracing_mark_write: first'
+l3='  bash-5 [000] d..1. 100.000003: <stack trace>'
+l4='  bash-5 [000] ..... 100.000004: tracing_mark_write: last'
+rm -f "$T/db"
+: > "$T/cut.err"
+for add in "$l1\n$l2\nsecond li" "ne\nthird\n$l3\n => f1\n => __sch" "edule\n$l4\n  bash-5 [0" \
+           "00] ..... 100.000005: tracing_mark_write: ne" "xt\n" ""; do
+        printf "$add" >> "$T/cut2.trace"
+        rc=0
+        $RUN "$TQ" --db "$T/db" import --ftrace "$T/cut2.trace" 2>> "$T/cut.err" || rc=$?
+        echo "exit $rc, $($TQ --db "$T/db" --no-sync --format csv \
+                "select count(*) || ' rows at offset ' || (select offset from sources
+                  where kind = 'ftrace') as n from events" | tail -n 1)" >> "$T/cut.err"
+done
+cat > "$T/exp" <<OUT
+traceql: $T/cut2.trace: an unfinished last entry (its last line is unfinished) is left for the next import
+exit 0, 1 rows at offset 57
+traceql: $T/cut2.trace: an unfinished last entry (its last line is unfinished) is left for the next import
+exit 0, 2 rows at offset 134
+traceql: $T/cut2.trace: an unfinished last entry (its last line is unfinished) is left for the next import
+exit 0, 3 rows at offset 203
+traceql: $T/cut2.trace: an unfinished last line is left for the next import
+exit 0, 4 rows at offset 261
+exit 0, 5 rows at offset 319
+exit 0, 5 rows at offset 319
+OUT
+check_file ftrace-unfinished-entry-message "$T/exp" "$T/cut.err"
+rows_q="select event || ':' || replace(message, char(10), '/') from events order by id"
+check_eq ftrace-unfinished-entry-later "tracing_mark_write:tracing_mark_write one|tracing_mark_write:tracing_mark_write first/second line/third|kernel_stack:<stack trace>/ => f1/ => __schedule|tracing_mark_write:tracing_mark_write last|tracing_mark_write:tracing_mark_write next" \
+        "$($TQ --db "$T/db" --no-sync --format csv "$rows_q" | tail -n +2 | paste -sd '|')"
+# Standard input, read once, has the entry imported with the lines there are,
+# the unfinished one as it is, as --log keeps what there is of an event.
+rm -f "$T/db"
+printf "$l1\n$l2\nsecond li" | $RUN "$TQ" --db "$T/db" import --ftrace - 2> "$T/cut.err"
+check_eq ftrace-unfinished-entry-stdin "|tracing_mark_write:tracing_mark_write one|tracing_mark_write:tracing_mark_write first/second li" \
+        "$(cat "$T/cut.err")|$($TQ --db "$T/db" --no-sync --format csv "$rows_q" | tail -n +2 |
+        paste -sd '|')"
+
 # Standard input is spooled to an unlinked file in $TMPDIR and mapped, as a
 # regular file is: 10000 lines of 4 KiB (40 MB) under a 10000 KiB data limit
 # (ulimit -d, which a read-only file mapping does not count) import every
