@@ -249,26 +249,35 @@ static void corr_usage(FILE *f, bool pairs)
                       "               [--size FIELD] [--format table|csv|json] [--sql SQL]\n", f);
 }
 
+/* The options of leaks and pairs, both: corr_parse() refuses those of the
+ * other command. */
+enum { O_DB = 256, O_NO_SYNC, O_WRITE, O_FORMAT, O_A, O_B, O_SIZE, O_BY, O_HIST, O_SQL, O_HELP };
+
+static const struct option corr_longopts[] = {
+        { "db", required_argument, NULL, O_DB },
+        { "no-sync", no_argument, NULL, O_NO_SYNC },
+        { "write", no_argument, NULL, O_WRITE },
+        { "format", required_argument, NULL, O_FORMAT },
+        { "alloc", required_argument, NULL, O_A },
+        { "free", required_argument, NULL, O_B },
+        { "begin", required_argument, NULL, O_A },
+        { "end", required_argument, NULL, O_B },
+        { "size", required_argument, NULL, O_SIZE },
+        { "by", required_argument, NULL, O_BY },
+        { "histogram", no_argument, NULL, O_HIST },
+        { "sql", required_argument, NULL, O_SQL },
+        { "help", no_argument, NULL, O_HELP },
+        { 0, 0, 0, 0 },
+};
+
+const struct option *correlate_option(const char *arg)
+{
+        return tq_option_find(arg, corr_longopts, NULL);
+}
+
 static int corr_parse(int argc, char **argv, struct corr_opts *o)
 {
-        enum { O_DB = 256, O_NO_SYNC, O_WRITE, O_FORMAT, O_A, O_B, O_SIZE, O_BY, O_HIST,
-               O_SQL, O_HELP };
-        static const struct option lo[] = {
-                { "db", required_argument, NULL, O_DB },
-                { "no-sync", no_argument, NULL, O_NO_SYNC },
-                { "write", no_argument, NULL, O_WRITE },
-                { "format", required_argument, NULL, O_FORMAT },
-                { "alloc", required_argument, NULL, O_A },
-                { "free", required_argument, NULL, O_B },
-                { "begin", required_argument, NULL, O_A },
-                { "end", required_argument, NULL, O_B },
-                { "size", required_argument, NULL, O_SIZE },
-                { "by", required_argument, NULL, O_BY },
-                { "histogram", no_argument, NULL, O_HIST },
-                { "sql", required_argument, NULL, O_SQL },
-                { "help", no_argument, NULL, O_HELP },
-                { 0, 0, 0, 0 },
-        };
+        const struct option *lo = corr_longopts;
         const char *aname = o->pairs ? "--begin" : "--alloc", *bname = o->pairs ? "--end" : "--free";
         int c, r, idx = -1;
 

@@ -94,12 +94,30 @@ static const struct option *traceql_option(const char *arg)
         return tq_option_find(arg, traceql_longopts, NULL);
 }
 
-/* Does the word ARG, an option of traceql_longopts that takes a value
- * without '=', make the next word its value? */
+/* The option of leaks or pairs that the word ARG gives when it is none of
+ * traceql's, nor an abbreviation of several of them: before leaks or pairs
+ * the options are traceql's first. */
+static const struct option *traceql_correlate_option(const char *arg)
+{
+        bool ambiguous;
+
+        if (tq_option_find(arg, traceql_longopts, &ambiguous) || ambiguous)
+                return NULL;
+        return correlate_option(arg);
+}
+
+/* Does the word ARG, an option that takes a value without '=', make the
+ * next word its value?  An option of traceql_longopts, else one of leaks'
+ * and pairs' (traceql_correlate_option()): they may come before their
+ * subcommand, and getopt_long() takes their value there as anywhere.  (Once
+ * traceql_parse() has read the words before the SQL or another subcommand,
+ * they are traceql's options only.) */
 static bool traceql_takes_value(const char *arg)
 {
         const struct option *lo = traceql_option(arg);
 
+        if (!lo)
+                lo = traceql_correlate_option(arg);
         return lo && lo->has_arg == required_argument && !strchr(arg, '=');
 }
 
@@ -123,7 +141,8 @@ static bool traceql_asks_help(char **argv, int n)
  * Is there an import option among ARGV[1] to ARGV[N - 1], not as an
  * option's value, while the subcommand WHAT is not import?  Said, once, on
  * stderr.  The one test of it: on the words before leaks or pairs, which
- * traceql_parse() does not read, and on traceql's options once
+ * are theirs (traceql_parse() reads them only for a help there, passing
+ * over leaks' and pairs' own), and on traceql's options once
  * traceql_parse() has put them first, before the SQL or the subcommand.
  * An import option is one from OPT_IDENTIFIER on.
  */
@@ -270,8 +289,37 @@ static int traceql_parse_time(const char *s, uint64_t *ret_us)
         return -EINVAL;
 }
 
-static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret_first)
+/*
+ * Say why the option ARG, one of leaks' and pairs' that is none of
+ * traceql's, is refused in ARGV: neither subcommand is there, or the value
+ * of such an option took it ("--size leaks": getopt_long() takes the word
+ * after an option that needs a value for that value, whatever it is).
+ */
+static void traceql_correlate_misplaced(int argc, char **argv, const char *arg)
 {
+        for (int i = 1; i + 1 < argc && strcmp(argv[i], "--") != 0; i++) {
+                if (!traceql_takes_value(argv[i]))
+                        continue;
+                if (traceql_correlate_option(argv[i]) &&
+                    (strcmp(argv[i + 1], "leaks") == 0 || strcmp(argv[i + 1], "pairs") == 0)) {
+                        tq_message("option '%s' took '%s' for its value: give it one",
+                                   argv[i], argv[i + 1]);
+                        return;
+                }
+                i++;
+        }
+        tq_message("option '%.*s' is for leaks or pairs, and the command is neither",
+                   (int) strcspn(arg, "="), arg);
+}
+
+/* Read traceql's options in ARGV[1] to ARGV[ARGC - 1], and the SQL or the
+ * subcommand (*RET_FIRST, its index).  BEFORE_CORRELATE: ARGV ends before
+ * leaks or pairs, whose own options there (and their values) are passed
+ * over, left to them.  -EINVAL, said, on a bad command line. */
+static int traceql_parse(int argc, char **argv, struct traceql_opts *o, bool before_correlate,
+                         int *ret_first)
+{
+        const struct option *lo;
         int c;
 
         opterr = 0;
@@ -314,7 +362,17 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, int *ret
                         printf("traceql %s\n", TJ_VERSION_STRING);
                         exit(tq_stdout_done());
                 default:
-                        tq_option_error(argv, traceql_longopts);
+                        /* optopt 0: an unknown long option (or ambiguous) */
+                        lo = optopt ? NULL : traceql_correlate_option(argv[optind - 1]);
+                        if (lo && before_correlate) {
+                                if (traceql_takes_value(argv[optind - 1]) && optind < argc)
+                                        optind++;       /* its value */
+                                break;
+                        }
+                        if (lo)
+                                traceql_correlate_misplaced(argc, argv, argv[optind - 1]);
+                        else
+                                tq_option_error(argv, traceql_longopts);
                         return -EINVAL;
                 }
         }
@@ -619,7 +677,8 @@ int main(int argc, char **argv)
          * The word after an option that takes a value (not given with '=')
          * is that value, not the subcommand or the SQL, nor an option: it is
          * passed over as getopt_long() takes it ("--db --format leaks" is
-         * leaks on the database "--format"). */
+         * leaks on the database "--format"); their own options may come
+         * before them too ("--size FIELD leaks"). */
         for (int i = 1; i < argc; i++) {
                 bool ambiguous;
 
@@ -639,7 +698,8 @@ int main(int argc, char **argv)
                          * traceql's, as before ctl or import: its usage, its
                          * version (an error before them said as traceql says
                          * it); after it, leaks' and pairs' own */
-                        if (traceql_asks_help(argv, i) && traceql_parse(i, argv, &o, &first) < 0) {
+                        if (traceql_asks_help(argv, i) &&
+                            traceql_parse(i, argv, &o, true, &first) < 0) {
                                 traceql_usage(stderr);
                                 ret = TQ_EXIT_USAGE;
                                 goto out;
@@ -659,7 +719,7 @@ int main(int argc, char **argv)
                 if (argv[i][0] != '-')
                         break;          /* the SQL or another subcommand */
         }
-        if (traceql_parse(ctl ? ctl : argc, argv, &o, &first) < 0) {
+        if (traceql_parse(ctl ? ctl : argc, argv, &o, false, &first) < 0) {
                 traceql_usage(stderr);
                 ret = TQ_EXIT_USAGE;
                 goto out;

@@ -667,6 +667,11 @@ int query_error(sqlite3 *db, int rc, struct tq_error *err);
  * the exit code (2 from leaks when it found unfreed allocations). */
 int correlate_main(int argc, char **argv, bool pairs);
 
+/* The option of leaks or pairs that the word ARG ("--name" or
+ * "--name=value") gives, as their getopt_long() reads it (tq_option_find());
+ * NULL for any other word, an ambiguous abbreviation too. */
+const struct option *correlate_option(const char *arg);
+
 /* ---- ctl.c ---- */
 /* traceql ctl PID COMMAND [ARG]: ARGV[0] is "ctl".  Returns an exit code. */
 int ctl_main(int argc, char **argv);

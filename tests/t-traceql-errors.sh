@@ -877,6 +877,24 @@ rc=0; (cd "$T" && $TQ --db --since pairs --begin a --end b) > /dev/null 2> "$T/e
 check_eq usage-value-like-import-option-pairs "4|traceql: $T/--since: no event 'a' in the database" \
         "$rc|$(cat "$T/err")"
 rm -f "$T/--format" "$T/--since"
+# So with leaks' and pairs' own options before the subcommand (t-correlate.sh
+# runs them): the value of --size is the word after it, "-h" too (not a
+# help), and --help after it is traceql's.  They were "unknown option
+# '--size'" there, exit 2, unless given with '='.
+run usage-leaks-option-before-h-value 4 "traceql: $DB: no event 'a' in the database" --db "$DB" --size -h leaks --alloc a --free b
+run usage-leaks-option-before-since-value 4 "traceql: $DB: no event 'a' in the database" --db "$DB" --sql --since leaks --alloc a --free b
+rc=0; $TQ --size x --help leaks > "$T/h.out" 2> "$T/err" || rc=$?
+check_eq usage-leaks-option-before-help "0||$($TQ --help | head -1)" "$rc|$(cat "$T/err")|$(head -1 "$T/h.out")"
+# ... and without leaks or pairs they are refused, naming the option; "leaks"
+# taken for the value of one (as getopt_long() takes it) is said so
+rc=0; $TQ --db "$DB" --size leaks --alloc a --free b 2> "$T/err" || rc=$?
+check_eq usage-leaks-option-value-missing "2|traceql: option '--size' took 'leaks' for its value: give it one" "$rc|$(head -1 "$T/err")"
+rc=0; $TQ --db "$DB" --begin a --end pairs 2> "$T/err" || rc=$?
+check_eq usage-pairs-option-value-missing "2|traceql: option '--end' took 'pairs' for its value: give it one" "$rc|$(head -1 "$T/err")"
+rc=0; $TQ --db "$DB" --alloc a 'select 1' 2> "$T/err" || rc=$?
+check_eq usage-leaks-option-without-leaks "2|traceql: option '--alloc' is for leaks or pairs, and the command is neither" "$rc|$(head -1 "$T/err")"
+rc=0; $TQ --db "$DB" events --by=x 2> "$T/err" || rc=$?
+check_eq usage-pairs-option-eq-without-pairs "2|traceql: option '--by' is for leaks or pairs, and the command is neither" "$rc|$(head -1 "$T/err")"
 # An option the subcommand has no use for is refused, not ignored: import
 # neither syncs nor queries, events and losses only read; nothing is imported.
 run usage-import-no-sync 2 "traceql: --no-sync: not an option of import" --db "$T/opt.db" --no-sync import --export "$FIX"
