@@ -665,8 +665,9 @@ int main(int argc, char **argv)
         struct traceql_opts o = { 0 };
         struct tq_error err = { "" };
         char *path = NULL, *sql = NULL;
-        const char *what;
+        const char *what, *sub;
         int first = -1, ctl = 0, r, ret;
+        bool dashdash = false;
 
         /* No SQLite memory statistics: traceql never reads them, and keeping
          * them takes a global mutex on every allocation.  (Before any other
@@ -678,10 +679,15 @@ int main(int argc, char **argv)
          * is that value, not the subcommand or the SQL, nor an option: it is
          * passed over as getopt_long() takes it ("--db --format leaks" is
          * leaks on the database "--format"); their own options may come
-         * before them too ("--size FIELD leaks"). */
+         * before them too ("--size FIELD leaks").  "--" ends the options and
+         * the subcommands: after it comes the SQL. */
         for (int i = 1; i < argc; i++) {
                 bool ambiguous;
 
+                if (strcmp(argv[i], "--") == 0) {
+                        dashdash = true;
+                        break;
+                }
                 if (traceql_takes_value(argv[i])) {
                         i++;
                         continue;
@@ -733,20 +739,25 @@ int main(int argc, char **argv)
                 goto out;
         }
         what = argv[first];
+        /* after "--" the word is the SQL, whatever it is: "traceql -- leaks"
+         * and "traceql -- import" run the SQL "leaks" and "import" (a syntax
+         * error), so that a script that passes its SQL after "--" runs no
+         * subcommand; "-" is standard input there too */
+        sub = dashdash ? "" : what;
         /* getopt_long() put the options before the first other word: that
          * of the SQL or the subcommand, or ctl's */
-        if (traceql_import_misplaced(argv, first, what)) {
+        if (traceql_import_misplaced(argv, first, sub)) {
                 ret = TQ_EXIT_USAGE;
                 goto out;
         }
         /* an option the subcommand has no use for is a mistake, not a no-op:
          * import and ctl neither sync nor query, events and losses only read
          * (ctl takes --db as it takes TRACEQL_DB: not used, not refused) */
-        if (((strcmp(what, "import") == 0 || ctl) && (o.no_sync || o.write || o.have_format)) ||
-            ((strcmp(what, "events") == 0 || strcmp(what, "losses") == 0) && o.write)) {
+        if (((strcmp(sub, "import") == 0 || ctl) && (o.no_sync || o.write || o.have_format)) ||
+            ((strcmp(sub, "events") == 0 || strcmp(sub, "losses") == 0) && o.write)) {
                 fprintf(stderr, "traceql: %s: not an option of %s\n", o.no_sync &&
-                        (what[0] == 'i' || ctl) ? "--no-sync" : o.write ? "--write" : "--format",
-                        what);
+                        (sub[0] == 'i' || ctl) ? "--no-sync" : o.write ? "--write" : "--format",
+                        sub);
                 ret = TQ_EXIT_USAGE;
                 goto out;
         }
@@ -765,10 +776,10 @@ int main(int argc, char **argv)
         }
         if (!path)
                 traceql_nomem();
-        if (strcmp(what, "import") == 0)
+        if (strcmp(sub, "import") == 0)
                 ret = traceql_import(path, &o);
-        else if (strcmp(what, "events") == 0 || strcmp(what, "losses") == 0)
-                ret = traceql_query(path, tq_sql_get(what), &o);
+        else if (strcmp(sub, "events") == 0 || strcmp(sub, "losses") == 0)
+                ret = traceql_query(path, tq_sql_get(sub), &o);
         else {
                 if (strcmp(what, "-") == 0) {
                         sql = traceql_read_stdin();

@@ -895,6 +895,27 @@ rc=0; $TQ --db "$DB" --alloc a 'select 1' 2> "$T/err" || rc=$?
 check_eq usage-leaks-option-without-leaks "2|traceql: option '--alloc' is for leaks or pairs, and the command is neither" "$rc|$(head -1 "$T/err")"
 rc=0; $TQ --db "$DB" events --by=x 2> "$T/err" || rc=$?
 check_eq usage-pairs-option-eq-without-pairs "2|traceql: option '--by' is for leaks or pairs, and the command is neither" "$rc|$(head -1 "$T/err")"
+# "--" ends the options and the subcommands: the word after it is the SQL,
+# whatever it is ("-" standard input), so a script that passes its SQL
+# after "--" runs no subcommand.  "traceql -- leaks" ran leaks ("--alloc and
+# --free are required"), "-- import" imported the journal, "-- events" and
+# "-- ctl" ran them.
+run usage-dashdash-leaks 1 "traceql: $DB: near \"leaks\": syntax error (SQL line 1, column 1)" --db "$DB" --no-sync -- leaks
+run usage-dashdash-import 1 "traceql: $DB: near \"import\": syntax error (SQL line 1, column 1)" --db "$DB" --no-sync -- import
+run usage-dashdash-events 1 "traceql: $DB: near \"events\": syntax error (SQL line 1, column 1)" --db "$DB" --no-sync -- events
+rc=0; $TQ --db "$DB" --no-sync -- pairs --begin a --end b 2> "$T/err" || rc=$?
+check_eq usage-dashdash-pairs-options "2|traceql: unexpected argument '--begin' (quote the SQL as one argument)" "$rc|$(head -1 "$T/err")"
+rc=0; $TQ --db "$DB" -- ctl $$ list 2> "$T/err" || rc=$?
+check_eq usage-dashdash-ctl "2|traceql: unexpected argument '$$' (quote the SQL as one argument)" "$rc|$(head -1 "$T/err")"
+rc=0; out=$($TQ --db "$DB" --no-sync --format csv -- 'select 1 as one') || rc=$?
+check_eq usage-dashdash-sql "0|one 1" "$rc|$(echo $out)"
+rc=0; out=$(echo 'select 2 as two' | $TQ --db "$DB" --no-sync --format csv -- -) || rc=$?
+check_eq usage-dashdash-stdin "0|two 2" "$rc|$(echo $out)"
+# an option's value "--" is that value, not the end of the options
+cp "$DB" "$T/--"
+rc=0; (cd "$T" && $TQ --db -- --no-sync --format csv events) > "$T/out" 2> "$T/err" || rc=$?
+check_eq usage-dashdash-as-value "0||event,count,first,last,args" "$rc|$(cat "$T/err")|$(head -1 "$T/out")"
+rm -f "$T/--"
 # An option the subcommand has no use for is refused, not ignored: import
 # neither syncs nor queries, events and losses only read; nothing is imported.
 run usage-import-no-sync 2 "traceql: --no-sync: not an option of import" --db "$T/opt.db" --no-sync import --export "$FIX"
