@@ -33,7 +33,7 @@ TJ_HIDDEN struct config config = {
 TJ_HIDDEN atomic_bool config_initialized;
 
 static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
-static char config_outputs[CONFIG_OUTPUTS_SIZE];       /* tj_set_outputs() before tj_init() */
+static char config_outputs[CONFIG_OUTPUTS_SIZE];       /* tj_set_outputs()'s last list */
 /* Written under config_lock and this one, which the control endpoint takes
  * alone to read it (it never waits for config_lock): a leaf. */
 static pthread_mutex_t config_outputs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -325,14 +325,16 @@ static int config_set_outputs(const char *outputs, bool wait)
                 return -EBUSY;
         if (atomic_load(&config_initialized))
                 ret = writer_set_outputs(outputs, false, wait);
-        else {
+        else
                 /* Validate now, open at tj_init(). */
                 ret = writer_check_outputs(outputs);
-                if (ret == 0) {
-                        pthread_mutex_lock(&config_outputs_lock);
-                        strcpy(config_outputs, outputs);
-                        pthread_mutex_unlock(&config_outputs_lock);
-                }
+        /* Kept for the next tj_init() either way: the outputs in use at
+         * tj_shutdown() are the ones it opens again, not those chosen
+         * before the earlier tj_init().  Not when they stay unchanged. */
+        if (ret == 0) {
+                pthread_mutex_lock(&config_outputs_lock);
+                strcpy(config_outputs, outputs);
+                pthread_mutex_unlock(&config_outputs_lock);
         }
         pthread_mutex_unlock(&config_lock);
         return ret;
@@ -341,8 +343,9 @@ static int config_set_outputs(const char *outputs, bool wait)
 /*
  * While the library is not initialised (before tj_init(), after
  * tj_shutdown()), no output is open: the list kept for the next tj_init()
- * (what tj_set_outputs() chose meanwhile, "" when none: tj_init() takes
- * TJ_OUTPUT, else journald) is copied to BUF, of CONFIG_OUTPUTS_SIZE, and
+ * (what tj_set_outputs() or an outputs change last chose, before or after
+ * an earlier tj_init(); "" when none: tj_init() takes TJ_OUTPUT, else
+ * journald) is copied to BUF, of CONFIG_OUTPUTS_SIZE, and
  * true returned.  False while initialised.  For the control endpoint.
  */
 bool config_kept_outputs(char *buf)

@@ -738,6 +738,30 @@ ctl outputs=outputs nop|ok|
 outputs syslog=0
 ctl outputs=outputs syslog|ok|" "$(cat "$T/out")"
 
+# ---- outputs changed after tj_init() (tj_set_outputs(), an outputs
+# request) are the ones kept for the next tj_init(): the reply after
+# tj_shutdown() shows them and the next tj_init() opens them again (both
+# had the list chosen before the first tj_init(), or none: journald);
+# TJ_OUTPUT still overrides the kept list at tj_init() ----
+env -u TJ_OUTPUT TJ_CONTROL_DIR="$T/ctl" TJ_SYSLOG_SOCKET="$T/no.sock" "$B/tests/lib-emit" \
+        outputs:nop init ctl:outputs outputs:syslog shutdown ctl:outputs init ctl:outputs \
+        shutdown > "$T/out" 2> /dev/null || true
+check_eq control-outputs-kept-after-init "outputs nop=0
+ctl outputs=outputs nop|ok|
+outputs syslog=0
+ctl outputs=outputs syslog|ok|
+ctl outputs=outputs syslog|ok|" "$(cat "$T/out")"
+env -u TJ_OUTPUT TJ_CONTROL_DIR="$T/ctl" "$B/tests/lib-emit" init 'ctl:outputs nop' shutdown \
+        ctl:outputs init ctl:outputs shutdown > "$T/out" 2>&1 || true
+check_eq control-outputs-kept-after-init-ctl "ctl outputs nop=outputs nop|ok|
+ctl outputs=outputs nop|ok|
+ctl outputs=outputs nop|ok|" "$(cat "$T/out")"
+TJ_OUTPUT=nop TJ_CONTROL_DIR="$T/ctl" TJ_SYSLOG_SOCKET="$T/no.sock" "$B/tests/lib-emit" init \
+        outputs:syslog shutdown ctl:outputs init ctl:outputs shutdown > "$T/out" 2> /dev/null || true
+check_eq control-outputs-kept-env-overrides "outputs syslog=0
+ctl outputs=outputs syslog|ok|
+ctl outputs=outputs nop|ok|" "$(cat "$T/out")"
+
 # ---- fork() while a connection is open: the child's copy of it does not
 # keep the client waiting for the end of the reply (it got the reply, then
 # no end of stream while the child lived: traceql ctl said "no answer within

@@ -32,6 +32,27 @@ tgb_req req 0x1000 sector 0 name r0
 tj_dropped 5 events dropped" "$(cat "$T/out"; sort "$T/lost.log")"
 done
 
+# The outputs tj_set_outputs() chose after tj_init() are the ones the next
+# tj_init() opens (it opened those chosen before the first one: nop, the
+# event went nowhere), unless TJ_OUTPUT names others.
+rm -f "$T/kept.log"
+env -u TJ_OUTPUT TJ_EVENTS=tgb_req $RUN "$E" opt:file="$T/kept.log" outputs:nop init \
+        outputs:log shutdown init req:1 flush stats > "$T/out" 2> "$T/err" || true
+check_eq lib-outputs-kept-after-init "opt file=$T/kept.log=0
+outputs nop=0
+outputs log=0
+emitted=1 written=1 dropped=0
+tgb_req req 0x1000 sector 0 name r0
+stderr:" "$(cat "$T/out" "$T/kept.log" 2>&1; echo "stderr:$(cat "$T/err")")"
+rm -f "$T/kept.log"
+TJ_OUTPUT=nop TJ_EVENTS=tgb_req $RUN "$E" opt:file="$T/kept.log" init outputs:log shutdown \
+        init req:1 flush stats > "$T/out" 2> "$T/err" || true
+check_eq lib-outputs-kept-env-overrides "opt file=$T/kept.log=0
+outputs log=0
+emitted=1 written=1 dropped=0
+file:no
+stderr:" "$(cat "$T/out"; test -s "$T/kept.log" && echo file:yes || echo file:no; echo "stderr:$(cat "$T/err")")"
+
 # The same in a fork child with only outputs the caller writes (log, and
 # ftrace): the child started no writer thread (the first event of a child
 # started one only on the ring's path, which those outputs never take), so
