@@ -85,6 +85,34 @@ check_eq comp-traceql-leaks-format "json|0" "$(comp "$C/traceql" _traceql traceq
 check_eq comp-traceql-pairs-format-eq "json|0" "$(comp "$C/traceql" _traceql traceql pairs --format=j)"
 check_eq comp-traceql-events-format "json jsonl|0" "$(comp "$C/traceql" _traceql traceql events --format j)"
 
+# The words before as traceql reads them (traceql.c main(), traceql_parse()).
+# After "--" the word is the SQL, whatever it is: the event views, no
+# subcommand (they were offered), and nothing after it; "--" as --db's value
+# is that value.
+check_eq comp-traceql-dashdash "blk_req_submit qemu_free qemu_malloc|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/db" -- '')"
+check_eq comp-traceql-dashdash-prefix "|0" "$(comp "$C/traceql" _traceql traceql -- lea)"
+check_eq comp-traceql-dashdash-after "|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/db" -- leaks --alloc q)"
+check_eq comp-traceql-dashdash-options "|0" "$(comp "$C/traceql" _traceql traceql -- --f)"
+check_eq comp-traceql-dashdash-db-value "leaks|0" "$(comp "$C/traceql" _traceql traceql --db -- lea)"
+# Every option's value is passed over, leaks' and pairs' before them too
+# ("--size leaks" took leaks for the subcommand, "--sql --format" offered
+# formats), by an abbreviation too; "--db=leaks" (split at '=') is a value.
+check_eq comp-traceql-size-value "leaks|0" "$(comp "$C/traceql" _traceql traceql --size leaks lea)"
+check_eq comp-traceql-sql-value "leaks|0" "$(comp "$C/traceql" _traceql traceql --sql import lea)"
+check_eq comp-traceql-abbrev-value "leaks|0" "$(comp "$C/traceql" _traceql traceql --siz pairs lea)"
+check_eq comp-traceql-value-dashes "|0" "$(comp "$C/traceql" _traceql traceql --sql --format j)"
+check_eq comp-traceql-db-eq-split-value "leaks|0" "$(comp "$C/traceql" _traceql traceql --db = leaks lea)"
+check_eq comp-traceql-size-before "qemu_free qemu_malloc|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/db" --size size leaks --alloc q)"
+check_eq comp-traceql-abbrev-events "qemu_free qemu_malloc|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/db" leaks --al q)"
+check_eq comp-traceql-db-eq-split "qemu_free qemu_malloc|0" \
+        "$(comp "$C/traceql" _traceql traceql --db = "$T/db" leaks --alloc q)"
+# after the SQL, no other word: the subcommands were offered
+check_eq comp-traceql-after-sql "|0" "$(comp "$C/traceql" _traceql traceql --db "$T/db" 'select 1' '')"
+
 # Event names from the database, for --alloc/--free/--begin/--end.
 check_eq comp-traceql-events "qemu_free qemu_malloc|0" \
         "$(comp "$C/traceql" _traceql traceql --db "$T/db" leaks --alloc q)"
