@@ -290,8 +290,10 @@ static int import_spool_create(const char *dir)
         return fd;
 }
 
-/* Write BUF[0..N) to FD whole.  0, or -errno (-ENOSPC for a write of 0). */
-static int import_spool_write(int fd, const uint8_t *buf, size_t n)
+/* Write BUF[0..N) to FD whole, adding to *SIZE what is written, a short
+ * write's bytes too (the disk filling takes part of a chunk before ENOSPC).
+ * 0, or -errno (-ENOSPC for a write of 0). */
+static int import_spool_write(int fd, const uint8_t *buf, size_t n, uint64_t *size)
 {
         while (n > 0) {
                 ssize_t k = write(fd, buf, n);
@@ -302,6 +304,7 @@ static int import_spool_write(int fd, const uint8_t *buf, size_t n)
                         return -errno;
                 if (k == 0)
                         return -ENOSPC;
+                *size += (uint64_t) k;
                 buf += k;
                 n -= (size_t) k;
         }
@@ -365,14 +368,13 @@ static int import_file_spool(int fd, const char *name, size_t max_line,
                                 d->cut_line = lineno;
                         }
                 }
-                r = import_spool_write(out, buf, (size_t) n);
+                r = import_spool_write(out, buf, (size_t) n, &size);
                 if (r < 0) {
                         r = tq_error_set(err, r, "%s: cannot write the temporary file in %s "
                                          "it is read into (%" PRIu64 " bytes written): %s",
                                          name, dir, size, strerror(-r));
                         goto out;
                 }
-                size += (uint64_t) n;
                 if (d->cut_line)
                         break;
         }
