@@ -550,7 +550,7 @@ static long ctlstop_served(const struct sockaddr_un *sa)
         if (fd < 0)
                 return -1;
         if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 &&
-            write(fd, "stats\n", 6) == 6)
+            send(fd, "stats\n", 6, MSG_NOSIGNAL) == 6)
                 while (got < sizeof(buf) - 1 &&
                        (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
                         got += (size_t)n;
@@ -563,7 +563,9 @@ static long ctlstop_served(const struct sockaddr_un *sa)
 }
 
 /* Send ctlstop.req on a new connection, confirmed read; false when the
- * endpoint stopped meanwhile. */
+ * endpoint stopped meanwhile.  send(MSG_NOSIGNAL) here and in
+ * ctlstop_served(): tj_shutdown() may stop the endpoint between connect()
+ * and the send, which then fails with EPIPE rather than raise SIGPIPE. */
 static bool ctlstop_send(void)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -582,8 +584,8 @@ static bool ctlstop_send(void)
         s0 = ctlstop_served(&sa);
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (s0 < 0 || fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-            write(fd, ctlstop.req, strlen(ctlstop.req)) != (ssize_t)strlen(ctlstop.req) ||
-            write(fd, "\n", 1) != 1)
+            send(fd, ctlstop.req, strlen(ctlstop.req), MSG_NOSIGNAL) !=
+            (ssize_t)strlen(ctlstop.req) || send(fd, "\n", 1, MSG_NOSIGNAL) != 1)
                 goto fail;
         /* the K-th stats after s0's counts s0 + K, + 1 once REQUEST was read */
         for (long k = 1; k < 10000; k++) {
