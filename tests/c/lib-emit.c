@@ -222,25 +222,38 @@ static void run_forkdo(const char *steps)
                 waitpid(pid, &status, 0);
 }
 
-/* Ask our own control endpoint (started when it is not serving) REQ; its
- * reply in BUF, or false when there is no endpoint. */
-static bool ctl_ask(const char *req, char *buf, size_t size)
+/* Send REQ and a newline to the endpoint at SA on a new connection, and
+ * read its reply into BUF (SIZE bytes, NUL-terminated; "" when it answered
+ * nothing).  send(MSG_NOSIGNAL): the endpoint may stop between connect()
+ * and the send (tj_shutdown() in ctlstop), which then fails with EPIPE
+ * rather than raise SIGPIPE.  False when no socket could be made. */
+static bool ctl_exchange(const struct sockaddr_un *sa, const char *req, char *buf, size_t size)
 {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        size_t got = 0;
+        size_t got = 0, len = strlen(req);
         ssize_t n;
-        int fd;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-        if (tj_control_start() < 0 || tj_control_path(sa.sun_path, sizeof(sa.sun_path)) < 0 ||
-            (fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
+        buf[0] = '\0';
+        if (fd < 0)
                 return false;
-        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-            write(fd, req, strlen(req)) == (ssize_t)strlen(req) && write(fd, "\n", 1) == 1)
+        if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 &&
+            send(fd, req, len, MSG_NOSIGNAL) == (ssize_t)len &&
+            send(fd, "\n", 1, MSG_NOSIGNAL) == 1)
                 while (got < size - 1 && (n = read(fd, buf + got, size - 1 - got)) > 0)
                         got += (size_t)n;
         close(fd);
         buf[got] = '\0';
         return true;
+}
+
+/* Ask our own control endpoint (started when it is not serving) REQ; its
+ * reply in BUF, or false when there is no endpoint. */
+static bool ctl_ask(const char *req, char *buf, size_t size)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+        return tj_control_start() >= 0 && tj_control_path(sa.sun_path, sizeof(sa.sun_path)) >= 0 &&
+               ctl_exchange(&sa, req, buf, size);
 }
 
 /* ctlstats: ask our own control endpoint for its stats. */
@@ -542,30 +555,15 @@ static struct ctlstop {
 static long ctlstop_served(const struct sockaddr_un *sa)
 {
         char buf[4096], *line;
-        size_t got = 0;
-        ssize_t n;
-        long served = -1;
-        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-        if (fd < 0)
+        if (!ctl_exchange(sa, "stats", buf, sizeof(buf)))
                 return -1;
-        if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 &&
-            send(fd, "stats\n", 6, MSG_NOSIGNAL) == 6)
-                while (got < sizeof(buf) - 1 &&
-                       (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
-                        got += (size_t)n;
-        close(fd);
-        buf[got] = '\0';
         line = strstr(buf, "control served ");
-        if (line)
-                served = atol(line + 15);
-        return served;
+        return line ? atol(line + 15) : -1;
 }
 
 /* Send ctlstop.req on a new connection, confirmed read; false when the
- * endpoint stopped meanwhile.  send(MSG_NOSIGNAL) here and in
- * ctlstop_served(): tj_shutdown() may stop the endpoint between connect()
- * and the send, which then fails with EPIPE rather than raise SIGPIPE. */
+ * endpoint stopped meanwhile.  send(MSG_NOSIGNAL), as in ctl_exchange(). */
 static bool ctlstop_send(void)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
