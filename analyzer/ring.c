@@ -73,7 +73,7 @@ struct ring {
         bool quit;                      /* writer to reader: stop */
         bool ended;                     /* reader to writer: no more slots */
         bool waiting;                   /* the reader waits for half the ring to be free */
-        int taking;                     /* the writer waits for slots: RING_NAPPING, RING_SLEEPING */
+        int taking;                     /* the writer waits: RING_NAPPING, RING_SLEEPING */
         int error;                      /* the reader's: -ENOMEM when a chunk was not there */
         size_t chunk_limit;             /* $TRACEQL_TEST_RING_CHUNKS: no memory past so many */
 };

@@ -581,7 +581,8 @@ typedef int (*import_file_parse_fn)(struct ingest *ing, const void *ctx, const c
 /* Map PATH, import it as source KIND with PARSE in one transaction (nothing
  * stored on failure), remember the size parsed so the next import of the
  * same file only adds what was appended; a last record cut short is left for
- * it, saying so on stderr (a text format, MAX_LINE not 0, says so itself).  Standard input ("-") and a file that does not
+ * it, saying so on stderr (a text format, MAX_LINE not 0, says so itself).
+ * Standard input ("-") and a file that does not
  * tell its size are copied to an unlinked file in $TMPDIR (else /tmp) and
  * that is mapped; a directory where none can be made, or a disk that fills,
  * fails naming the directory.  MAX_LINE: 0 for a binary format; for a text
