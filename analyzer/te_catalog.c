@@ -170,10 +170,21 @@ char te_catalog_kind(const struct te_arg *a)
         }
 }
 
+/*
+ * Is A written as a string (u32 length, bytes) in a simpletrace file?  As
+ * QEMU's simple backend decides (tracetool's is_string()): by the type as
+ * written, one that begins with 'const char *' or 'char *', the conversion
+ * not looked at.  'char const *', 'unsigned char *' and 'signed char *' are
+ * addresses there, a u64, even when printed with %s; a 'const char *'
+ * printed with %p is a string.  tracegen's spelling has one space between
+ * words and before the first '*'.
+ */
 bool te_catalog_is_string(const struct te_arg *a)
 {
-        /* as QEMU's simple backend decides: by the type, char pointers */
-        return a->type.ptr == 1 && a->type.base == TE_CHAR;
+        const char *t = a->type.spelling;
+
+        return a->type.ptr > 0 && t &&
+               (strncmp(t, "const char *", 12) == 0 || strncmp(t, "char *", 6) == 0);
 }
 
 /* ---- rendering the format ---- */
@@ -320,15 +331,22 @@ static void te_catalog_conv(sqlite3_str *s, const char *spec, char conv, unsigne
         char f[64], out[128];
         uint64_t u = v->u;
 
+        /* a simpletrace file holds what QEMU's simple backend decides by
+         * the type (te_catalog_is_string()): the address of a %s argument
+         * ('unsigned char *'), the string of a %p one ('const char *') */
         if (conv == 's') {
                 if (v->str && !v->absent)
                         sqlite3_str_appendf(s, "%.*s", (int) v->len, v->str);
+                else if (v->u && !v->absent)
+                        sqlite3_str_appendf(s, "0x%llx", (unsigned long long) v->u);
                 else
                         sqlite3_str_appendall(s, "(null)");
                 return;
         }
         if (conv == 'p') {
-                if (v->u)
+                if (v->str && !v->absent)
+                        sqlite3_str_appendf(s, "%.*s", (int) v->len, v->str);
+                else if (v->u)
                         sqlite3_str_appendf(s, "0x%llx", (unsigned long long) v->u);
                 else
                         sqlite3_str_appendall(s, "(nil)");

@@ -519,7 +519,7 @@ const char *te_catalog_pri_text(const char *name, size_t len);
 /* The UTF-8 bytes of the universal character name at P ("\\u00e9" or
  * "\\U0001f600", checked by te_format.c) into BUF, at most 4; their count. */
 size_t te_catalog_ucn(const char *p, char *buf);
-bool te_catalog_is_string(const struct te_arg *a); /* a char pointer, as QEMU's simple backend */
+bool te_catalog_is_string(const struct te_arg *a); /* by the type, as QEMU's simple backend */
 /* "<event> <format rendered with V>", to free with sqlite3_free; NULL: no memory. */
 char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, unsigned n);
 /* Add field NAME=VALUE (LEN bytes) to E; 0 or -ENOMEM. */
