@@ -16,6 +16,12 @@
  * reads both (checked by hand with QEMU's scripts/simpletrace.py on the
  * output of tests/lib-emit, arguments typed by tests/simpletrace/
  * tgroup.trace-events).  QEMU cuts strings at 512 bytes; we do not.
+ * An argument is a string by its declared type, as QEMU decides
+ * (simple_is_string()), not by its conversion: where the two differ the
+ * record lacks the value QEMU writes, and an empty string or address 0
+ * takes its place, with a warning.  Writing by the conversion put a
+ * pointer where simpletrace.py reads a string, and the rest of the file
+ * out of step.
  *
  * A fork child writes a file of its own, with its own header and mappings:
  * trace-<its pid>, or TJ_SIMPLE_FILE.<its pid>.  It drops, unwritten, what
@@ -51,6 +57,8 @@
 #define SIMPLE_TYPE_EVENT     1
 #define SIMPLE_MAP_WRITTEN    1         /* an event's mapping is in the file */
 #define SIMPLE_MAP_GIVEN      2         /* ... given to the stream, not flushed yet */
+#define SIMPLE_MAP_STATE      3
+#define SIMPLE_MAP_WARNED     4         /* its arguments' warning is said, for this file */
 
 static FILE *simple_fp;
 static uint8_t *simple_mapped;          /* by event id: SIMPLE_MAP_... */
@@ -123,8 +131,8 @@ static void simple_maps_settle(uint8_t to)
         if (!simple_map_unsure)
                 return;
         for (size_t i = 0; i < simple_nmapped; i++)
-                if (simple_mapped[i] == SIMPLE_MAP_GIVEN)
-                        simple_mapped[i] = to;
+                if ((simple_mapped[i] & SIMPLE_MAP_STATE) == SIMPLE_MAP_GIVEN)
+                        simple_mapped[i] = (uint8_t)((simple_mapped[i] & ~SIMPLE_MAP_STATE) | to);
         simple_map_unsure = false;
 }
 
@@ -190,6 +198,42 @@ static int simple_ready(void)
         return simple_fp ? 0 : -EBADF;
 }
 
+/*
+ * Does QEMU's simple backend record argument A as a string (a u32 length
+ * and the bytes)?  It decides by the type as written (tracetool's
+ * is_string(): it begins with 'const char*', 'char*', 'const char *' or
+ * 'char *'), not by the conversion, and simpletrace.py reads by the same
+ * rule.  An argument with no type given is a string by its kind.
+ */
+static bool simple_is_string(const struct tj_arg_desc *a)
+{
+        const char *t = a->ctype;
+
+        if (!t)
+                return a->kind == TJ_ARG_STRING;
+        t += strspn(t, " \t");
+        return strncmp(t, "const char*", 11) == 0 || strncmp(t, "char*", 5) == 0 ||
+               strncmp(t, "const char *", 12) == 0 || strncmp(t, "char *", 6) == 0;
+}
+
+/* The arguments of EV whose value the record does not hold as QEMU writes
+ * it (a string printed with %p, an address printed with %s): said once a
+ * file, when EV is mapped. */
+static void simple_warn_args(const struct tj_event *ev)
+{
+        for (unsigned i = 0; i < ev->nargs; i++) {
+                const struct tj_arg_desc *a = &ev->args[i];
+                bool str = a->kind == TJ_ARG_STRING;
+
+                if (str == simple_is_string(a))
+                        continue;
+                config_warn("simple: %s: argument '%s' ('%s' printed with %%%c) is written as %s, "
+                            "as QEMU's simpletrace reads %s there", ev->name, a->name, a->ctype,
+                            str ? 's' : 'p', str ? "address 0" : "an empty string",
+                            str ? "an address" : "a string");
+        }
+}
+
 static int simple_map(const struct tj_event *ev)
 {
         size_t len = strlen(ev->name), n;
@@ -207,13 +251,17 @@ static int simple_map(const struct tj_event *ev)
                 simple_mapped = p;
                 simple_nmapped = n;
         }
-        if (simple_mapped[ev->id])
+        if (simple_mapped[ev->id] & SIMPLE_MAP_STATE)
                 goto out;
+        if (!(simple_mapped[ev->id] & SIMPLE_MAP_WARNED)) {
+                simple_warn_args(ev);
+                simple_mapped[ev->id] |= SIMPLE_MAP_WARNED;
+        }
         simple_u64(SIMPLE_TYPE_MAPPING);
         simple_u64(ev->id);
         simple_u32((uint32_t)len);
         simple_put(ev->name, len);
-        simple_mapped[ev->id] = SIMPLE_MAP_GIVEN;
+        simple_mapped[ev->id] |= SIMPLE_MAP_GIVEN;
         simple_map_unsure = true;
 out:
         return ret;
@@ -233,24 +281,32 @@ static int simple_write(const struct record *r, const tj_value *v, const char *m
         if (ret < 0)
                 goto out;
         for (unsigned i = 0; i < ev->nargs; i++)
-                if (ev->args[i].kind == TJ_ARG_STRING)
+                if (!simple_is_string(&ev->args[i]))
+                        size += 8;
+                else if (ev->args[i].kind == TJ_ARG_STRING)
                         size += 4 + (uint32_t)(v[i].s ? strlen(v[i].s) : 0);
                 else
-                        size += 8;
+                        size += 4;
         simple_u64(SIMPLE_TYPE_EVENT);
         simple_u64(ev->id);
         simple_u64((uint64_t)r->mono_ns);
         simple_u32(size);
         simple_u32((uint32_t)getpid());
         for (unsigned i = 0; i < ev->nargs; i++) {
-                if (ev->args[i].kind == TJ_ARG_STRING) {
-                        uint32_t len = (uint32_t)(v[i].s ? strlen(v[i].s) : 0);
+                bool str = ev->args[i].kind == TJ_ARG_STRING;
+
+                if (simple_is_string(&ev->args[i])) {
+                        /* printed with %p, the record has its address
+                         * only: written as "" */
+                        uint32_t len = (uint32_t)(str && v[i].s ? strlen(v[i].s) : 0);
 
                         simple_u32(len);
                         if (len)
                                 simple_put(v[i].s, len);
                 } else {
-                        simple_u64(v[i].u);
+                        /* printed with %s, the record has its bytes, not
+                         * its address: written as 0 */
+                        simple_u64(str ? 0 : v[i].u);
                 }
         }
         if (ferror(simple_fp)) {

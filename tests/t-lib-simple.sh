@@ -169,3 +169,72 @@ TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/kept" $RUN "$E" opt:file="$T/kept.log" init 
         req:100 flush outputs:simple,log,nop req:1 flush outputs:log,simple req:1 flush > /dev/null
 check_eq lib-simple-outputs-changed-kept "events=102 dropped=0 2" \
         "$(python3 "$TOP/tests/simple-count.py" "$T/kept") $(wc -l < "$T/kept.log")"
+
+# Each argument is written as QEMU's simple backend records it and
+# simpletrace.py reads it: by the type as written (a string when it begins
+# with 'const char *' or 'char *'), not by the conversion.  The record has
+# no string for a 'const char *' printed with %p, nor an address for an
+# 'unsigned char *' or a 'char const *' printed with %s: an empty string and
+# address 0 keep the file readable, said once per event.  The reader below
+# takes the arguments by the trace-events types as simpletrace.py does.
+# The output wrote by the conversion: a pointer where the reader takes a
+# string, and the rest of the file was read out of step.
+printf '%s\n' 'st_cp(const char *s, int n) "s %p n %d"' \
+        'st_us(const unsigned char *s, int n) "s %s n %d"' \
+        'st_cc(char const *s, int n) "s %s n %d"' \
+        'st_ok(const char*s, int n) "s %s n %d"' > "$T/st.events"
+printf '#include "st.h"\nint main(void) { tj_init("st"); trace_st_cp("ab", 1); trace_st_us((const unsigned char *)"cd", 2); trace_st_cc("ef", 3); trace_st_ok("gh", 4); trace_st_cp("ab", 5); tj_shutdown(); return 0; }\n' \
+        > "$T/st_main.c"
+"$B/tracegen" --group=st --header="$T/st.h" --source="$T/st.c" "$T/st.events"
+# shellcheck disable=SC2086
+if ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$TOP/include" -I"$T" -o "$T/st" \
+        "$T/st_main.c" "$T/st.c" "$B/libtracejournal.a" $SAN_FLAGS -lsystemd -lpthread 2> "$T/cc"; then
+        TJ_QUIET=0 TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/st.trace" TJ_EVENTS='st_*' $RUN "$T/st" 2> "$T/err"
+        python3 - "$T/st.events" "$T/st.trace" > "$T/got" <<'PY'
+import re, struct, sys
+types = {}
+for line in open(sys.argv[1]):
+    m = re.match(r'(\w+)\(([^)]*)\)', line)
+    args = []
+    for a in m.group(2).split(','):
+        a = a.strip()
+        args.append(a.rsplit('*', 1)[0] + '*' if '*' in a else a.rsplit(None, 1)[0])
+    types[m.group(1)] = args
+d = open(sys.argv[2], 'rb').read()
+o, names = 24, {}
+try:
+    while o < len(d):
+        (t,) = struct.unpack_from('=Q', d, o); o += 8
+        if t == 0:
+            eid, n = struct.unpack_from('=QI', d, o); o += 12
+            names[eid] = d[o:o + n].decode(); o += n
+            continue
+        eid, ts, ln, pid = struct.unpack_from('=QQII', d, o)
+        start, o, vals = o, o + 24, []
+        for ty in types[names[eid]]:
+            if ty.lstrip().startswith(('const char*', 'char*', 'const char *', 'char *')):
+                (n,) = struct.unpack_from('=I', d, o)
+                vals.append(repr(d[o + 4:o + 4 + n].decode())); o += 4 + n
+            else:
+                vals.append(hex(struct.unpack_from('=Q', d, o)[0])); o += 8
+        print(names[eid], ' '.join(vals), 'length ok' if o - start == ln else 'length %d' % ln)
+except Exception as e:
+    print('unreadable at %d: %s' % (o, type(e).__name__))
+PY
+        cat > "$T/exp" <<'OUT'
+st_cp '' 0x1 length ok
+st_us 0x0 0x2 length ok
+st_cc 0x0 0x3 length ok
+st_ok 'gh' 0x4 length ok
+st_cp '' 0x5 length ok
+OUT
+        check_file lib-simple-args-as-qemu-reads "$T/exp" "$T/got"
+        cat > "$T/exp" <<'OUT'
+tracejournal: simple: st_cp: argument 's' ('const char *' printed with %p) is written as an empty string, as QEMU's simpletrace reads a string there
+tracejournal: simple: st_us: argument 's' ('const unsigned char *' printed with %s) is written as address 0, as QEMU's simpletrace reads an address there
+tracejournal: simple: st_cc: argument 's' ('char const *' printed with %s) is written as address 0, as QEMU's simpletrace reads an address there
+OUT
+        check_file lib-simple-args-as-qemu-reads-warning "$T/exp" "$T/err"
+else
+        fail lib-simple-args-as-qemu-reads-build "$(head -3 "$T/cc")"
+fi
