@@ -7,7 +7,9 @@
  * journald is absent, and we must count those losses).  A value without a
  * newline goes as "FIELD=value\n"; a value with one in the binary form
  * "FIELD\n" + 64-bit little-endian length + value + "\n", so an argument can
- * never forge a field.  Besides the contract, TRACE_ARGS carries the event's
+ * never forge a field.  An entry too big for one datagram (a MESSAGE rendered
+ * with a wide field width) goes in a sealed memfd whose descriptor an empty
+ * datagram carries (SCM_RIGHTS), as sd_journal_sendv() sends it.  Besides the contract, TRACE_ARGS carries the event's
  * argument signature (name:kind ...), so an entry describes itself.  Runs on
  * the writer thread (or under the sync lock), so the state below needs no lock
  * of its own.  When journald is absent the entry is lost, counted as dropped,
@@ -22,6 +24,8 @@
 #include <sys/uio.h>
 #include <endian.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -111,6 +115,61 @@ static void journald_num(struct iovec *iov, size_t *pos, const char *fmt, ...)
 }
 
 /*
+ * The datagram MH was too big for the socket: write its bytes into a sealed
+ * memfd and send that instead, in an empty datagram.  0 or -errno.
+ */
+static int journald_send_memfd(struct msghdr *mh)
+{
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(sizeof(int))];
+        } ctl;
+        struct cmsghdr *c;
+        int fd, err = 0;
+
+        fd = memfd_create("tracejournal", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd < 0)
+                return -errno;
+        for (size_t i = 0; i < mh->msg_iovlen && !err; i++) {
+                const char *p = mh->msg_iov[i].iov_base;
+                size_t left = mh->msg_iov[i].iov_len;
+
+                while (left > 0) {
+                        ssize_t n = write(fd, p, left);
+
+                        if (n < 0 && errno == EINTR)
+                                continue;
+                        if (n <= 0) {
+                                err = n < 0 ? -errno : -EIO;
+                                break;
+                        }
+                        p += n;
+                        left -= (size_t)n;
+                }
+        }
+        /* journald maps a memfd sealed so, and refuses other files of ours */
+        if (!err && fcntl(fd, F_ADD_SEALS,
+                          F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+                err = -errno;
+        if (!err) {
+                memset(&ctl, 0, sizeof(ctl));
+                mh->msg_iov = NULL;
+                mh->msg_iovlen = 0;
+                mh->msg_control = ctl.buf;
+                mh->msg_controllen = sizeof(ctl.buf);
+                c = CMSG_FIRSTHDR(mh);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN(sizeof(int));
+                memcpy(CMSG_DATA(c), &fd, sizeof(int));
+                if (sendmsg(jd.fd, mh, MSG_NOSIGNAL) < 0)
+                        err = -errno;
+        }
+        close(fd);
+        return err;
+}
+
+/*
  * Send the "FIELD=value" iovecs IOV[N] as one native-protocol datagram.
  * Returns 0 or -errno (the entry is lost).
  */
@@ -149,8 +208,14 @@ static int journald_send(const struct iovec *iov, int n)
         if (sendmsg(jd.fd, &mh, MSG_NOSIGNAL) < 0) {
                 int err = errno;
 
-                journald_warn(err);
-                return -err;
+                /* too big for a datagram: EMSGSIZE, or ENOBUFS when the
+                 * kernel could not allocate one that size */
+                if (err == EMSGSIZE || err == ENOBUFS)
+                        err = -journald_send_memfd(&mh);
+                if (err) {
+                        journald_warn(err);
+                        return -err;
+                }
         }
         return 0;
 }

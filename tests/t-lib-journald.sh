@@ -50,3 +50,17 @@ id="$TJ_TEST_ID-twolong"
 TJ_IDENTIFIER="$id" TJ_EVENTS=tgc_two $RUN "$B/tests/lib-emit" two init twolong:20000
 "$B/tests/journal-dump" "$id" 1 MESSAGE TRACE_ARG_B > "$T/got" || true
 check_eq lib-journald-truncate-second-string "MESSAGE=tgc_two a $((16384 - 56 - 16 - 1)) b 0 TRACE_ARG_B=" "$(cat "$T/got")"
+
+# An entry bigger than a datagram can be (a MESSAGE rendered with a wide field
+# width, 9 MB, over the socket's 8 MiB send buffer) goes in a sealed memfd, as
+# sd_journal_sendv() sends it, rather than being lost.  Both delivery modes.
+for mode in 0 1; do
+        id="$TJ_TEST_ID-memfd$mode"
+        TJ_IDENTIFIER="$id" TJ_SYNC=$mode TJ_EVENTS=tgw_wide $RUN "$B/tests/lib-emit" wide init \
+                wide:9000000 wide:3 flush stats > "$T/out" 2>&1
+        check_eq "lib-journald-memfd-sync$mode-stats" "emitted=2 written=2 dropped=0" "$(cat "$T/out")"
+        "$B/tests/journal-dump" "$id" 2 TRACE_ARG_W MESSAGE |
+                awk '{ print $1, length($0) - length($1) - 9 }' > "$T/got" || true
+        check_eq "lib-journald-memfd-sync$mode" "TRACE_ARG_W=9000000 9000009
+TRACE_ARG_W=3 12" "$(cat "$T/got")"
+done

@@ -103,6 +103,9 @@
  *                       (a 00 ends S there, as any C string)
  *   two                 register group "tgc" with tgc_two(a, b), two strings
  *   twolong:N           tgc_two with two N-byte strings: the second is cut
+ *   wide                register group "tgw" with tgw_wide(w, s) "%*s"
+ *   wide:N              tgw_wide(N, "w"): a MESSAGE of N bytes, however short
+ *                       the record (an entry bigger than a datagram)
  *   slow:N:US           N tgb_req events, US microseconds apart
  *   dup                 register group "dup" holding another "tgb_done" event
  *   abi                 register group "old" built for ABI 0 (must be ignored)
@@ -806,6 +809,25 @@ static struct tj_group two_group = {
         .abi = TJ_ABI_VERSION, .name = "tgc", .events = two_events, .nevents = 1,
 };
 
+static uint16_t wide_dstate;
+static const struct tj_arg_desc wide_args[] = {
+        { "w", "TRACE_ARG_W=", "int", TJ_ARG_SIGNED },
+        { "s", "TRACE_ARG_S=", "const char *", TJ_ARG_STRING },
+};
+static int wide_render(char *buf, size_t size, const tj_value *v)
+{
+        return snprintf(buf, size, "%*s", (int)v[0].i, v[1].s);
+}
+static struct tj_event wide_event = {
+        .name = "tgw_wide", .fmt = "\"%*s\"", .argsig = "TRACE_ARGS=w:i s:s",
+        .args = wide_args, .nargs = 2, .dstate = &wide_dstate, .compiled_in = true,
+        .render = wide_render,
+};
+static struct tj_event *const wide_events[] = { &wide_event };
+static struct tj_group wide_group = {
+        .abi = TJ_ABI_VERSION, .name = "tgw", .events = wide_events, .nevents = 1,
+};
+
 static int regwalk_stop, regwalk_seen;
 
 static int regwalk_event(const struct tj_event_info *info, void *userdata)
@@ -978,6 +1000,12 @@ static void step(const char *s)
                         tj_emit(&two_event, TJ_SITE(), v);
                 }
                 free(y);
+        } else if (strncmp(s, "wide:", 5) == 0) {
+                if (wide_dstate) {
+                        tj_value v[2] = { { .i = atol(arg) }, { .s = "w" } };
+
+                        tj_emit(&wide_event, TJ_SITE(), v);
+                }
         } else if (strncmp(s, "slow:", 5) == 0) {
                 for (long i = 0, n = atol(arg); i < n; i++) {
                         emit_reqs(1);
@@ -987,6 +1015,8 @@ static void step(const char *s)
                 run_signals(atol(arg));
         else if (strcmp(s, "two") == 0)
                 tj_group_register(&two_group);
+        else if (strcmp(s, "wide") == 0)
+                tj_group_register(&wide_group);
         else if (strcmp(s, "dup") == 0)
                 tj_group_register(&dup_group);
         else if (strcmp(s, "regwalk") == 0)
