@@ -152,6 +152,7 @@ static void config_read_env(const char *identifier)
         bool block = false, quiet, bad;
         size_t ring_size = CONFIG_RING_DEFAULT;
         unsigned flush_ms = CONFIG_FLUSH_DEFAULT;
+        size_t len;
 
         /* The defaults again: an earlier tj_init() may have read others. */
         config.syslog_rfc5424 = false;
@@ -167,7 +168,18 @@ static void config_read_env(const char *identifier)
                 identifier = v;
         if (!identifier || !*identifier)
                 identifier = program_invocation_short_name;
-        snprintf(config.identifier, sizeof(config.identifier), "%s", identifier);
+        len = strlen(identifier);
+        if (len >= sizeof(config.identifier)) {
+                /* cut before the character that does not fit whole (UTF-8) */
+                len = sizeof(config.identifier) - 1;
+                while (len > 0 && ((unsigned char)identifier[len] & 0xc0) == 0x80)
+                        len--;
+                config_warn("%s: too long (%zu bytes, at most %zu), cut to its first %zu",
+                            identifier == v ? "TJ_IDENTIFIER" : "identifier",
+                            strlen(identifier), sizeof(config.identifier) - 1, len);
+        }
+        memcpy(config.identifier, identifier, len);
+        config.identifier[len] = '\0';
         atomic_store_explicit(&config.sync, config_flag("TJ_SYNC"), memory_order_relaxed);
         atomic_store_explicit(&config.log_timestamp, config_flag("TJ_LOG_TIMESTAMP"),
                               memory_order_relaxed);

@@ -64,3 +64,15 @@ for mode in 0 1; do
         check_eq "lib-journald-memfd-sync$mode" "TRACE_ARG_W=9000000 9000009
 TRACE_ARG_W=3 12" "$(cat "$T/got")"
 done
+
+# An identifier is kept up to 127 bytes; a longer one is cut there, at a
+# character boundary (no lone UTF-8 lead byte), with a warning.  126 bytes of
+# the test's identifier padded with 'x', then an 'é' (2 bytes) over the limit.
+long=$(printf '%s%0200d' "$TJ_TEST_ID-" 0 | tr 0 x | cut -c1-126)
+TJ_QUIET=0 TJ_IDENTIFIER="$long$(printf '\303\251')tail" TJ_EVENTS=tga_void $RUN "$B/tests/lib-emit" \
+        init void > "$T/out" 2>&1
+check_eq lib-journald-identifier-long-warning \
+        "tracejournal: TJ_IDENTIFIER: too long (132 bytes, at most 127), cut to its first 126" \
+        "$(cat "$T/out")"
+"$B/tests/journal-dump" "$long" 1 TRACE_EVENT > "$T/got" || true
+check_eq lib-journald-identifier-long "TRACE_EVENT=tga_void" "$(cat "$T/got")"
