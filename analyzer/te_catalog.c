@@ -173,17 +173,17 @@ char te_catalog_kind(const struct te_arg *a)
 /*
  * Is A written as a string (u32 length, bytes) in a simpletrace file?  As
  * QEMU's simple backend decides (tracetool's is_string()): by the type as
- * written, one that begins with 'const char *' or 'char *', the conversion
- * not looked at.  'char const *', 'unsigned char *' and 'signed char *' are
- * addresses there, a u64, even when printed with %s; a 'const char *'
- * printed with %p is a string.  tracegen's spelling has one space between
- * words and before the first '*'.
+ * written, one that begins with 'const char *' or 'char *' and has one '*',
+ * the conversion not looked at.  'char const *', 'unsigned char *', 'signed
+ * char *' and 'char **' are addresses there, a u64, even when printed with
+ * %s; a 'const char *' printed with %p is a string.  tracegen's spelling has
+ * one space between words and before the first '*'.
  */
 bool te_catalog_is_string(const struct te_arg *a)
 {
         const char *t = a->type.spelling;
 
-        return a->type.ptr > 0 && t &&
+        return a->type.ptr == 1 && t &&
                (strncmp(t, "const char *", 12) == 0 || strncmp(t, "char *", 6) == 0);
 }
 

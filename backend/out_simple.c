@@ -202,16 +202,20 @@ static int simple_ready(void)
  * Does QEMU's simple backend record argument A as a string (a u32 length
  * and the bytes)?  It decides by the type as written (tracetool's
  * is_string(): it begins with 'const char*', 'char*', 'const char *' or
- * 'char *'), not by the conversion, and simpletrace.py reads by the same
- * rule.  An argument with no type given is a string by its kind.
+ * 'char *' and has one '*'), not by the conversion, and simpletrace.py
+ * reads by the same rule.  An argument with no type given is a string by
+ * its kind.
  */
 static bool simple_is_string(const struct tj_arg_desc *a)
 {
-        const char *t = a->ctype;
+        const char *t = a->ctype, *star;
 
         if (!t)
                 return a->kind == TJ_ARG_STRING;
         t += strspn(t, " \t");
+        star = strchr(t, '*');
+        if (!star || strchr(star + 1, '*'))
+                return false;
         return strncmp(t, "const char*", 11) == 0 || strncmp(t, "char*", 5) == 0 ||
                strncmp(t, "const char *", 12) == 0 || strncmp(t, "char *", 6) == 0;
 }

@@ -172,7 +172,7 @@ check_eq lib-simple-outputs-changed-kept "events=102 dropped=0 2" \
 
 # Each argument is written as QEMU's simple backend records it and
 # simpletrace.py reads it: by the type as written (a string when it begins
-# with 'const char *' or 'char *'), not by the conversion.  The record has
+# with 'const char *' or 'char *' and has one '*'), not by the conversion.  The record has
 # no string for a 'const char *' printed with %p, nor an address for an
 # 'unsigned char *' or a 'char const *' printed with %s: an empty string and
 # address 0 keep the file readable, said once per event.  The reader below
@@ -182,8 +182,9 @@ check_eq lib-simple-outputs-changed-kept "events=102 dropped=0 2" \
 printf '%s\n' 'st_cp(const char *s, int n) "s %p n %d"' \
         'st_us(const unsigned char *s, int n) "s %s n %d"' \
         'st_cc(char const *s, int n) "s %s n %d"' \
-        'st_ok(const char*s, int n) "s %s n %d"' > "$T/st.events"
-printf '#include "st.h"\nint main(void) { tj_init("st"); trace_st_cp("ab", 1); trace_st_us((const unsigned char *)"cd", 2); trace_st_cc("ef", 3); trace_st_ok("gh", 4); trace_st_cp("ab", 5); tj_shutdown(); return 0; }\n' \
+        'st_ok(const char*s, int n) "s %s n %d"' \
+        'st_pp(char **v, int n) "v %p n %d"' > "$T/st.events"
+printf '#include "st.h"\nint main(void) { tj_init("st"); trace_st_cp("ab", 1); trace_st_us((const unsigned char *)"cd", 2); trace_st_cc("ef", 3); trace_st_ok("gh", 4); trace_st_cp("ab", 5); trace_st_pp(NULL, 6); tj_shutdown(); return 0; }\n' \
         > "$T/st_main.c"
 "$B/tracegen" --group=st --header="$T/st.h" --source="$T/st.c" "$T/st.events"
 # shellcheck disable=SC2086
@@ -212,7 +213,8 @@ try:
         eid, ts, ln, pid = struct.unpack_from('=QQII', d, o)
         start, o, vals = o, o + 24, []
         for ty in types[names[eid]]:
-            if ty.lstrip().startswith(('const char*', 'char*', 'const char *', 'char *')):
+            if ty.lstrip().startswith(('const char*', 'char*', 'const char *', 'char *')) and \
+                    ty.count('*') == 1:
                 (n,) = struct.unpack_from('=I', d, o)
                 vals.append(repr(d[o + 4:o + 4 + n].decode())); o += 4 + n
             else:
@@ -227,6 +229,7 @@ st_us 0x0 0x2 length ok
 st_cc 0x0 0x3 length ok
 st_ok 'gh' 0x4 length ok
 st_cp '' 0x5 length ok
+st_pp 0x0 0x6 length ok
 OUT
         check_file lib-simple-args-as-qemu-reads "$T/exp" "$T/got"
         cat > "$T/exp" <<'OUT'

@@ -284,22 +284,23 @@ check_eq simpletrace-format-long "4813|$(printf '\360\237\230\200') 0x1" \
         "$($TQ --db "$T/long.db" --no-sync --format csv "select length(cast(message as blob)) || '|' || substr(message, -5) from events" | tail -n 1)"
 
 # A string is what QEMU's simple backend records by the type as written
-# (tracetool's is_string(): it begins with 'const char *' or 'char *'), not
-# by the conversion: 'char const *' and 'unsigned char *' are an address (a
-# u64) even under %s, a 'const char *' under %p is its string.  The message
+# (tracetool's is_string(): it begins with 'const char *' or 'char *' and
+# has one '*'), not by the conversion: 'char const *', 'unsigned char *' and
+# 'char **' are an address (a u64) even under %s, a 'const char *' under %p
+# is its string.  The message
 # shows what the file holds.  'char const *' was read as a string: "record
 # length 51 does not match the arguments of 'q_types'".
-printf '%s\n' 'q_types(char const *a, const char *b, unsigned char *c, const char*d) "a %s b %p c %s d %s"' \
+printf '%s\n' 'q_types(char const *a, const char *b, unsigned char *c, const char*d, char **e) "a %s b %p c %s d %s e %p"' \
         > "$T/types.events"
 python3 -c 'import struct, sys
-a = struct.pack("<QI", 0x1234, 2) + b"bb" + struct.pack("<QI", 0x5678, 1) + b"d"
+a = struct.pack("<QI", 0x1234, 2) + b"bb" + struct.pack("<QI", 0x5678, 1) + b"d" + struct.pack("<Q", 0x9abc)
 open(sys.argv[1], "wb").write(struct.pack("<QQQ", 2**64 - 1, 0xf2b177cb0aa429b4, 4) +
                               struct.pack("<QQI", 0, 3, 7) + b"q_types" +
                               struct.pack("<QQQII", 1, 3, 1000, 24 + len(a), 42) + a)' "$T/types.st"
 rc=0
 $RUN "$TQ" --db "$T/types.db" import --simpletrace "$T/types.st" --events "$T/types.events" \
         2> "$T/err" || rc=$?
-check_eq simpletrace-string-by-type "0||\"q_types a 0x1234 b bb c 0x5678 d d|NULL,bb,NULL,d\"" \
+check_eq simpletrace-string-by-type "0||\"q_types a 0x1234 b bb c 0x5678 d d e 0x9abc|NULL,bb,NULL,d,39612\"" \
         "$rc|$(cat "$T/err")|$($TQ --db "$T/types.db" --no-sync --format csv \
-        "select message || '|' || quote(a0) || ',' || a1 || ',' || quote(a2) || ',' || a3 from events" |
+        "select message || '|' || quote(a0) || ',' || a1 || ',' || quote(a2) || ',' || a3 || ',' || a4 from events" |
         tail -n 1)"
