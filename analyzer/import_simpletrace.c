@@ -14,9 +14,10 @@
  * An event record with id ~0 - 1 counts dropped events (one u64).  The file
  * says nothing of the arguments: as simpletrace.py does, they are read by the
  * event's declaration in the trace-events files (--events), strings being
- * the types QEMU records as strings (te_catalog_is_string()).  Each event becomes a row with its typed arguments, the
- * pid, the timestamp as `mono` (QEMU's and our clock is CLOCK_MONOTONIC) and
- * a `seq` counting the events of the file from 1, dropped ones included.
+ * the types QEMU records as strings (te_catalog_is_string()).  Each event
+ * becomes a row with its typed arguments, the pid, the timestamp as `mono`
+ * (QEMU's and our clock is CLOCK_MONOTONIC) and a `seq` counting the events
+ * of the file from 1, dropped ones included.
  *
  * Any inconsistency fails with "FILE:OFFSET: why", OFFSET the byte where the
  * record (or header) starts, and nothing is imported.  A file being written

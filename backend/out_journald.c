@@ -9,8 +9,9 @@
  * "FIELD\n" + 64-bit little-endian length + value + "\n", so an argument can
  * never forge a field.  An entry too big for one datagram (a MESSAGE rendered
  * with a wide field width) goes in a sealed memfd whose descriptor an empty
- * datagram carries (SCM_RIGHTS), as sd_journal_sendv() sends it.  Besides the contract, TRACE_ARGS carries the event's
- * argument signature (name:kind ...), so an entry describes itself.  Runs on
+ * datagram carries (SCM_RIGHTS), as sd_journal_sendv() sends it.  Besides
+ * the contract, TRACE_ARGS carries the event's argument signature
+ * (name:kind ...), so an entry describes itself.  Runs on
  * the writer thread (or under the sync lock), so the state below needs no lock
  * of its own.  When journald is absent the entry is lost, counted as dropped,
  * and one warning is printed; sending resumes by itself when journald is back.
