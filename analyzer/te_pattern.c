@@ -500,6 +500,30 @@ static bool te_pattern_number(const char *s, size_t n, unsigned base, bool *ret_
         return true;
 }
 
+/* Could printf have written S[0..N) for conversion CONV of BITS bits?  A
+ * number that does not parse (a pointer of more than 64 bits) or is out of
+ * the conversion's range ("ret 4294967296" for "ret %d") cannot be one of
+ * the event's values (nor is a '-' before an unsigned conversion): the line
+ * is no event of this format, rather than an event whose argument is text or
+ * a value its type cannot hold. */
+static bool te_pattern_fits(char conv, unsigned bits, const char *s, size_t n)
+{
+        unsigned base = conv == 'x' || conv == 'X' || conv == 'p' ? 16 : conv == 'o' ? 8 : 10;
+        uint64_t v;
+        bool neg;
+
+        if (!conv || !strchr("diouxXp", conv) ||
+            (conv == 'p' && n == 5 && memcmp(s, "(nil)", 5) == 0))
+                return true;
+        if (!te_pattern_number(s, n, base, &neg, &v))
+                return false;
+        if (bits > 64 || conv == 'p')
+                bits = 64;
+        if (conv == 'd' || conv == 'i')
+                return v <= (UINT64_C(1) << (bits - 1)) - !neg;
+        return !neg && (bits == 64 || v <= (UINT64_C(1) << bits) - 1);
+}
+
 /* Write PREFIX and V in BASE (10 or 16, lower case) into BUF (32 bytes);
  * returns the length.  One call per captured number: no snprintf. */
 static size_t te_pattern_format(char *buf, const char *prefix, uint64_t v, unsigned base)
@@ -610,6 +634,14 @@ int te_patterns_match(struct te_patterns *p, const char *msg, size_t len, struct
         if (rc < 0)
                 return 0;
         ov = pcre2_get_ovector_pointer(p->md);
+        for (i = 0; i < pe->ev->nargs && i < TQ_MAX_ARGS; i++) {
+                unsigned g = pe->group[i];
+
+                if (g && (int) g < rc && ov[2 * g] != PCRE2_UNSET &&
+                    !te_pattern_fits(pe->conv[i], pe->bits[i], rest + ov[2 * g],
+                                     ov[2 * g + 1] - ov[2 * g]))
+                        return 0;
+        }
         r = te_patterns_field(p, e, "", "TRACE_EVENT", msg, nlen);
         if (r == 0)
                 r = te_patterns_field(p, e, "", "TRACE_ARGS", pe->sig, strlen(pe->sig));
