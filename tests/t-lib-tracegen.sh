@@ -83,6 +83,23 @@ check_eq lib-tracegen-ucn-events "7|ucn_ev café 😀 7 \$@" \
         "$("$B/traceql" --db "$T/ucn.db" --no-sync --format csv \
            "select x || '|' || message from ucn_ev" 2>&1 | tail -n 1)"
 
+# A NULL string under a precision too short for "(null)" is written as
+# nothing, as glibc's printf writes it (QEMU's log backend passes the NULL
+# to it): the render gave "(null)" to snprintf, which cut it ("(nu").  With
+# '*' the precision is the argument's: a negative one is none.
+printf 'nul_ev(int n, const char *a, const char *b, const char *c, const char *d, const char *e) "a=%%.*s b=%%.3s c=%%.6s d=|%%-8.5s|%%s end"\n' \
+        > "$T/nul.events"
+printf '#include "nul.h"\nint main(void) { tj_init("nul"); trace_nul_ev(2, 0, 0, 0, 0, 0); trace_nul_ev(-1, 0, "xyz", "abcdefg", "ab", 0); tj_shutdown(); return 0; }\n' \
+        > "$T/nul_main.c"
+"$B/tracegen" --group=nul --header="$T/nul.h" --source="$T/nul.c" "$T/nul.events" 2> "$T/err" ||
+        fail lib-tracegen-nul-gen "$(cat "$T/err")"
+for cc in gcc clang; do
+        command -v $cc > /dev/null 2>&1 || continue
+        tg_build nul $cc && check_eq "lib-tracegen-null-precision-log-$cc" \
+                "nul_ev a= b= c=(null) d=|        |(null) end|nul_ev a=(null) b=xyz c=abcdef d=|ab      |(null) end" \
+                "$(TJ_OUTPUT=log TJ_EVENTS='*' $RUN "$T/nul-$cc" 2>&1 | paste -sd '|' -)"
+done
+
 # An event name that begins with a digit, as QEMU's tracetool takes it (\w+):
 # tracegen refused it before ("invalid event name '1foo'").  It is traced
 # under its own name through the log, journald and simple outputs, and comes

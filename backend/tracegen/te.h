@@ -53,6 +53,8 @@ struct te_arg {
         struct te_type type;
         char *name;
         enum te_kind kind;      /* set once the format is matched */
+        int str_prec;           /* a string's precision: -1 none, -2 the '*'
+                                   argument before it, else its value */
         unsigned col;           /* column of the name on its line */
 };
 

@@ -466,6 +466,25 @@ static bool te_emit_const_target(const struct te_type *t)
         return false;
 }
 
+/*
+ * What the render gives snprintf for argument I, a string, when it is NULL:
+ * glibc's printf (QEMU's, on Linux) writes "(null)" only when its precision
+ * leaves room for all of it, and nothing otherwise ("%.3s" of NULL is "");
+ * other C libraries may crash on a NULL, so it is never passed.
+ */
+static void te_emit_null_str(const struct te_event *ev, unsigned i, FILE *out)
+{
+        int prec = ev->args[i].str_prec;
+        char m;
+
+        if (prec == -2 && i > 0) {
+                m = te_emit_member(ev->args[i - 1].kind);
+                fprintf(out, "((int)v[%u].%c < 0 || (int)v[%u].%c >= 6 ? \"(null)\" : \"\")",
+                        i - 1, m, i - 1, m);
+        } else
+                fputs(prec >= 0 && prec < 6 ? "\"\"" : "\"(null)\"", out);
+}
+
 static void te_emit_render(const struct te_event *ev, FILE *out)
 {
         unsigned i;
@@ -484,23 +503,26 @@ static void te_emit_render(const struct te_event *ev, FILE *out)
         for (i = 0; i < ev->nargs; i++) {
                 const struct te_arg *a = &ev->args[i];
 
-                if (a->kind == TE_KIND_STRING && te_emit_plain_char(&a->type))
-                        fprintf(out, ",\n%s%sv[%u].s ? v[%u].s : \"(null)\"", te_emit_ind,
-                                te_emit_ind, i, i);
-                else if (a->kind == TE_KIND_STRING)
+                if (a->kind == TE_KIND_STRING && te_emit_plain_char(&a->type)) {
+                        fprintf(out, ",\n%s%sv[%u].s ? v[%u].s : ", te_emit_ind, te_emit_ind,
+                                i, i);
+                        te_emit_null_str(ev, i, out);
+                } else if (a->kind == TE_KIND_STRING) {
                         /* back to the declared character type for the format
                          * check, const kept (-Wcast-qual): 'const unsigned char *' */
-                        fprintf(out, ",\n%s%s(%s%s)(v[%u].s ? v[%u].s : \"(null)\")",
-                                te_emit_ind, te_emit_ind,
-                                te_emit_const_target(&a->type) ? "" : "const ",
+                        fprintf(out, ",\n%s%s(%s%s)(v[%u].s ? v[%u].s : ", te_emit_ind,
+                                te_emit_ind, te_emit_const_target(&a->type) ? "" : "const ",
                                 a->type.spelling, i, i);
-                else if (a->kind == TE_KIND_POINTER)
+                        te_emit_null_str(ev, i, out);
+                        fputc(')', out);
+                } else if (a->kind == TE_KIND_POINTER) {
                         /* %p takes a void pointer: cast back to 'uint64_t *'
                          * it fails -Wpedantic's format check */
                         fprintf(out, ",\n%s%sv[%u].p", te_emit_ind, te_emit_ind, i);
-                else
+                } else {
                         fprintf(out, ",\n%s%s(%s)v[%u].%c", te_emit_ind, te_emit_ind,
                                 a->type.spelling, i, te_emit_member(a->kind));
+                }
         }
         fputs(");\n}\n\n", out);
 }

@@ -42,6 +42,7 @@ struct te_conv {
         unsigned nstars;        /* '*' width and precision, in order */
         bool star_prec[2];      /* which of the stars is the precision */
         bool prec;              /* a precision was given */
+        int prec_val;           /* its value when written in digits, else -1 */
         char flags[8];          /* the flags, each once */
         size_t off, end;        /* source text, from '%' */
         size_t conv_off;        /* offset of the conversion character */
@@ -296,9 +297,10 @@ static const char *te_format_flags_ok(char conv)
         }
 }
 
-/* Skip the digits of a width or precision at U[*K]; false when their value
- * is above INT_MAX, which printf() cannot take (gcc warns about it). */
-static bool te_format_number(const struct te_unit *u, size_t n, size_t *k)
+/* Skip the digits of a width or precision at U[*K], their value (0 for
+ * none) in *RET_V if not NULL; false when it is above INT_MAX, which printf()
+ * cannot take (gcc warns about it). */
+static bool te_format_number(const struct te_unit *u, size_t n, size_t *k, int *ret_v)
 {
         unsigned long v = 0;
 
@@ -307,6 +309,8 @@ static bool te_format_number(const struct te_unit *u, size_t n, size_t *k)
                 if (v > INT_MAX)
                         return false;
         }
+        if (ret_v)
+                *ret_v = (int)v;
         return true;
 }
 
@@ -314,7 +318,7 @@ static bool te_format_number(const struct te_unit *u, size_t n, size_t *k)
 static int te_format_conv(struct te_parse_ctx *ctx, const char *line, const struct te_unit *u,
                           size_t n, size_t *i, struct te_conv *ret)
 {
-        struct te_conv cv = { .off = u[*i].off, .len = TE_LEN_NONE };
+        struct te_conv cv = { .off = u[*i].off, .len = TE_LEN_NONE, .prec_val = -1 };
         size_t k = *i + 1, d;
         char *p;
 
@@ -334,7 +338,7 @@ static int te_format_conv(struct te_parse_ctx *ctx, const char *line, const stru
         if (TE_CH(k) == '*') {
                 cv.star_prec[cv.nstars++] = false;
                 k++;
-        } else if (!te_format_number(u, n, &k)) {
+        } else if (!te_format_number(u, n, &k, NULL)) {
                 return te_parse_error(ctx, cv.off, "field width out of range (at most %d)", INT_MAX);
         }
         if (TE_CH(k) == '.') {
@@ -343,7 +347,7 @@ static int te_format_conv(struct te_parse_ctx *ctx, const char *line, const stru
                 if (TE_CH(k) == '*') {
                         cv.star_prec[cv.nstars++] = true;
                         k++;
-                } else if (!te_format_number(u, n, &k)) {
+                } else if (!te_format_number(u, n, &k, &cv.prec_val)) {
                         return te_parse_error(ctx, cv.off, "precision out of range (at most %d)",
                                               INT_MAX);
                 }
@@ -548,6 +552,9 @@ static int te_format_match(struct te_parse_ctx *ctx, const char *line, const str
                         a->kind = a->type.ptr > 0 ? TE_KIND_POINTER : te_format_int_kind(&a->type);
                 } else if (a->type.ptr > 0) {
                         a->kind = cv->conv == 's' ? TE_KIND_STRING : TE_KIND_POINTER;
+                        a->str_prec = !cv->prec ? -1 :
+                                      cv->nstars && cv->star_prec[cv->nstars - 1] ? -2 :
+                                      cv->prec_val;
                 } else {
                         a->kind = te_format_int_kind(&a->type);
                 }
