@@ -15,7 +15,8 @@
  * day after the modification (so a file spanning New Year reads right); a
  * day its month never has (Apr 31) is an invalid timestamp, as in RFC 3339.
  * The fraction of a second is syslog-ng's, with frac-digits().
- * rsyslog's #ooo escapes of control characters are decoded.
+ * rsyslog's #ooo escapes of control characters are decoded.  rsyslog's
+ * "message repeated N times: [MSG]" is N entries (import_syslog_message()).
  *
  * The event and its arguments come from the tj@32473 STRUCTURED-DATA element
  * our RFC 5424 output writes (event, seq, time_ns, mono_ns, tid, file, line,
@@ -33,6 +34,7 @@
 
 #define IMPORT_SYSLOG_SDID "tj@32473"
 #define IMPORT_SYSLOG_NAME_MAX 32          /* RFC 5424 PARAM-NAME: 1*32 characters */
+#define IMPORT_SYSLOG_REPEAT_MAX 100000    /* rows one "message repeated" line may make */
 
 static const char import_syslog_months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
@@ -240,9 +242,49 @@ static bool import_syslog_is_event(const struct import_text *t, struct import_sy
                te_patterns_signature(t->patterns, w, n) != NULL;
 }
 
+/*
+ * rsyslog's reduction of repeated messages ($RepeatedMsgReduction, on in
+ * Ubuntu's rsyslog.conf) writes, after the first of identical messages of a
+ * program, one line "message repeated N times: [MSG]" for the N (2 or more)
+ * that followed; MSG keeps at most 800 bytes ("%.800s", the blank rsyslog
+ * keeps after an RFC 3164 tag counted).  Such a line holds N entries, each
+ * with the message MSG (T->repeat), and one whose MSG has the 800 bytes may
+ * have been cut: no event is read from it (*RET_CUT).  When STRUCTURED-DATA
+ * gave the event, it is that of the last of them, and the others' are lost:
+ * one entry.  Anybody may log that text, so a count above
+ * IMPORT_SYSLOG_REPEAT_MAX, which would make one short line that many rows,
+ * is not taken for one.  Otherwise MESSAGE is P[0..N) as it is.
+ */
+static int import_syslog_message(struct import_text *t, struct ingest_entry *e, const char *p,
+                                 size_t n, bool *ret_cut)
+{
+        static const char head[] = "message repeated ", mid[] = " times: [";
+        size_t hl = sizeof(head) - 1, ml = sizeof(mid) - 1, i = hl;
+        uint64_t v = 0;
+
+        *ret_cut = false;
+        if (n > hl && memcmp(p, head, hl) == 0 && p[n - 1] == ']') {
+                for (; i < n && i - hl < 7 && p[i] >= '0' && p[i] <= '9'; i++)
+                        v = v * 10 + (uint64_t) (p[i] - '0');
+                if (i > hl && p[hl] != '0' && v >= 2 && v <= IMPORT_SYSLOG_REPEAT_MAX &&
+                    n - i > ml && memcmp(p + i, mid, ml) == 0) {
+                        p += i + ml;
+                        n -= i + ml + 1;
+                        *ret_cut = n >= 800;
+                        if (n > 0 && *p == ' ') {
+                                p++;
+                                n--;
+                        }
+                        if (!(e->event.set && e->event.len > 0))
+                                t->repeat = (unsigned) v;
+                }
+        }
+        return import_text_field(t, e, "MESSAGE", p, n, true);
+}
+
 /* The part after the time of an RFC 3164 or rsyslog file line: [HOST] [TAG] MSG. */
 static int import_syslog_3164_rest(struct import_text *t, struct import_syslog_cur *c,
-                                   struct ingest_entry *e)
+                                   struct ingest_entry *e, bool *ret_cut)
 {
         struct import_syslog_cur save = *c;
         const char *w;
@@ -276,7 +318,7 @@ static int import_syslog_3164_rest(struct import_text *t, struct import_syslog_c
         if (c->end - c->p >= 3 && memcmp(c->p, "\xef\xbb\xbf", 3) == 0)
                 c->p += 3;      /* the BOM of a UTF-8 MSG an RFC 5424 line had */
         if (r == 0)
-                r = import_text_field(t, e, "MESSAGE", c->p, (size_t) (c->end - c->p), true);
+                r = import_syslog_message(t, e, c->p, (size_t) (c->end - c->p), ret_cut);
         return r;
 }
 
@@ -426,7 +468,7 @@ static int import_syslog_sd_element(struct import_text *t, struct import_syslog_
 
 /* "1 TIMESTAMP HOST APP-NAME PROCID MSGID SD [MSG]", after the version. */
 static int import_syslog_5424(struct import_text *t, struct import_syslog_cur *c,
-                              struct ingest_entry *e, struct tq_error *err)
+                              struct ingest_entry *e, bool *ret_cut, struct tq_error *err)
 {
         const char *w;
         size_t n;
@@ -482,13 +524,14 @@ static int import_syslog_5424(struct import_text *t, struct import_syslog_cur *c
                 c->p += 3;      /* the BOM of a UTF-8 MSG */
         while (c->p < c->end && *c->p == ' ')
                 c->p++;         /* rsyslog keeps the space after an RFC 3164 tag */
-        return import_text_field(t, e, "MESSAGE", c->p, (size_t) (c->end - c->p), true);
+        return import_syslog_message(t, e, c->p, (size_t) (c->end - c->p), ret_cut);
 }
 
 static int import_syslog_line(struct import_text *t, const char *line, size_t len,
                               struct ingest_entry *e, struct tq_error *err)
 {
         struct import_syslog_cur c = { line, line + len };
+        bool cut = false;
         int64_t ns;
         int r;
 
@@ -508,7 +551,7 @@ static int import_syslog_line(struct import_text *t, const char *line, size_t le
                 c.p++;
         }
         if (c.end - c.p >= 2 && c.p[0] == '1' && c.p[1] == ' ')
-                r = import_syslog_5424(t, (c.p += 2, &c), e, err);
+                r = import_syslog_5424(t, (c.p += 2, &c), e, &cut, err);
         else {
                 if (c.end - c.p >= 5 && c.p[0] >= '0' && c.p[0] <= '9' && c.p[4] == '-')
                         r = import_syslog_3339_time(&c, &ns, err);
@@ -517,10 +560,14 @@ static int import_syslog_line(struct import_text *t, const char *line, size_t le
                 if (r == 0)
                         r = import_text_field_int(t, e, "TRACE_TIME_NS", ns);
                 if (r == 0)
-                        r = import_syslog_3164_rest(t, &c, e);
+                        r = import_syslog_3164_rest(t, &c, e, &cut);
         }
         if (r < 0)
                 return r;
+        if (cut && !(e->event.set && e->event.len > 0)) {
+                t->unmatched++;         /* a message rsyslog may have cut */
+                return ingest_entry_add(e, "TRACE_EVENT=", 12);
+        }
         return import_text_recognise(t, e);
 }
 

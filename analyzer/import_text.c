@@ -411,6 +411,7 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
         struct import_text_run *run = userdata;
         struct import_text_file *x = run->x;
         struct ring_slot *slot;
+        unsigned copy, copies;
         ssize_t n;
         int r;
 
@@ -447,27 +448,35 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
                         run->st->incomplete = run->st->incomplete_event = true;
                         break;
                 }
-                slot = ring_get(ring);
-                if (!slot)
-                        return ring_error(ring);        /* the writer failed, or no memory */
-                ingest_entry_reset(&slot->e);
-                if (memchr(line, '\0', (size_t) n))
-                        r = tq_error_set(err, -EBADMSG, "NUL byte in the line");
-                else
-                        r = run->fmt->line(run->t, line, (size_t) n, &slot->e, err);
-                if (r == -ENOMEM)
-                        return tq_error_set(err, r, "out of memory");
-                if (r < 0) {
-                        char why[sizeof(err->msg)];
+                /* a line that holds several entries alike (t->repeat) is
+                 * parsed again for each */
+                for (copy = 0, copies = 1; copy < copies; copy++) {
+                        slot = ring_get(ring);
+                        if (!slot)
+                                return ring_error(ring);        /* the writer failed, or no memory */
+                        ingest_entry_reset(&slot->e);
+                        run->t->repeat = 0;
+                        if (memchr(line, '\0', (size_t) n))
+                                r = tq_error_set(err, -EBADMSG, "NUL byte in the line");
+                        else
+                                r = run->fmt->line(run->t, line, (size_t) n, &slot->e, err);
+                        if (r == -ENOMEM)
+                                return tq_error_set(err, r, "out of memory");
+                        if (r < 0) {
+                                char why[sizeof(err->msg)];
 
-                        snprintf(why, sizeof(why), "%s", err->msg);
-                        return tq_error_set(err, r, "%s:%" PRIu64 ": %s", x->name, at, why);
+                                snprintf(why, sizeof(why), "%s", err->msg);
+                                return tq_error_set(err, r, "%s:%" PRIu64 ": %s", x->name, at,
+                                                    why);
+                        }
+                        if (r == 1)
+                                break;  /* no entry: the slot is filled again */
+                        if (copy == 0 && run->t->repeat > 1)
+                                copies = run->t->repeat;
+                        slot->kind = RING_ENTRY;
+                        ring_put(ring);
                 }
                 x->offset += raw;
-                if (r == 1)
-                        continue;       /* no entry: the slot is filled again */
-                slot->kind = RING_ENTRY;
-                ring_put(ring);
         }
         if (n == -ENOMEM)
                 return tq_error_set(err, -ENOMEM, "out of memory");

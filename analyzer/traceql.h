@@ -422,6 +422,9 @@ struct import_text {
         uint64_t recovered;             /* lines whose event was recognised */
         uint64_t unmatched;             /* lines kept with event '' */
         uint64_t cut;                   /* RFC 5424 lines that end inside STRUCTURED-DATA */
+        unsigned repeat;                /* set by the line parser: the line holds this many
+                                         * entries alike (rsyslog's "message repeated N
+                                         * times"); 0 or 1: one */
 };
 
 /* Parse one line (LEN bytes, no newline) into E.  Returns 0 for an entry,
