@@ -527,6 +527,11 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                         return TQ_EXIT_USAGE;
                 }
         }
+        if (o->since && o->until && jo.since_us > jo.until_us) {
+                /* swapped, most likely: an empty window would import nothing, exit 0 */
+                tq_message("--since '%s' is after --until '%s'", o->since, o->until);
+                return TQ_EXIT_USAGE;
+        }
         jo.has_until = o->until != NULL;
         if (o->boot && traceql_boot(o->boot, bootbuf) < 0) {
                 tq_message("invalid boot id '%s'", o->boot);

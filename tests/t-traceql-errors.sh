@@ -956,6 +956,12 @@ run usage-time-inf 2 "traceql: invalid time '@inf' $TIMES" --db "$DB" import --s
 run usage-time-overflow 2 "traceql: invalid time '@18446744073709551' $TIMES" --db "$DB" import --since @18446744073709551
 run usage-time-negative 2 "traceql: invalid time '@-1' $TIMES" --db "$DB" import --until @-1
 run usage-boot 2 "traceql: invalid boot id 'xyz'" --db "$DB" import --boot=xyz
+# --since and --until swapped: an empty window imported nothing, exit 0
+run usage-time-window 2 "traceql: --since '2026-01-02' is after --until '2026-01-01'" \
+        --db "$DB" import --since 2026-01-02 --until 2026-01-01
+run usage-time-window-at 2 "traceql: --since '@1000.5' is after --until '@1000.25'" \
+        --db "$DB" import --until @1000.25 --since @1000.5
+run usage-time-window-same 0 "" --db "$DB" import --identifier tq-none --since @1000 --until @1000
 run version 0 "" --version
 check_eq version-text "traceql $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")" "$(cat "$T/out")"
 # -h is --help wherever --help is taken, as in tracegen (ctl alone took it;
