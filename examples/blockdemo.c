@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trace.h"
 
@@ -250,12 +251,44 @@ static int bd_parse_count(const char *s, unsigned long min, unsigned long max,
         return 0;
 }
 
+/*
+ * The first events=FILE item of OPT whose FILE does not exist, copied into
+ * BUF, or NULL.  Items are split as tj_trace_opt() splits them: at each ','
+ * but a doubled one, which is a ',' of the item.
+ */
+static const char *bd_missing_events_file(const char *opt, char *buf, size_t size)
+{
+        for (const char *p = opt; *p; ) {
+                size_t n = 0;
+
+                for (; *p && (*p != ',' || p[1] == ','); p++) {
+                        if (*p == ',')
+                                p++;
+                        if (n + 1 < size)
+                                buf[n++] = *p;
+                }
+                buf[n] = '\0';
+                if (*p)
+                        p++;
+                if (strncmp(buf, "events=", 7) == 0 && access(buf + 7, F_OK) < 0 &&
+                    errno == ENOENT)
+                        return buf + 7;
+        }
+        return NULL;
+}
+
 /* Apply one --trace option; prints the error and returns -errno. */
 static int bd_apply_trace(const char *opt)
 {
         int r = tj_trace_opt(opt);
+        char buf[4096];
+        const char *missing;
 
-        if (r == -ENOENT)
+        /* -ENOENT is also an events= file that does not exist: name it */
+        if (r == -ENOENT && (missing = bd_missing_events_file(opt, buf, sizeof(buf))))
+                fprintf(stderr, "blockdemo: --trace %s: %s: %s\n", opt, missing,
+                        strerror(ENOENT));
+        else if (r == -ENOENT)
                 fprintf(stderr, "blockdemo: --trace %s: no event matches\n", opt);
         else if (r < 0)
                 fprintf(stderr, "blockdemo: --trace %s: %s\n", opt, strerror(-r));

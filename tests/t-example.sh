@@ -32,6 +32,15 @@ run_cli example-threads-big 2 "blockdemo: --threads: '257' is not a number from 
 run_cli example-requests-neg 2 "blockdemo: --requests: '-1' is not a number from 0 to 4000000000" --requests -1
 run_cli example-extra-arg 2 "blockdemo: unexpected argument 'foo'" foo
 run_cli example-trace-unknown 2 "blockdemo: --trace nosuch_*: no event matches" --trace 'nosuch_*'
+# An events= file that does not exist is named, not "no event matches" (both
+# are -ENOENT from tj_trace_opt()); one whose pattern matches nothing is that.
+run_cli example-trace-events-missing 2 \
+        "blockdemo: --trace events=$T/none: $T/none: No such file or directory" --trace "events=$T/none"
+run_cli example-trace-events-missing-comma 2 \
+        "blockdemo: --trace blk_*,events=$T/a,,b: $T/a,b: No such file or directory" --trace "blk_*,events=$T/a,,b"
+printf 'blk_dev_open\nnosuch_event\n' > "$T/nomatch.events"
+run_cli example-trace-events-nomatch 2 "blockdemo: --trace events=$T/nomatch.events: no event matches" \
+        --trace "events=$T/nomatch.events"
 run_cli example-version 0 "" --version
 check_eq example-version-text "blockdemo (tracejournal) $VERSION" "$(cat "$T/cli.out")"
 run_cli example-help 0 "" --help
