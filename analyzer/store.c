@@ -576,12 +576,19 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
         /* A new database is its owner's alone, as the journal it copies may
          * be (the system journal is for root and the adm group): SQLite
          * makes it 0644 less the umask, and its -wal and -shm files take
-         * its mode.  A failure here is SQLite's to report. */
-        if ((flags & STORE_WRITE) && !memory) {
+         * its mode.  A file that cannot be made (a directory missing or not
+         * writable) is said so here: SQLite would only say "unable to open
+         * database file".  An empty name is SQLite's, a private temporary
+         * database. */
+        if ((flags & STORE_WRITE) && !memory && *path) {
                 int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
-                if (fd >= 0)
+                if (fd >= 0) {
                         close(fd);
+                } else if (errno != EEXIST) {
+                        r = tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
+                        goto out;
+                }
         }
         oflags = (flags & STORE_WRITE) ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
                                        : SQLITE_OPEN_READONLY;

@@ -1299,6 +1299,14 @@ mkdir "$T/dir.db"
 run db-directory 3 "traceql: $T/dir.db: Is a directory" --db "$T/dir.db" 'select 1'
 run db-directory-no-sync 3 "traceql: $T/dir.db: Is a directory" --db "$T/dir.db" --no-sync 'select 1'
 run db-directory-import 3 "traceql: $T/dir.db: Is a directory" --db "$T/dir.db" import --export "$FIX"
+# --db in a directory that does not exist: said so (SQLite said "unable to
+# open database file"), nothing made
+run db-missing-directory 3 "traceql: $T/nodir/x.db: No such file or directory" --db "$T/nodir/x.db" 'select 1'
+run db-missing-directory-import 3 "traceql: $T/nodir/x.db: No such file or directory" \
+        --db "$T/nodir/x.db" import --export "$FIX"
+run db-missing-directory-write 3 "traceql: $T/nodir/x.db: No such file or directory" \
+        --db "$T/nodir/x.db" --write --no-sync 'select 1'
+check_eq db-missing-directory-nothing-made "no" "$([ -e "$T/nodir" ] && echo yes || echo no)"
 
 # ---- the man page ------------------------------------------------------------
 MAN=$TOP/man/traceql.1
