@@ -101,6 +101,16 @@ check_eq gen-cli-version-text "tracegen $version" "$(cat "$T/out")"
 run gen-cli-help 0 "$TG" --help
 check_eq gen-cli-help-text "Usage: tracegen [OPTION]... TRACE-EVENTS..." "$(head -1 "$T/out")"
 usage_tail="Try 'tracegen --help' for more information."
+# A file given twice: each of its events was "duplicate event 'foo' (first
+# defined at F:2)" at F:2 itself, exit 1
+run gen-cli-twice 2 "$TG" --check basic.events basic.events
+check_eq gen-cli-twice-msg "tracegen: basic.events: given twice
+Try 'tracegen --help' for more information." "$(cat "$T/err")"
+run gen-cli-twice-other-name 2 "$TG" --group=g --header="$T/twice.h" basic.events ../gen/basic.events
+check_eq gen-cli-twice-other-name-msg "tracegen: ../gen/basic.events: the same file as basic.events
+Try 'tracegen --help' for more information.|no output" \
+        "$(cat "$T/err")|$([ -e "$T/twice.h" ] && echo output || echo no output)"
+run gen-cli-twice-dev-null 0 "$TG" --check /dev/null /dev/null
 run gen-cli-no-input 2 "$TG" --group=g --header="$T/x.h"
 check_eq gen-cli-no-input-msg "tracegen: no trace-events file given
 $usage_tail" "$(cat "$T/err")"

@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "te.h"
 
@@ -294,6 +295,37 @@ static char *tracegen_path(const char *dir, const char *name, const char *group,
         return r < 0 ? NULL : p;
 }
 
+/*
+ * A regular file given twice, by one name or two, would have each of its
+ * events reported as a duplicate of itself ("duplicate event 'foo' (first
+ * defined at F:2)" at F:2): a usage error instead, exit 2.  A file that
+ * cannot be stat()ed is left to tracegen_read() to report.
+ */
+static void tracegen_check_twice(char **files, int n)
+{
+        struct stat a, b;
+
+        for (int i = 1; i < n; i++) {
+                if (strcmp(files[i], "-") == 0 || stat(files[i], &a) < 0 || !S_ISREG(a.st_mode))
+                        continue;
+                for (int j = 0; j < i; j++) {
+                        if (strcmp(files[j], "-") == 0 || stat(files[j], &b) < 0 ||
+                            a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+                                continue;
+                        fputs("tracegen: ", stderr);
+                        te_fputs_quoted(files[i], NULL, stderr);
+                        if (strcmp(files[i], files[j]) == 0) {
+                                fputs(": given twice", stderr);
+                        } else {
+                                fputs(": the same file as ", stderr);
+                                te_fputs_quoted(files[j], NULL, stderr);
+                        }
+                        fputs("\nTry 'tracegen --help' for more information.\n", stderr);
+                        exit(TRACEGEN_EXIT_USAGE);
+                }
+        }
+}
+
 /* Read every input into LIST. Returns an exit status. */
 static int tracegen_read(struct te_list *list, char **files, int n)
 {
@@ -464,6 +496,7 @@ int main(int argc, char **argv)
         list = te_list_new();
         if (!list)
                 tracegen_nomem();
+        tracegen_check_twice(argv + optind, argc - optind);
         status = tracegen_read(list, argv + optind, argc - optind);
         if (status == TRACEGEN_EXIT_OK && (o.backends & (TE_BACKEND_DTRACE | TE_BACKEND_UST)))
                 status = tracegen_check_probes(list, o.group, o.backends);
