@@ -13,6 +13,7 @@
  * work is in store.c, import_*.c and query.c.  Every error is one line on
  * stderr, "traceql: " followed by a message that names the file.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -287,6 +288,68 @@ static int traceql_parse_time(const char *s, uint64_t *ret_us)
                 }
         }
         return -EINVAL;
+}
+
+/* The edit distance of A and B (Levenshtein), at most 3 counted: enough to
+ * tell a word one or two typing mistakes away. */
+static unsigned traceql_distance(const char *a, const char *b)
+{
+        size_t la = strlen(a), lb = strlen(b), i, j;
+        unsigned d[16], prev, cur;
+
+        if (la >= sizeof(d) / sizeof(d[0]) || lb >= sizeof(d) / sizeof(d[0]))
+                return 3;
+        for (j = 0; j <= lb; j++)
+                d[j] = (unsigned) j;
+        for (i = 1; i <= la; i++) {
+                prev = d[0];
+                d[0] = (unsigned) i;
+                for (j = 1; j <= lb; j++) {
+                        cur = d[j];
+                        d[j] = prev + (a[i - 1] != b[j - 1]);
+                        if (d[j - 1] + 1 < d[j])
+                                d[j] = d[j - 1] + 1;
+                        if (cur + 1 < d[j])
+                                d[j] = cur + 1;
+                        prev = cur;
+                }
+        }
+        return d[lb] < 3 ? d[lb] : 3;
+}
+
+/*
+ * Is WHAT, given where the SQL or a subcommand goes, a subcommand mistyped?
+ * One word, a letter or two from a subcommand's name, is no SQL (a lone word
+ * is a syntax error but BEGIN, END and a few others): said at once, as a
+ * usage error, before the sync a query starts with, which a large journal
+ * makes long, and before the words after it are looked at.  "traceql --
+ * WORD" always runs WORD as SQL.
+ */
+static bool traceql_mistyped(const char *what)
+{
+        static const char *const subs[] = { "import", "events", "losses", "leaks", "pairs",
+                                            "ctl" };
+        const char *best = NULL;
+        unsigned d, bd = 3;
+        size_t i;
+
+        for (i = 0; what[i]; i++)
+                if (!isalpha((unsigned char) what[i]))
+                        return false;
+        if (i < 3)
+                return false;
+        for (i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+                d = traceql_distance(what, subs[i]);
+                if (d < bd) {
+                        bd = d;
+                        best = subs[i];
+                }
+        }
+        if (!best || bd == 0 || bd > (strlen(best) > 4 ? 2u : 1u))
+                return false;   /* a subcommand, or no name near */
+        fprintf(stderr, "traceql: unknown subcommand '%s'; did you mean '%s'? (as SQL: "
+                "traceql -- %s)\n", what, best, what);
+        return true;
 }
 
 /*
@@ -727,8 +790,13 @@ int main(int argc, char **argv)
                         ctl = i;        /* ctl's words are its own; the options before it are ours */
                         break;
                 }
-                if (argv[i][0] != '-')
+                if (argv[i][0] != '-') {
+                        if (traceql_mistyped(argv[i])) {
+                                ret = TQ_EXIT_USAGE;
+                                goto out;
+                        }
                         break;          /* the SQL or another subcommand */
+                }
         }
         if (traceql_parse(ctl ? ctl : argc, argv, &o, false, &first) < 0) {
                 traceql_usage(stderr);

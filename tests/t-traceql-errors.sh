@@ -903,6 +903,15 @@ check_eq usage-pairs-option-eq-without-pairs "2|traceql: option '--by' is for le
 run usage-dashdash-leaks 1 "traceql: $DB: near \"leaks\": syntax error (SQL line 1, column 1)" --db "$DB" --no-sync -- leaks
 run usage-dashdash-import 1 "traceql: $DB: near \"import\": syntax error (SQL line 1, column 1)" --db "$DB" --no-sync -- import
 run usage-dashdash-events 1 "traceql: $DB: near \"events\": syntax error (SQL line 1, column 1)" --db "$DB" --no-sync -- events
+# one word a typing mistake or two from a subcommand's name: a usage error
+# at once, before the sync (it ran as SQL after one: 'near "event": syntax
+# error', exit 1); after -- it is SQL still; a lone SQL word is SQL
+run usage-mistyped-events 2 "traceql: unknown subcommand 'event'; did you mean 'events'? (as SQL: traceql -- event)" --db "$DB" event
+run usage-mistyped-losses 2 "traceql: unknown subcommand 'loss'; did you mean 'losses'? (as SQL: traceql -- loss)" --db "$DB" loss
+run usage-mistyped-leaks 2 "traceql: unknown subcommand 'leak'; did you mean 'leaks'? (as SQL: traceql -- leak)" --db "$DB" leak
+run usage-mistyped-ctl 2 "traceql: unknown subcommand 'ctll'; did you mean 'ctl'? (as SQL: traceql -- ctll)" ctll 1 stats
+run usage-mistyped-dashdash 1 "traceql: $DB: near \"event\": syntax error (SQL line 1, column 1)" --db "$DB" --no-sync -- event
+run usage-mistyped-sql-word 1 "traceql: $DB: near \"selec\": syntax error (SQL line 1, column 1)" --db "$DB" --no-sync selec
 rc=0; $TQ --db "$DB" --no-sync -- pairs --begin a --end b 2> "$T/err" || rc=$?
 check_eq usage-dashdash-pairs-options "2|traceql: unexpected argument '--begin' (quote the SQL as one argument)" "$rc|$(head -1 "$T/err")"
 rc=0; $TQ --db "$DB" -- ctl $$ list 2> "$T/err" || rc=$?
