@@ -596,9 +596,13 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 return TQ_EXIT_USAGE;
         }
         jo.has_until = o->until != NULL;
-        if (o->boot && traceql_boot(o->boot, bootbuf) < 0) {
-                tq_message("invalid boot id '%s'", o->boot);
-                return TQ_EXIT_USAGE;
+        if (o->boot && (r = traceql_boot(o->boot, bootbuf)) < 0) {
+                if (*o->boot)
+                        tq_message("invalid boot id '%s' (32 hex digits, as journalctl "
+                                   "--list-boots shows)", o->boot);
+                else
+                        tq_message("--boot: cannot get the current boot id: %s", strerror(-r));
+                return *o->boot ? TQ_EXIT_USAGE : TQ_EXIT_INPUT;
         }
         if ((o->export_path != NULL) + (o->directory != NULL) + (o->files != NULL) +
             (o->simpletrace != NULL) + (o->ftrace != NULL) + (o->xentrace != NULL) > 1) {

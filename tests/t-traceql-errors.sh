@@ -964,7 +964,7 @@ check_eq usage-leaks-format-escaped "2|traceql: unknown format 'x\\x0ay' (table,
 run usage-time-inf 2 "traceql: invalid time '@inf' $TIMES" --db "$DB" import --since @inf
 run usage-time-overflow 2 "traceql: invalid time '@18446744073709551' $TIMES" --db "$DB" import --since @18446744073709551
 run usage-time-negative 2 "traceql: invalid time '@-1' $TIMES" --db "$DB" import --until @-1
-run usage-boot 2 "traceql: invalid boot id 'xyz'" --db "$DB" import --boot=xyz
+run usage-boot 2 "traceql: invalid boot id 'xyz' (32 hex digits, as journalctl --list-boots shows)" --db "$DB" import --boot=xyz
 # --since and --until swapped: an empty window imported nothing, exit 0
 run usage-time-window 2 "traceql: --since '2026-01-02' is after --until '2026-01-01'" \
         --db "$DB" import --since 2026-01-02 --until 2026-01-01
