@@ -1820,8 +1820,10 @@ static void corr_histogram_print(const struct corr_totals *t)
                 int bar = (int) ((t->hist[b] * 40 + max - 1) / max);
 
                 corr_bucket_label(range, sizeof(range), b);
-                printf("%*s %10llu %.*s\n", width, range, (unsigned long long) t->hist[b],
-                       t->hist[b] ? bar : 0, "########################################");
+                /* an empty bucket has no bar, nor the blank before it */
+                printf("%*s %10llu%s%.*s\n", width, range, (unsigned long long) t->hist[b],
+                       t->hist[b] ? " " : "", t->hist[b] ? bar : 0,
+                       "########################################");
         }
 }
 
