@@ -148,6 +148,21 @@ static int import_export_check(const struct import_export *x, const char *data, 
                             import_export_at(x, at), import_export_quote(data + 9, vlen, quote));
 }
 
+/* Add the field DATA (LEN bytes), read at line AT, to the entry.  An entry
+ * holds less than 2 GiB (ingest.c): a stream whose entry goes on past that
+ * is broken, not short of memory.  0, -EBADMSG or -ENOMEM. */
+static int import_export_add(const struct import_export *x, const char *data, size_t len,
+                             uint64_t at, struct tq_error *err)
+{
+        int r = ingest_entry_add(x->e, data, len);
+
+        if (r == -E2BIG)
+                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": entry too large (its "
+                                    "fields take more than 2 GiB)", x->name,
+                                    import_export_at(x, at));
+        return r < 0 ? tq_error_set(err, -ENOMEM, "out of memory") : 0;
+}
+
 /* At the end of the input inside an entry: is it left for the next import?
  * When it is, the position goes back to where the entry began. */
 static bool import_export_held(struct import_export *x)
@@ -214,8 +229,7 @@ static int import_export_binary(struct import_export *x, const char *name, size_
         x->lineno++;
         if (import_export_check(x, x->bin, nlen, nlen + 1 + size, at, err) < 0)
                 return -EBADMSG;
-        return ingest_entry_add(x->e, x->bin, nlen + 1 + size) < 0
-               ? tq_error_set(err, -ENOMEM, "out of memory") : 0;
+        return import_export_add(x, x->bin, nlen + 1 + size, at, err);
 }
 
 /* Read one line of the stream into the entry. Returns 1 at the end of an
@@ -269,8 +283,7 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
         }
         if (import_export_check(x, x->line, nlen, (size_t) n, x->lineno, err) < 0)
                 return -EBADMSG;
-        r = ingest_entry_add(x->e, x->line, (size_t) n);
-        return r < 0 ? tq_error_set(err, r, "out of memory") : 0;
+        return import_export_add(x, x->line, (size_t) n, x->lineno, err);
 }
 
 size_t import_max_line(void)

@@ -197,7 +197,8 @@ struct ingest_entry {
 void ingest_entry_reset(struct ingest_entry *e);
 void ingest_entry_free(struct ingest_entry *e);
 /* Add one "NAME=value" field (LEN bytes, value may hold any byte); fields
- * traceql does not use are ignored.  Returns 0 or -ENOMEM.  DATA must not
+ * traceql does not use are ignored.  Returns 0, -ENOMEM, or -E2BIG when the
+ * entry would hold 2 GiB or more (every field is copied).  DATA must not
  * point into E's buffer, which adding a field may move (so for every
  * function here that copies into an entry). */
 int ingest_entry_add(struct ingest_entry *e, const char *data, size_t len);
