@@ -171,6 +171,13 @@ static void regexp_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         }
         rc = pcre2_match(re->code, subject, (PCRE2_SIZE) sqlite3_value_bytes(argv[1]), 0, 0,
                          re->match, NULL);
+        /* JIT code backtracks on a stack of its own, 32 KiB: a group repeated
+         * over a long subject ('^(.)*$' on 1500 bytes) fills it.  PCRE2's
+         * interpreter keeps its backtracking on the heap, within the same
+         * match limit: it answers then. */
+        if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
+                rc = pcre2_match(re->code, subject, (PCRE2_SIZE) sqlite3_value_bytes(argv[1]), 0,
+                                 PCRE2_NO_JIT, re->match, NULL);
         if (rc >= 0)
                 sqlite3_result_int(ctx, 1);
         else if (rc == PCRE2_ERROR_NOMATCH)
