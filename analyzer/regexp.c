@@ -7,9 +7,9 @@
  * subquery (SQLite's auxiliary data only lasts for a constant); the JIT
  * makes the match itself cheap (not under valgrind, which cannot follow JIT
  * code).  Patterns are UTF-8 (PCRE2_UTF with PCRE2_MATCH_INVALID_UTF so
- * invalid bytes in journal strings do not abort the query).  A bad pattern
- * is an SQL error naming the pattern (escaped, as the table shows text) and
- * PCRE2's reason.
+ * invalid bytes in journal strings do not abort the query).  A bad pattern,
+ * and a match past PCRE2's limits, is an SQL error naming the pattern
+ * (escaped, as the table shows text) and PCRE2's reason.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
@@ -64,16 +64,33 @@ static void regexp_cache_free(void *p)
         sqlite3_free(c);
 }
 
-/* Compile PATTERN; on failure set the SQL error and return NULL.  The
- * message quotes the pattern's first REGEXP_QUOTE bytes through
- * query_escape(), so invalid UTF-8 and control bytes (a NUL too) show as
- * \xHH, and a cut inside a character cannot leave a broken one. */
+/* Set the SQL error "REGEXP 'PATTERN': REASON".  The message quotes the
+ * pattern's first REGEXP_QUOTE bytes through query_escape(), so invalid
+ * UTF-8 and control bytes (a NUL too) show as \xHH, and a cut inside a
+ * character cannot leave a broken one. */
 #define REGEXP_QUOTE 128
+static void regexp_error(sqlite3_context *ctx, const char *pattern, int len, const char *reason)
+{
+        char msg[4 * REGEXP_QUOTE + 256];
+        char *quote;
+
+        quote = query_escape((const unsigned char *) pattern,
+                             len > REGEXP_QUOTE ? REGEXP_QUOTE : (size_t) len);
+        if (!quote) {
+                sqlite3_result_error_nomem(ctx);
+                return;
+        }
+        snprintf(msg, sizeof(msg), "REGEXP '%s%s': %s", quote, len > REGEXP_QUOTE ? "..." : "",
+                 reason);
+        sqlite3_result_error(ctx, msg, -1);
+        free(quote);
+}
+
+/* Compile PATTERN; on failure set the SQL error and return NULL. */
 static struct regexp *regexp_compile(sqlite3_context *ctx, const char *pattern, int len)
 {
-        char msg[4 * REGEXP_QUOTE + 256], reason[160];
+        char reason[160], where[200];
         struct regexp *re;
-        char *quote;
         PCRE2_SIZE erroff;
         int errcode;
 
@@ -90,16 +107,8 @@ static struct regexp *regexp_compile(sqlite3_context *ctx, const char *pattern, 
                                  PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &errcode, &erroff, NULL);
         if (!re->code) {
                 pcre2_get_error_message(errcode, (PCRE2_UCHAR *) reason, sizeof(reason));
-                quote = query_escape((const unsigned char *) pattern,
-                                     len > REGEXP_QUOTE ? REGEXP_QUOTE : (size_t) len);
-                if (quote) {
-                        snprintf(msg, sizeof(msg), "REGEXP '%s%s': %s at offset %zu", quote,
-                                 len > REGEXP_QUOTE ? "..." : "", reason, (size_t) erroff);
-                        sqlite3_result_error(ctx, msg, -1);
-                } else {
-                        sqlite3_result_error_nomem(ctx);
-                }
-                free(quote);
+                snprintf(where, sizeof(where), "%s at offset %zu", reason, (size_t) erroff);
+                regexp_error(ctx, pattern, len, where);
                 regexp_free(re);
                 return NULL;
         }
@@ -182,8 +191,16 @@ static void regexp_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
                 sqlite3_result_int(ctx, 1);
         else if (rc == PCRE2_ERROR_NOMATCH)
                 sqlite3_result_int(ctx, 0);
-        else
-                sqlite3_result_error(ctx, "REGEXP: match failed (resource limit)", -1);
+        else if (rc == PCRE2_ERROR_NOMEMORY)
+                sqlite3_result_error_nomem(ctx);
+        else {
+                /* a limit: "match limit exceeded" for a pattern that
+                 * backtracks without end, '(a+)+$' on a long run of a's */
+                char reason[160];
+
+                pcre2_get_error_message(rc, (PCRE2_UCHAR *) reason, sizeof(reason));
+                regexp_error(ctx, re->pattern, re->len, reason);
+        }
 }
 
 int regexp_register(sqlite3 *db)
