@@ -451,15 +451,18 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, bool bef
         return 0;
 }
 
-/* The SQL on standard input; NULL, said, when it holds a NUL byte: the SQL
- * would end there, and the statements after it would not run, unsaid. */
-static char *traceql_read_stdin(void)
+/* The SQL on standard input; NULL, said, with *RET_STATUS the exit status,
+ * when it holds a NUL byte (the SQL would end there, and the statements after
+ * it would not run, unsaid) or cannot be read (a directory, a closed
+ * descriptor: the SQL would be empty, and nothing run, unsaid). */
+static char *traceql_read_stdin(int *ret_status)
 {
         size_t len = 0, size = 4096, n;
         char *buf = malloc(size), *nul;
 
         if (!buf)
                 traceql_nomem();
+        errno = 0;
         while ((n = fread(buf + len, 1, size - len - 1, stdin)) > 0) {
                 len += n;
                 if (size - len < 2) {
@@ -468,12 +471,19 @@ static char *traceql_read_stdin(void)
                                 traceql_nomem();
                 }
         }
+        if (ferror(stdin)) {
+                fprintf(stderr, "traceql: <stdin>: %s\n", strerror(errno ? errno : EIO));
+                free(buf);
+                *ret_status = TQ_EXIT_INPUT;
+                return NULL;
+        }
         buf[len] = '\0';
         nul = memchr(buf, '\0', len);
         if (nul) {
                 fprintf(stderr, "traceql: <stdin>: a NUL byte in the SQL (byte %zu)\n",
                         (size_t) (nul - buf) + 1);
                 free(buf);
+                *ret_status = TQ_EXIT_SQL;
                 return NULL;
         }
         return buf;
@@ -859,11 +869,9 @@ int main(int argc, char **argv)
                 ret = traceql_query(path, tq_sql_get(sub), &o);
         else {
                 if (strcmp(what, "-") == 0) {
-                        sql = traceql_read_stdin();
-                        if (!sql) {
-                                ret = TQ_EXIT_SQL;
+                        sql = traceql_read_stdin(&ret);
+                        if (!sql)
                                 goto out;
-                        }
                 }
                 ret = traceql_query(path, sql ? sql : what, &o);
         }

@@ -859,6 +859,11 @@ check_eq sql-stdin-out "s|from stdin" "$(tr '\n' '|' < "$T/out" | sed 's/|$//')"
 printf "select 'one' as s;\000select 'two' as s;" > "$STDIN"
 run sql-stdin-nul 1 "traceql: <stdin>: a NUL byte in the SQL (byte 19)" --db "$DB" --no-sync --format csv -
 check_eq sql-stdin-nul-out "" "$(cat "$T/out")"
+# Standard input that cannot be read (a directory): an error, not empty SQL
+# run without a word.
+STDIN=$T
+run sql-stdin-unreadable 4 "traceql: <stdin>: Is a directory" --db "$DB" --no-sync --format csv -
+check_eq sql-stdin-unreadable-out "" "$(cat "$T/out")"
 STDIN=
 
 # ---- usage -----------------------------------------------------------------
