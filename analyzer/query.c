@@ -7,8 +7,8 @@
  *          characters shown as \n, \t, \xHH so a value stays on its line
  *   csv    RFC 4180: a header line, fields quoted when they hold a comma, a
  *          quote, CR, LF, a NUL or edge spaces, quotes doubled; NULL is an
- *          empty field, the empty string and the empty blob are ""; lines
- *          end in LF
+ *          empty field, the empty string and the empty blob are ""; a real
+ *          as SQLite writes it unless that loses digits; lines end in LF
  *   json   one array of objects per statement, keys the column names; one
  *          that fails after printing rows has its array closed first
  *   jsonl  one object per line
@@ -183,6 +183,20 @@ static void query_json_row(FILE *out, sqlite3_stmt *st)
 
 /* ---- CSV ---- */
 
+/* A REAL as SQLite writes it ("2.0", "1.0e+16"), unless that does not read
+ * back as the same double: SQLite (before 3.43) writes 15 significant digits,
+ * so 0.1 + 0.2 would be "0.3"; then in the fewest digits that do. */
+static void query_csv_double(FILE *out, sqlite3_stmt *st, int i)
+{
+        double d = sqlite3_column_double(st, i);
+        const char *text = (const char *) sqlite3_column_text(st, i);
+
+        if (text && strtod(text, NULL) == d)
+                fputs(text, out);
+        else
+                query_json_double(out, d);
+}
+
 static void query_csv_field(FILE *out, const char *p, size_t n, bool text)
 {
         bool quote = text && (n == 0 || p[0] == ' ' || p[n - 1] == ' ');
@@ -221,6 +235,8 @@ static void query_csv_row(FILE *out, sqlite3_stmt *st, bool header)
                         fputs("\"\"", out);       /* its hex is empty: not NULL's empty field */
                 else if (t == SQLITE_BLOB)
                         query_hex(out, sqlite3_column_blob(st, i), (size_t) sqlite3_column_bytes(st, i));
+                else if (t == SQLITE_FLOAT)
+                        query_csv_double(out, st, i);
                 else if (t != SQLITE_NULL)
                         query_csv_field(out, (const char *) sqlite3_column_text(st, i),
                                         (size_t) sqlite3_column_bytes(st, i), t == SQLITE_TEXT);
