@@ -937,52 +937,6 @@ static int ingest_type_add(struct ingest *ing, const char *name, char *const *co
         return 0;
 }
 
-/*
- * Put an entry's arguments SIG (N of them) in the order of T's columns, in
- * OUT; returns how many.  An event's arguments are stored as its first
- * signature has them (its view names them so): an entry whose signature
- * orders them otherwise, or names them in another case, or lacks
- * TRACE_ARGS (journald keeps fields in its own order), is matched by name,
- * ignoring case; a column no argument name matches (a<pos>, a name made
- * unique) takes the argument at its position if that one is not taken.
- * The rest follow, in the columns after the first signature's (a xentrace
- * record with more data words than the first of its name).
- */
-static unsigned ingest_args_order(const struct ingest_type *t, const struct ingest_sigarg *sig,
-                                  unsigned n, struct ingest_sigarg *out)
-{
-        bool used[TQ_MAX_ARGS] = { false }, found[TQ_MAX_ARGS] = { false };
-        unsigned i, j;
-
-        for (i = 0; i < n && i < t->ncols; i++)
-                if (t->lens[i] != sig[i].len ||
-                    strncasecmp(t->cols[i], sig[i].name, sig[i].len) != 0)
-                        break;
-        if (i == n && n == t->ncols) {          /* the usual case: as the first one */
-                memcpy(out, sig, n * sizeof(*sig));
-                return n;
-        }
-        for (i = 0; i < t->ncols; i++) {
-                out[i] = (struct ingest_sigarg) { t->cols[i], t->lens[i], 's', NULL };
-                for (j = 0; j < n && !found[i]; j++)
-                        if (!used[j] && sig[j].len == out[i].len &&
-                            strncasecmp(sig[j].name, t->cols[i], sig[j].len) == 0) {
-                                out[i] = sig[j];
-                                used[j] = found[i] = true;
-                        }
-        }
-        for (i = 0; i < t->ncols && i < n; i++)
-                if (!found[i] && !used[i]) {
-                        out[i] = sig[i];
-                        used[i] = true;
-                }
-        /* the rest, unnamed in the view, in the columns after */
-        for (i = t->ncols, j = 0; j < n && i < TQ_MAX_ARGS; j++)
-                if (!used[j])
-                        out[i++] = sig[j];
-        return i;
-}
-
 /* Append to a sqlite3_str: NAME quoted as an identifier. */
 static void ingest_str_ident(sqlite3_str *s, const char *name, size_t len)
 {
@@ -1057,6 +1011,64 @@ static void ingest_columns_unique(char cols[][160], unsigned n)
         for (i = 0; i < n; i++)
                 while (ingest_column_taken(cols, n, i) && (len = strlen(cols[i])) + 12 < 160)
                         snprintf(cols[i] + len, 160 - len, "_%u", i);
+}
+
+/*
+ * Put an entry's arguments SIG (N of them) in the order of T's columns, in
+ * OUT; returns how many.  An event's arguments are stored as its first
+ * signature has them (its view names them so): an entry whose signature
+ * orders them otherwise, or names them in another case, or lacks
+ * TRACE_ARGS (journald keeps fields in its own order), is matched by name,
+ * ignoring case: first by the column each argument would get
+ * (ingest_arg_column(), ingest_columns_unique()), so that a column a<pos> or
+ * a name made unique is not taken for the argument its name is (an argument
+ * a1 after a 1b: a1 is the 1b's column, a1_2 its own), then by the argument's
+ * name; a column no name matches takes the argument at its position if that
+ * one is not taken.
+ * The rest follow, in the columns after the first signature's (a xentrace
+ * record with more data words than the first of its name).
+ */
+static unsigned ingest_args_order(const struct ingest_type *t, const struct ingest_entry *e,
+                                  const struct ingest_sigarg *sig, unsigned n,
+                                  struct ingest_sigarg *out)
+{
+        bool used[TQ_MAX_ARGS] = { false }, found[TQ_MAX_ARGS] = { false };
+        char cols[TQ_MAX_ARGS][160];
+        unsigned i, j, pass;
+
+        for (i = 0; i < n && i < t->ncols; i++)
+                if (t->lens[i] != sig[i].len ||
+                    strncasecmp(t->cols[i], sig[i].name, sig[i].len) != 0)
+                        break;
+        if (i == n && n == t->ncols) {          /* the usual case: as the first one */
+                memcpy(out, sig, n * sizeof(*sig));
+                return n;
+        }
+        for (j = 0; j < n; j++)
+                ingest_arg_column(e, sig, j, cols[j], sizeof(cols[j]));
+        ingest_columns_unique(cols, n);
+        for (i = 0; i < t->ncols; i++)
+                out[i] = (struct ingest_sigarg) { t->cols[i], t->lens[i], 's', NULL };
+        for (pass = 0; pass < 2; pass++)
+                for (i = 0; i < t->ncols; i++)
+                        for (j = 0; j < n && !found[i]; j++)
+                                if (!used[j] && (pass == 0 ? strcasecmp(cols[j], t->cols[i]) == 0 :
+                                                 sig[j].len == t->lens[i] &&
+                                                 strncasecmp(sig[j].name, t->cols[i],
+                                                             sig[j].len) == 0)) {
+                                        out[i] = sig[j];
+                                        used[j] = found[i] = true;
+                                }
+        for (i = 0; i < t->ncols && i < n; i++)
+                if (!found[i] && !used[i]) {
+                        out[i] = sig[i];
+                        used[i] = true;
+                }
+        /* the rest, unnamed in the view, in the columns after */
+        for (i = t->ncols, j = 0; j < n && i < TQ_MAX_ARGS; j++)
+                if (!used[j])
+                        out[i++] = sig[j];
+        return i;
 }
 
 /* Build the CREATE VIEW statement for EVENT (view VIEW, N argument columns). */
@@ -1545,7 +1557,7 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
                 if (r < 0)
                         goto out;
         }
-        n = ingest_args_order(type, sig, n, args);
+        n = ingest_args_order(type, e, sig, n, args);
         r = ingest_row_id(ing, e, jid, &id, err);
         if (r < 0)
                 goto out;

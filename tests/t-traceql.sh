@@ -88,6 +88,14 @@ check_eq traceql-view-names "Args event_Args_3|args event_args_2|cols cols|tq_le
 check_eq traceql-view-columns "time ev_time_1 Time_2|4 5 4" "$(q "$T/names.db" "select
         (select group_concat(name, ' ') from event_args where event = 'cols') || '|' ||
         time || ' ' || ev_time_1 || ' ' || Time_2 as v from cols")"
+# A column renamed (a<pos> for a name that is no identifier, _<pos> after a
+# name taken) holds its own argument, not that of an argument whose name it
+# now is: 1b at position 1 is a1, the a1 after it a1_2.
+printf '__CURSOR=s=3;i=1;b=x\nTRACE_EVENT=ren\nTRACE_ARGS=a0:i 1b:i a1:i\nTRACE_ARG_A0=5\nTRACE_ARG_1B=6\nTRACE_ARG_A1=7\nMESSAGE=m\n\n' > "$T/ren.export"
+$RUN "$TQ" --db "$T/ren.db" import --export "$T/ren.export"
+check_eq traceql-view-renamed-columns "a0 a1 a1_2|5 6 7" "$(q "$T/ren.db" "select
+        (select group_concat(name, ' ') from event_args where event = 'ren') || '|' ||
+        a0 || ' ' || a1 || ' ' || a1_2 as v from ren")"
 rc=0
 $TQ --db "$T/names.db" --no-sync --write --format csv leaks --alloc tq_leaks:p --free args:p > /dev/null 2> "$T/err" || rc=$?
 check_eq traceql-view-tq-leaks-write "2|1" "$rc|$(q "$T/names.db" 'select count(*) from tq_leaks')"
