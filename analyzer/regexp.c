@@ -29,11 +29,15 @@
 #include "traceql.h"
 
 #define REGEXP_CACHE 16
+/* The heap PCRE2's interpreter may take for one match's backtracking, KiB
+ * (its default is 20 GB): '^(a|b)*$' on a subject of 1 MB takes 330 MB. */
+#define REGEXP_HEAP_KIB (256 * 1024)
 
-/* A compiled pattern, its text and its match data. */
+/* A compiled pattern, its text, its match data and context. */
 struct regexp {
         pcre2_code *code;
         pcre2_match_data *match;
+        pcre2_match_context *mctx;
         int len;
         char pattern[];
 };
@@ -50,6 +54,7 @@ static void regexp_free(struct regexp *re)
         if (!re)
                 return;
         pcre2_match_data_free(re->match);
+        pcre2_match_context_free(re->mctx);
         pcre2_code_free(re->code);
         sqlite3_free(re);
 }
@@ -100,6 +105,7 @@ static struct regexp *regexp_compile(sqlite3_context *ctx, const char *pattern, 
                 return NULL;
         }
         re->match = NULL;
+        re->mctx = NULL;
         re->len = len;
         memcpy(re->pattern, pattern, (size_t) len);
         re->pattern[len] = '\0';
@@ -117,7 +123,10 @@ static struct regexp *regexp_compile(sqlite3_context *ctx, const char *pattern, 
         if (!RUNNING_ON_VALGRIND)
                 (void) pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
         re->match = pcre2_match_data_create_from_pattern(re->code, NULL);
-        if (!re->match) {
+        re->mctx = pcre2_match_context_create(NULL);
+        if (re->mctx)
+                (void) pcre2_set_heap_limit(re->mctx, REGEXP_HEAP_KIB);
+        if (!re->match || !re->mctx) {
                 sqlite3_result_error_nomem(ctx);
                 regexp_free(re);
                 return NULL;
@@ -179,14 +188,14 @@ static void regexp_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
                 return;
         }
         rc = pcre2_match(re->code, subject, (PCRE2_SIZE) sqlite3_value_bytes(argv[1]), 0, 0,
-                         re->match, NULL);
+                         re->match, re->mctx);
         /* JIT code backtracks on a stack of its own, 32 KiB: a group repeated
          * over a long subject ('^(.)*$' on 1500 bytes) fills it.  PCRE2's
          * interpreter keeps its backtracking on the heap, within the same
-         * match limit: it answers then. */
+         * match limit and REGEXP_HEAP_KIB: it answers then. */
         if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
                 rc = pcre2_match(re->code, subject, (PCRE2_SIZE) sqlite3_value_bytes(argv[1]), 0,
-                                 PCRE2_NO_JIT, re->match, NULL);
+                                 PCRE2_NO_JIT, re->match, re->mctx);
         if (rc >= 0)
                 sqlite3_result_int(ctx, 1);
         else if (rc == PCRE2_ERROR_NOMATCH)
