@@ -2,7 +2,8 @@
  * out_log.c - the log output: one text line per event, as QEMU's log backend.
  *
  * "<event> <message>\n" on stderr, or in the file given by tj_trace_opt()'s
- * "file=" (created or truncated, as QEMU's -D does).  TJ_LOG_TIMESTAMP=1 puts
+ * "file=" (created or truncated, as QEMU's -D does; appended to when opened
+ * again, log_open()).  TJ_LOG_TIMESTAMP=1 puts
  * QEMU's prefix before it: "<tid>@<sec>.<usec>:" from the event's own clock.
  * Unlike the other outputs it is written by the calling thread, with one
  * writev() per line so that lines of concurrent threads never interleave.
@@ -91,17 +92,31 @@ void output_fd_close(atomic_int *slot, atomic_bool *open, atomic_uint *writing)
         output_fd_park(slot);
 }
 
+/*
+ * Open the log output.  The file of file= is truncated the first time it is
+ * opened, and appended to when opened again with the same name: the output
+ * closed and opened again (an outputs change away and back, which the
+ * control endpoint makes at any time; tj_shutdown() and tj_init()) goes on
+ * after what it wrote, as QEMU's log file does (it truncated the whole trace
+ * so far).  A new file= starts its file empty.  Called with config_lock
+ * held (tj_init(), tj_set_outputs(), tj_trace_opt()), which guards
+ * log_truncated.
+ */
 static int log_open(void)
 {
+        static char log_truncated[sizeof(config.log_file)];    /* the file= truncated last */
         int fd = 2;
 
         if (config.log_file[0]) {
-                fd = open(config.log_file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
-                          O_CLOEXEC, 0600);   /* trace data: the owner's only */
+                bool again = strcmp(log_truncated, config.log_file) == 0;
+
+                fd = open(config.log_file, O_WRONLY | O_CREAT | (again ? 0 : O_TRUNC) |
+                          O_APPEND | O_CLOEXEC, 0600);  /* trace data: the owner's only */
                 if (fd < 0) {
                         config_warn("log: %s: %s", config.log_file, strerror(errno));
                         fd = 2;
-                }
+                } else
+                        strcpy(log_truncated, config.log_file);
         }
         output_fd_install(&log_fd, fd);
         atomic_store(&log_active, true);

@@ -217,6 +217,16 @@ TJ_OUTPUT=log $RUN "$E" opt:tgb_done,file="$T/trace.log" init enable:tgb_req req
 printf 'tgb_req req 0x1000 sector 0 name r0\n' > "$T/exp"
 check_file lib-outputs-log-file "$T/exp" "$T/trace.log"
 check_eq lib-outputs-log-file-not-stderr "" "$(cat "$T/err")"
+# The log output closed and opened again on the same file= (an outputs change
+# away and back, tj_shutdown() and tj_init()) goes on after what it holds, as
+# QEMU's log file does; a new file= starts empty.  Reopening truncated it:
+# 'traceql ctl PID outputs journald', then 'outputs log', lost the whole trace.
+printf 'old\n' > "$T/again.log"
+TJ_OUTPUT=log $RUN "$E" opt:file="$T/again.log" init enable:tgb_req req:1 flush outputs:nop \
+        req:1 flush outputs:log req:1 flush shutdown init req:1 flush opt:file="$T/new.log" \
+        req:1 flush > /dev/null 2> "$T/err"
+check_eq lib-outputs-log-reopen-appends "3 1 " \
+        "$(grep -c '^tgb_req req ' "$T/again.log") $(grep -c '^tgb_req req ' "$T/new.log") $(cat "$T/err")"
 
 # tj_shutdown() and tj_init() again while a thread traces without pause, the
 # log output writing to a file (a pipe: /dev/stdout, which each tj_init()
