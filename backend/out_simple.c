@@ -58,7 +58,8 @@
 #define SIMPLE_MAP_WRITTEN    1         /* an event's mapping is in the file */
 #define SIMPLE_MAP_GIVEN      2         /* ... given to the stream, not flushed yet */
 #define SIMPLE_MAP_STATE      3
-#define SIMPLE_MAP_WARNED     4         /* its arguments' warning is said, for this file */
+#define SIMPLE_MAP_CHECKED    4         /* its arguments checked (simple_check_args()) */
+#define SIMPLE_MAP_ODD        8         /* ... one is not written by its kind */
 
 static FILE *simple_fp;
 static uint8_t *simple_mapped;          /* by event id: SIMPLE_MAP_... */
@@ -220,22 +221,33 @@ static bool simple_is_string(const struct tj_arg_desc *a)
                strncmp(t, "const char *", 12) == 0 || strncmp(t, "char *", 6) == 0;
 }
 
-/* The arguments of EV whose value the record does not hold as QEMU writes
- * it (a string printed with %p, an address printed with %s): said once a
- * file, when EV is mapped. */
-static void simple_warn_args(const struct tj_event *ev)
+/* Say the arguments of EV whose value the record does not hold as QEMU
+ * writes it (a string printed with %p, an address printed with %s), once a
+ * file, when EV is mapped; true when there is one.  Only then does
+ * simple_write() ask simple_is_string() of each argument of each record. */
+static bool simple_check_args(const struct tj_event *ev)
 {
+        bool odd = false;
+
         for (unsigned i = 0; i < ev->nargs; i++) {
                 const struct tj_arg_desc *a = &ev->args[i];
                 bool str = a->kind == TJ_ARG_STRING;
 
                 if (str == simple_is_string(a))
                         continue;
+                odd = true;
                 config_warn("simple: %s: argument '%s' ('%s' printed with %%%c) is written as %s, "
                             "as QEMU's simpletrace reads %s there", ev->name, a->name, a->ctype,
                             str ? 's' : 'p', str ? "address 0" : "an empty string",
                             str ? "an address" : "a string");
         }
+        return odd;
+}
+
+/* Is A written as a string?  By its kind, unless its event is ODD. */
+static bool simple_arg_string(const struct tj_arg_desc *a, bool odd)
+{
+        return odd ? simple_is_string(a) : a->kind == TJ_ARG_STRING;
 }
 
 static int simple_map(const struct tj_event *ev)
@@ -257,10 +269,9 @@ static int simple_map(const struct tj_event *ev)
         }
         if (simple_mapped[ev->id] & SIMPLE_MAP_STATE)
                 goto out;
-        if (!(simple_mapped[ev->id] & SIMPLE_MAP_WARNED)) {
-                simple_warn_args(ev);
-                simple_mapped[ev->id] |= SIMPLE_MAP_WARNED;
-        }
+        if (!(simple_mapped[ev->id] & SIMPLE_MAP_CHECKED))
+                simple_mapped[ev->id] |= SIMPLE_MAP_CHECKED |
+                                         (simple_check_args(ev) ? SIMPLE_MAP_ODD : 0);
         simple_u64(SIMPLE_TYPE_MAPPING);
         simple_u64(ev->id);
         simple_u32((uint32_t)len);
@@ -275,6 +286,7 @@ static int simple_write(const struct record *r, const tj_value *v, const char *m
 {
         const struct tj_event *ev = r->ev;
         uint32_t size = 8 + 8 + 4 + 4;
+        bool odd;
         int ret;
 
         (void)msg;
@@ -284,8 +296,9 @@ static int simple_write(const struct record *r, const tj_value *v, const char *m
         ret = simple_map(ev);
         if (ret < 0)
                 goto out;
+        odd = simple_mapped[ev->id] & SIMPLE_MAP_ODD;
         for (unsigned i = 0; i < ev->nargs; i++)
-                if (!simple_is_string(&ev->args[i]))
+                if (!simple_arg_string(&ev->args[i], odd))
                         size += 8;
                 else if (ev->args[i].kind == TJ_ARG_STRING)
                         size += 4 + (uint32_t)(v[i].s ? strlen(v[i].s) : 0);
@@ -299,7 +312,7 @@ static int simple_write(const struct record *r, const tj_value *v, const char *m
         for (unsigned i = 0; i < ev->nargs; i++) {
                 bool str = ev->args[i].kind == TJ_ARG_STRING;
 
-                if (simple_is_string(&ev->args[i])) {
+                if (simple_arg_string(&ev->args[i], odd)) {
                         /* printed with %p, the record has its address
                          * only: written as "" */
                         uint32_t len = (uint32_t)(str && v[i].s ? strlen(v[i].s) : 0);
