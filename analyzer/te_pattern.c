@@ -500,30 +500,6 @@ static bool te_pattern_number(const char *s, size_t n, unsigned base, bool *ret_
         return true;
 }
 
-/* Could printf have written S[0..N) for conversion CONV of BITS bits?  A
- * number that does not parse (a pointer of more than 64 bits) or is out of
- * the conversion's range ("ret 4294967296" for "ret %d") cannot be one of
- * the event's values (nor is a '-' before an unsigned conversion): the line
- * is no event of this format, rather than an event whose argument is text or
- * a value its type cannot hold. */
-static bool te_pattern_fits(char conv, unsigned bits, const char *s, size_t n)
-{
-        unsigned base = conv == 'x' || conv == 'X' || conv == 'p' ? 16 : conv == 'o' ? 8 : 10;
-        uint64_t v;
-        bool neg;
-
-        if (!conv || !strchr("diouxXp", conv) ||
-            (conv == 'p' && n == 5 && memcmp(s, "(nil)", 5) == 0))
-                return true;
-        if (!te_pattern_number(s, n, base, &neg, &v))
-                return false;
-        if (bits > 64 || conv == 'p')
-                bits = 64;
-        if (conv == 'd' || conv == 'i')
-                return v <= (UINT64_C(1) << (bits - 1)) - !neg;
-        return !neg && (bits == 64 || v <= (UINT64_C(1) << bits) - 1);
-}
-
 /* Write PREFIX and V in BASE (10 or 16, lower case) into BUF (32 bytes);
  * returns the length.  One call per captured number: no snprintf. */
 static size_t te_pattern_format(char *buf, const char *prefix, uint64_t v, unsigned base)
@@ -542,29 +518,48 @@ static size_t te_pattern_format(char *buf, const char *prefix, uint64_t v, unsig
         return k;
 }
 
-/* Write the value of one argument as ingest.c wants it into BUF (SIZE >= 32
- * bytes); NULL for no value (a "(null)" string), else BUF or the text itself
- * (*RET_N its length). */
-static const char *te_pattern_value(char conv, unsigned bits, char kind, const char *s, size_t n,
-                                    char *buf, size_t size, size_t *ret_n)
+/*
+ * The value of one argument as ingest.c wants it: in *RET_V (BUF, SIZE >= 32
+ * bytes, or the text itself), its length in *RET_N; *RET_V NULL for no value
+ * (a "(null)" string).  False when printf could not have written S[0..N)
+ * for conversion CONV of BITS bits: a number that does not parse (a pointer
+ * of more than 64 bits) or is out of the conversion's range ("ret
+ * 4294967296" for "ret %d"), or a '-' before an unsigned conversion, is none
+ * of the event's values, and the line no event of this format, rather than
+ * an event whose argument is text or a value its type cannot hold.
+ */
+static bool te_pattern_value(char conv, unsigned bits, char kind, const char *s, size_t n,
+                             char *buf, size_t size, const char **ret_v, size_t *ret_n)
 {
         unsigned base = conv == 'x' || conv == 'X' || conv == 'p' ? 16 : conv == 'o' ? 8 : 10;
+        bool integer = conv && strchr("diouxXp", conv);
+        unsigned width = bits > 64 || conv == 'p' ? 64 : bits;
         uint64_t v;
         bool neg;
 
         *ret_n = n;
-        if (conv == 's')
-                return n == 6 && memcmp(s, "(null)", 6) == 0 ? NULL : s;
-        if (conv == 'p' && n == 5 && memcmp(s, "(nil)", 5) == 0)
+        *ret_v = s;
+        if (conv == 's') {
+                if (n == 6 && memcmp(s, "(null)", 6) == 0)
+                        *ret_v = NULL;
+                return true;
+        }
+        if (conv == 'p' && n == 5 && memcmp(s, "(nil)", 5) == 0) {
                 v = 0, neg = false;
-        else if (conv == 'c' && n == 1 && kind != 's') {
+        } else if (conv == 'c' && n == 1 && kind != 's') {
                 /* a char argument is a number, as the library sends it */
                 int c = kind == 'i' ? (signed char) s[0] : (unsigned char) s[0];
 
                 *ret_n = (size_t) snprintf(buf, size, "%d", c);
-                return buf;
-        } else if (conv == 'c' || !te_pattern_number(s, n, base, &neg, &v))
-                return s;
+                *ret_v = buf;
+                return true;
+        } else if (conv == 'c' || !te_pattern_number(s, n, base, &neg, &v)) {
+                return !integer;
+        } else if (integer && (conv == 'd' || conv == 'i'
+                               ? v > (UINT64_C(1) << (width - 1)) - !neg
+                               : neg || (width < 64 && v > (UINT64_C(1) << width) - 1))) {
+                return false;
+        }
         if (kind == 'i' && (base != 10 || conv == 'u') && !neg && (v >> (bits - 1)) & 1) {
                 /* %x or %u of a negative int: sign-extend from its width
                  * (64 bits too: PRIx64 of an int64_t -1 is 16 f's) */
@@ -581,7 +576,8 @@ static const char *te_pattern_value(char conv, unsigned bits, char kind, const c
                 *ret_n = te_pattern_format(buf, "-", v, 10);
         else
                 *ret_n = te_pattern_format(buf, "", neg ? 0 - v : v, 10);
-        return buf;
+        *ret_v = buf;
+        return true;
 }
 
 /* Add "PREFIX" + S[0..N) to E as one field. */
@@ -609,7 +605,9 @@ int te_patterns_match(struct te_patterns *p, const char *msg, size_t len, struct
 {
         const char *sp = memchr(msg, ' ', len), *rest;
         struct te_pattern_event *pe;
-        size_t nlen = sp ? (size_t) (sp - msg) : len, rlen;
+        size_t nlen = sp ? (size_t) (sp - msg) : len, rlen, vlens[TQ_MAX_ARGS];
+        const char *vals[TQ_MAX_ARGS];
+        char bufs[TQ_MAX_ARGS][32];
         PCRE2_SIZE *ov;
         unsigned i;
         int rc, r;
@@ -634,31 +632,25 @@ int te_patterns_match(struct te_patterns *p, const char *msg, size_t len, struct
         if (rc < 0)
                 return 0;
         ov = pcre2_get_ovector_pointer(p->md);
+        /* every value first: one that printf could not have written makes
+         * the line no event (te_pattern_value()) */
         for (i = 0; i < pe->ev->nargs && i < TQ_MAX_ARGS; i++) {
                 unsigned g = pe->group[i];
 
+                vals[i] = NULL;
                 if (g && (int) g < rc && ov[2 * g] != PCRE2_UNSET &&
-                    !te_pattern_fits(pe->conv[i], pe->bits[i], rest + ov[2 * g],
-                                     ov[2 * g + 1] - ov[2 * g]))
+                    !te_pattern_value(pe->conv[i], pe->bits[i],
+                                      te_pattern_kind(pe->ev->args[i].kind), rest + ov[2 * g],
+                                      ov[2 * g + 1] - ov[2 * g], bufs[i], sizeof(bufs[i]),
+                                      &vals[i], &vlens[i]))
                         return 0;
         }
         r = te_patterns_field(p, e, "", "TRACE_EVENT", msg, nlen);
         if (r == 0)
                 r = te_patterns_field(p, e, "", "TRACE_ARGS", pe->sig, strlen(pe->sig));
-        for (i = 0; r == 0 && i < pe->ev->nargs && i < TQ_MAX_ARGS; i++) {
-                const struct te_arg *a = &pe->ev->args[i];
-                unsigned g = pe->group[i];
-                char buf[32];
-                const char *v;
-                size_t vn;
-
-                if (!g || (int) g >= rc || ov[2 * g] == PCRE2_UNSET)
-                        continue;
-                v = te_pattern_value(pe->conv[i], pe->bits[i], te_pattern_kind(a->kind),
-                                     rest + ov[2 * g],
-                                     ov[2 * g + 1] - ov[2 * g], buf, sizeof(buf), &vn);
-                if (v)
-                        r = te_patterns_field(p, e, "TRACE_ARG_", a->name, v, vn);
-        }
+        for (i = 0; r == 0 && i < pe->ev->nargs && i < TQ_MAX_ARGS; i++)
+                if (vals[i])
+                        r = te_patterns_field(p, e, "TRACE_ARG_", pe->ev->args[i].name, vals[i],
+                                              vlens[i]);
         return r < 0 ? r : 1;
 }
