@@ -303,14 +303,16 @@ static char *tracegen_path(const char *dir, const char *name, const char *group,
  */
 static void tracegen_check_twice(char **files, int n)
 {
-        struct stat a, b;
+        struct stat *st = calloc((size_t)(n > 0 ? n : 1), sizeof(*st));
+        bool *reg = calloc((size_t)(n > 0 ? n : 1), sizeof(*reg));
 
-        for (int i = 1; i < n; i++) {
-                if (strcmp(files[i], "-") == 0 || stat(files[i], &a) < 0 || !S_ISREG(a.st_mode))
-                        continue;
-                for (int j = 0; j < i; j++) {
-                        if (strcmp(files[j], "-") == 0 || stat(files[j], &b) < 0 ||
-                            a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+        if (!st || !reg)
+                tracegen_nomem();
+        for (int i = 0; i < n; i++) {
+                reg[i] = strcmp(files[i], "-") != 0 && stat(files[i], &st[i]) == 0 &&
+                         S_ISREG(st[i].st_mode);
+                for (int j = 0; reg[i] && j < i; j++) {
+                        if (!reg[j] || st[i].st_dev != st[j].st_dev || st[i].st_ino != st[j].st_ino)
                                 continue;
                         fputs("tracegen: ", stderr);
                         te_fputs_quoted(files[i], NULL, stderr);
@@ -324,6 +326,8 @@ static void tracegen_check_twice(char **files, int n)
                         exit(TRACEGEN_EXIT_USAGE);
                 }
         }
+        free(reg);
+        free(st);
 }
 
 /* Read every input into LIST. Returns an exit status. */
