@@ -49,6 +49,8 @@
 struct simple_map {
         uint64_t id;
         const struct te_event *ev;      /* NULL when not in the catalog */
+        unsigned strings;               /* bit I: its argument I is a string
+                                         * (te_catalog_is_string()) */
         char *name;
 };
 
@@ -166,20 +168,24 @@ static int simple_mapping(struct simple *s, size_t off, size_t *ret_next, struct
                 return tq_error_set(err, -ENOMEM, "out of memory");
         }
         m->ev = te_catalog_find(s->cat, m->name, n);
+        m->strings = 0;
+        for (unsigned i = 0; m->ev && i < m->ev->nargs && i < TE_MAX_ARGS; i++)
+                if (te_catalog_is_string(&m->ev->args[i]))
+                        m->strings |= 1u << i;
         *ret_next = off + 12 + n;
         return 0;
 }
 
-/* Can the arguments of EV from the I-th on fill LEFT bytes: their fixed
- * part (a number's 8 bytes, a string's length word) at least, and exactly
- * when none of them is a string? */
-static bool simple_args_fit(const struct te_event *ev, unsigned i, size_t left)
+/* Can the arguments of M's event from the I-th on fill LEFT bytes: their
+ * fixed part (a number's 8 bytes, a string's length word) at least, and
+ * exactly when none of them is a string? */
+static bool simple_args_fit(const struct simple_map *m, unsigned i, size_t left)
 {
         size_t need = 0;
         bool strings = false;
 
-        for (; i < ev->nargs; i++) {
-                bool str = te_catalog_is_string(&ev->args[i]);
+        for (; i < m->ev->nargs; i++) {
+                bool str = m->strings >> i & 1;
 
                 strings |= str;
                 need += str ? 4 : 8;
@@ -188,30 +194,31 @@ static bool simple_args_fit(const struct te_event *ev, unsigned i, size_t left)
 }
 
 /*
- * Read the arguments of EV from the LEN bytes they have in their record into
- * V, HAVE (up to LEN) of them at P in the file.  -EBADMSG when they do not
- * fill the LEN bytes exactly, -ENODATA when they agree with LEN as far as
- * the HAVE bytes go but need more.
+ * Read the arguments of M's event from the LEN bytes they have in their
+ * record into V, HAVE (up to LEN) of them at P in the file.  -EBADMSG when
+ * they do not fill the LEN bytes exactly, -ENODATA when they agree with LEN
+ * as far as the HAVE bytes go but need more.
  */
-static int simple_args(const struct te_event *ev, const uint8_t *p, size_t len, size_t have,
+static int simple_args(const struct simple_map *m, const uint8_t *p, size_t len, size_t have,
                        struct tq_value *v)
 {
+        const struct te_event *ev = m->ev;
         size_t o = 0;
         unsigned i;
 
         /* checked again only after a string: a number takes 8 bytes of LEN
          * and 8 of what the rest needs */
-        if (!simple_args_fit(ev, 0, len))
+        if (!simple_args_fit(m, 0, len))
                 return -EBADMSG;
         for (i = 0; i < ev->nargs; i++) {
                 memset(&v[i], 0, sizeof(v[i]));
-                if (te_catalog_is_string(&ev->args[i])) {
+                if (m->strings >> i & 1) {
                         uint32_t n;
 
                         if (have - o < 4)
                                 return -ENODATA;
                         n = simple_u32(p + o);
-                        if (len - o - 4 < n || !simple_args_fit(ev, i + 1, len - o - 4 - n))
+                        if (len - o - 4 < n || !simple_args_fit(m, i + 1, len - o - 4 - n))
                                 return -EBADMSG;
                         if (have - o - 4 < n)
                                 return -ENODATA;
@@ -278,7 +285,7 @@ static int simple_event(struct simple *s, struct ingest *ing, size_t off, bool s
         pid = simple_u32(s->data + off + 20);
         have = left < len ? left : len;
         if (m) {
-                r = simple_args(m->ev, s->data + off + SIMPLE_RECORD_HEADER,
+                r = simple_args(m, s->data + off + SIMPLE_RECORD_HEADER,
                                 len - SIMPLE_RECORD_HEADER, have - SIMPLE_RECORD_HEADER, v);
                 if (r == -EBADMSG) {
                         snprintf(what, sizeof(what), "record length %" PRIu32 " does not match "
