@@ -13,7 +13,8 @@
  * xentrace copies one per-CPU buffer window at a time, each preceded by a
  * TRC_TRACE_CPU_CHANGE record (0x0001f003, two data words: the CPU and the
  * byte count of the window that follows); records carry their CPU only
- * through it.  TRC_LOST_RECORDS (0x0001f001, lost count in data[0]) becomes
+ * through it.  One inside a window (its byte count too large, or not a
+ * multiple of 4) is an error: xentrace writes the window whole after it.  TRC_LOST_RECORDS (0x0001f001, lost count in data[0]) becomes
  * a tj_dropped row.
  *
  * A formats file (tools/xentrace/formats) has one line per event id:
@@ -516,6 +517,10 @@ static int xen_record(struct xen *x, struct ingest *ing, size_t off, bool store,
         has_tsc = h >> 31;
         words = 4 + (has_tsc ? 8 : 0);          /* where the data words start */
         len = words + 4 * (size_t) n;
+        if (id == XEN_CPU_CHANGE && x->cpu >= 0 && off < x->window_end)
+                return tq_error_set(err, -EBADMSG, "%s:%zu: CPU change record inside the "
+                                    "window of CPU %lld (which ends at byte %zu)", x->name,
+                                    off, (long long) x->cpu, x->window_end);
         if (id == XEN_CPU_CHANGE && n != 2)
                 return xen_error(x, off, err, "CPU change record without its 2 data words");
         if (id == XEN_CPU_CHANGE && x->size - off >= words + 4 &&

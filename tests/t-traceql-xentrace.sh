@@ -6,7 +6,8 @@
 # basic-noformats.out; xen.xt, one record of each event of formats-xen (lines
 # of Xen's own formats file: names with ':' and spaces, CPUID), gives xen.out;
 # each bad-NAME.xt and bad formats file fails with the
-# message in bad.err and adds nothing; a re-import adds nothing; a file that
+# message in bad.err and adds nothing (a CPU change record inside a window,
+# bad-inside*.xt, was taken as the next window's); a re-import adds nothing; a file that
 # ends inside a window or a record (being written) imports its whole records
 # and leaves the rest for the next import, standard input fails on it; pairs
 # matches VMEXIT with VMENTRY by CPU; a formats line past the line cap

@@ -73,6 +73,15 @@ bad = {
     # one may come: before the first, after a window
     'cut-head': b'\1\2',
     'cut-after': window(0, [rec(0x00081001, (), 1)]) + b'\1\2\3',
+    # a CPU change record before its window's byte count is used up (the
+    # count too large, or not a multiple of 4): xentrace writes a window's
+    # bytes whole, after its CPU change record, and no other in it
+    'inside': window(0, [rec(0x00081001, (), 1)])[:8] + struct.pack('<I', 16) +
+              rec(0x00081001, (), 1) + window(1, [rec(0x00081001, (), 2)]),
+    'inside-odd': window(0, [rec(0x00081001, (), 1)])[:8] + struct.pack('<I', 13) +
+                  rec(0x00081001, (), 1) + window(1, [rec(0x00081001, (), 2)]),
+    'cut-inside': window(0, [rec(0x00081001, (), 1)])[:8] + struct.pack('<I', 40) +
+                  rec(0x00081001, (), 1) + rec(CPU_CHANGE, (1, 12))[:6],
 }
 for name, data in bad.items():
     write('bad-%s.xt' % name, data)
