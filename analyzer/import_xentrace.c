@@ -21,7 +21,8 @@
  * "0x00021011  CPU%(cpu)d  %(tsc)d (+%(reltsc)8d)  running_to_runnable
  * [ dom:vcpu = 0x%(1)08x ]", a Python %-format over cpu, tsc, reltsc (TSC
  * since the previous record of that CPU), event and 1..7 (the data words),
- * as xentrace_format renders it.  The row's MESSAGE is that text, its event
+ * as xentrace_format renders it (reltsc negative when the TSC stepped back,
+ * as Python's is).  The row's MESSAGE is that text, its event
  * name the words after the CPU/TSC prefix up to '[' or a conversion, made an
  * identifier ("running_to_runnable", "csched:tickle" -> csched_tickle: see
  * xen_format_name()); an id without a line is "xen_<id in hex>", its
@@ -305,8 +306,48 @@ static const struct xen_format *xen_formats_find(const struct xen_formats *fs, u
         return NULL;
 }
 
-/* Render F with VALS (cpu, tsc, reltsc, event, d1..d7), Python's way. */
-static char *xen_render(const struct xen_format *f, const uint64_t *vals)
+/*
+ * Into OUT (SIZE bytes), -MAG by the integer conversion CONV ('u', 'x', 'X'
+ * or 'o') with SPEC's flags, width and precision (SPEC after its '%'), as
+ * Python renders a negative number: C's digits of MAG, with its '#' prefix
+ * and precision, a '-' before them, padded to the width with spaces, or
+ * with zeros after the sign and the prefix under the flag '0' (not for 's',
+ * which STR says).
+ */
+static void xen_render_negative(char *out, size_t size, const char *spec, char conv, bool str,
+                                uint64_t mag)
+{
+        char fmt[16], digits[XEN_WIDTH_MAX + 8];
+        bool left = false, zero = false, alt = false;
+        const char *p = spec;
+        unsigned long width = 0;
+        size_t n, pfx;
+
+        for (; *p && strchr("-+ #0", *p); p++) {
+                left |= *p == '-';
+                zero |= *p == '0';
+                alt |= *p == '#';
+        }
+        for (; *p >= '0' && *p <= '9'; p++)
+                width = width * 10 + (unsigned long) (*p - '0');
+        snprintf(fmt, sizeof(fmt), "%%%s%.4sll%c", alt ? "#" : "", p, conv);
+        snprintf(digits, sizeof(digits), fmt, (unsigned long long) mag);
+        n = strlen(digits) + 1;
+        pfx = alt && (conv == 'x' || conv == 'X') ? 2 : 0;
+        if (width <= n)
+                snprintf(out, size, "-%s", digits);
+        else if (left)
+                snprintf(out, size, "-%s%*s", digits, (int) (width - n), "");
+        else if (zero && !str)
+                snprintf(out, size, "-%.*s%0*d%s", (int) pfx, digits, (int) (width - n), 0,
+                         digits + pfx);
+        else
+                snprintf(out, size, "%*s-%s", (int) (width - n), "", digits);
+}
+
+/* Render F with VALS (cpu, tsc, reltsc, event, d1..d7), Python's way; the
+ * reltsc is negative, -VALS[2], when NEG_RELTSC. */
+static char *xen_render(const struct xen_format *f, const uint64_t *vals, bool neg_reltsc)
 {
         sqlite3_str *s = sqlite3_str_new(NULL);
         const char *p = f->fmt;
@@ -316,6 +357,8 @@ static char *xen_render(const struct xen_format *f, const uint64_t *vals)
                 char spec[40], out[XEN_WIDTH_MAX + 64];
                 size_t n;
                 uint64_t v;
+                bool neg;
+                int key;
 
                 if (*p != '%') {
                         sqlite3_str_appendchar(s, 1, *p++);
@@ -328,11 +371,20 @@ static char *xen_render(const struct xen_format *f, const uint64_t *vals)
                 }
                 k = p + 2;
                 close = strchr(k, ')');         /* checked at load */
-                v = vals[xen_key(k, (size_t) (close - k))];
+                key = xen_key(k, (size_t) (close - k));
+                v = vals[key];
+                neg = key == 2 && neg_reltsc && v != 0;
                 p = close + 1;
                 spec[0] = '%';
                 (void) xen_spec(&p, spec + 1);          /* checked at load */
                 n = strlen(spec);
+                if (neg && strchr("diusrxXo", *p)) {
+                        xen_render_negative(out, sizeof(out), spec + 1,
+                                            strchr("xXo", *p) ? *p : 'u', strchr("sr", *p), v);
+                        sqlite3_str_appendall(s, out);
+                        p++;
+                        continue;
+                }
                 switch (*p) {
                 case 'd': case 'i': case 'u': case 's': case 'r':
                         /* every key is unsigned to Python (the words, the
@@ -354,7 +406,7 @@ static char *xen_render(const struct xen_format *f, const uint64_t *vals)
                 default:        /* e E f F g G */
                         spec[n++] = *p;
                         spec[n] = '\0';
-                        snprintf(out, sizeof(out), spec, (double) v);
+                        snprintf(out, sizeof(out), spec, neg ? -(double) v : (double) v);
                         break;
                 }
                 sqlite3_str_appendall(s, out);
@@ -439,9 +491,11 @@ static int xen_cpu_change(struct xen *x, size_t off, size_t next, const uint32_t
         return 0;
 }
 
-/* Fill the entry for one record and store it. */
+/* Fill the entry for one record and store it; its reltsc is -RELTSC when
+ * BACK (the TSC stepped back on its CPU). */
 static int xen_store(struct xen *x, struct ingest *ing, uint32_t id, bool has_tsc, uint64_t tsc,
-                     uint64_t reltsc, const uint32_t *d, unsigned n, struct tq_error *err)
+                     uint64_t reltsc, bool back, const uint32_t *d, unsigned n,
+                     struct tq_error *err)
 {
         const struct xen_format *f = xen_formats_find(x->fs, id);
         uint64_t vals[11] = { (uint64_t) x->cpu, has_tsc ? tsc : 0, reltsc, id };
@@ -480,7 +534,7 @@ static int xen_store(struct xen *x, struct ingest *ing, uint32_t id, bool has_ts
         if (!f && id != 0)
                 f = xen_formats_find(x->fs, 0);  /* xentrace_format's "unknown" line */
         if (f)
-                msg = xen_render(f, vals);
+                msg = xen_render(f, vals, back);
         else {
                 sqlite3_str *s = sqlite3_str_new(NULL);
 
@@ -507,7 +561,7 @@ static int xen_record(struct xen *x, struct ingest *ing, size_t off, bool store,
 {
         uint32_t h, id, d[7];
         unsigned n, i;
-        bool has_tsc;
+        bool has_tsc, back = false;
         uint64_t tsc = 0, reltsc = 0;
         size_t len, words, p;
 
@@ -545,13 +599,15 @@ static int xen_record(struct xen *x, struct ingest *ing, size_t off, bool store,
         if (has_tsc) {
                 uint64_t *last = &x->last_tsc[x->cpu];
 
-                reltsc = *last ? tsc - *last : 0;
+                /* a difference, signed: Python's, which has no overflow */
+                back = tsc < *last;
+                reltsc = !*last ? 0 : back ? *last - tsc : tsc - *last;
                 *last = tsc;
         }
         x->seq++;
         if (!store)
                 return 0;
-        return xen_store(x, ing, id, has_tsc, tsc, reltsc, d, n, err);
+        return xen_store(x, ing, id, has_tsc, tsc, reltsc, back, d, n, err);
 }
 
 static int xen_parse(struct ingest *ing, const struct xen_formats *fs, const char *name,

@@ -12,7 +12,8 @@
 # and leaves the rest for the next import, standard input fails on it; pairs
 # matches VMEXIT with VMENTRY by CPU; a formats line past the line cap
 # ($TRACEQL_TEST_MAX_LINE) fails at its line; CR LF formats lines read as LF
-# ones, a CR or a NUL inside a line fails at it.
+# ones, a CR or a NUL inside a line fails at it; a TSC that steps back
+# renders reltsc negative, as Python does (tsc-back.xt, formats-back).
 # TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
 . "$(dirname "$0")/lib/common.sh"
 
@@ -125,6 +126,14 @@ fi
 golden basic-unknown basic.xt --formats formats-xen
 # A TSC from 2^63 up is rendered unsigned, as Python renders it.
 golden tsc-high tsc-high.xt --formats formats
+# A TSC that steps back on its CPU makes reltsc negative, and Python renders
+# it so under each conversion (tsc-back.out is xentrace_format's output): it
+# was rendered as 2^64 - 5.
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --xentrace tsc-back.xt --formats formats-back
+$TQ --db "$T/db" --no-sync --format csv "select message from events order by id" |
+        tail -n +2 | tr -d '"' > "$T/got"
+check_file xentrace-reltsc-negative tsc-back.out "$T/got"
 
 : > "$T/bad"
 for f in bad-*.xt; do

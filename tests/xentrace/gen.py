@@ -56,6 +56,11 @@ write('xen.xt', xen)
 # A TSC from 2^63 up, rendered unsigned as Python does.
 write('tsc-high.xt', window(3, [rec(0x00081001, (), 2**63 + 5), rec(0x00081001, (), 2**64 - 1)]))
 
+# A TSC that steps back on its CPU: reltsc is negative, as Python renders it
+# (formats-back).
+write('tsc-back.xt', window(0, [rec(0x00081001, (), 1000), rec(0x00099998, (), 995),
+                                rec(0x00099998, (), 2000)]))
+
 # Malformed files; the expected messages are in bad.err.  A file that ends
 # inside a window or a record whose start is valid is not one (xentrace may be
 # in the middle of it: t-traceql-xentrace.sh cuts basic.xt); cut-* ones end
