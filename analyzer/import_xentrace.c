@@ -14,8 +14,9 @@
  * TRC_TRACE_CPU_CHANGE record (0x0001f003, two data words: the CPU and the
  * byte count of the window that follows); records carry their CPU only
  * through it.  One inside a window (its byte count too large, or not a
- * multiple of 4) is an error: xentrace writes the window whole after it.  TRC_LOST_RECORDS (0x0001f001, lost count in data[0]) becomes
- * a tj_dropped row.
+ * multiple of 4) is an error: xentrace writes the window whole after it.
+ * TRC_LOST_RECORDS (0x0001f001, lost count in data[0]) becomes a tj_dropped
+ * row; one without data words is an error, not 0 lost.
  *
  * A formats file (tools/xentrace/formats) has one line per event id:
  * "0x00021011  CPU%(cpu)d  %(tsc)d (+%(reltsc)8d)  running_to_runnable
@@ -508,7 +509,7 @@ static int xen_store(struct xen *x, struct ingest *ing, uint32_t id, bool has_ts
         ingest_entry_reset(&x->e);
         if (id == XEN_LOST_RECORDS) {
                 snprintf(name, sizeof(name), "tj_dropped");
-                r = te_catalog_field_int(&x->e, "TRACE_DROPPED", n ? d[0] : 0);
+                r = te_catalog_field_int(&x->e, "TRACE_DROPPED", d[0]);
         } else {
                 if (f)
                         snprintf(name, sizeof(name), "%s", f->name);
@@ -580,6 +581,8 @@ static int xen_record(struct xen *x, struct ingest *ing, size_t off, bool store,
         if (id == XEN_CPU_CHANGE && x->size - off >= words + 4 &&
             xen_u32(x->data + off + words) >= XEN_MAX_CPUS)
                 return xen_error(x, off, err, "CPU change to an impossible CPU number");
+        if (id == XEN_LOST_RECORDS && n == 0)
+                return xen_error(x, off, err, "lost records record without the count lost");
         if (id != XEN_CPU_CHANGE && x->cpu < 0)
                 return xen_error(x, off, err, "record before the first CPU change record");
         if (id != XEN_CPU_CHANGE && off + len > x->window_end)

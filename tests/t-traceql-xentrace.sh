@@ -5,15 +5,16 @@
 # tests/xentrace/formats gives basic.out, and without --formats
 # basic-noformats.out; xen.xt, one record of each event of formats-xen (lines
 # of Xen's own formats file: names with ':' and spaces, CPUID), gives xen.out;
-# each bad-NAME.xt and bad formats file fails with the
-# message in bad.err and adds nothing (a CPU change record inside a window,
-# bad-inside*.xt, was taken as the next window's); a re-import adds nothing; a file that
-# ends inside a window or a record (being written) imports its whole records
-# and leaves the rest for the next import, standard input fails on it; pairs
-# matches VMEXIT with VMENTRY by CPU; a formats line past the line cap
-# ($TRACEQL_TEST_MAX_LINE) fails at its line; CR LF formats lines read as LF
-# ones, a CR or a NUL inside a line fails at it; a TSC that steps back
-# renders reltsc negative, as Python does (tsc-back.xt, formats-back).
+# each bad-NAME.xt and bad formats file fails with the message in bad.err
+# and adds nothing (a lost records record without a count was 0 lost; a CPU
+# change record inside a window, bad-inside*.xt, was taken as the next
+# window's); a re-import adds nothing; a file that ends inside a window or
+# a record (being written) imports its whole records and leaves the rest for
+# the next import, standard input fails on it; pairs matches VMEXIT with
+# VMENTRY by CPU; a formats line past the line cap ($TRACEQL_TEST_MAX_LINE)
+# fails at its line; CR LF formats lines read as LF ones, a CR or a NUL
+# inside a line fails at it; a TSC that steps back renders reltsc negative,
+# as Python does (tsc-back.xt, formats-back).
 # TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
 . "$(dirname "$0")/lib/common.sh"
 

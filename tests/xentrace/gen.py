@@ -85,6 +85,10 @@ bad = {
               rec(0x00081001, (), 1) + window(1, [rec(0x00081001, (), 2)]),
     'inside-odd': window(0, [rec(0x00081001, (), 1)])[:8] + struct.pack('<I', 13) +
                   rec(0x00081001, (), 1) + window(1, [rec(0x00081001, (), 2)]),
+    # a lost records record without the count of records lost (Xen's
+    # have 1 data word, or 4)
+    'lostcount': window(0, [rec(LOST, (), 5)]),
+    'cut-lostcount': window(0, [rec(LOST, (), 5)])[:16],
     'cut-inside': window(0, [rec(0x00081001, (), 1)])[:8] + struct.pack('<I', 40) +
                   rec(0x00081001, (), 1) + rec(CPU_CHANGE, (1, 12))[:6],
 }
