@@ -308,42 +308,62 @@ static const struct xen_format *xen_formats_find(const struct xen_formats *fs, u
 }
 
 /*
- * Into OUT (SIZE bytes), -MAG by the integer conversion CONV ('u', 'x', 'X'
- * or 'o') with SPEC's flags, width and precision (SPEC after its '%'), as
- * Python renders a negative number: C's digits of MAG, with its '#' prefix
- * and precision, a '-' before them, padded to the width with spaces, or
- * with zeros after the sign and the prefix under the flag '0' (not for 's',
- * which STR says).
+ * Into OUT (SIZE bytes), the integer -MAG (NEG) or MAG by the conversion
+ * CONV (d i u x X o s r) with SPEC's flags, width and precision (SPEC after
+ * its '%'), as Python renders it, which C's conversions of an unsigned
+ * number do not: a sign, '-', or '+' or ' ' under those flags; the '#'
+ * prefix of x and X, for 0 too (o's is C's '0', Python 2's); the digits, at
+ * least one and as many as the precision asks; all that padded to the width
+ * with spaces, after it under the flag '-', or with zeros after the sign and
+ * the prefix under '0', a precision or not.  s and r render the number as
+ * text: the sign only '-', the precision cutting it, no zeros.
  */
-static void xen_render_negative(char *out, size_t size, const char *spec, char conv, bool str,
-                                uint64_t mag)
+static void xen_render_int(char *out, size_t size, const char *spec, char conv, bool neg,
+                           uint64_t mag)
 {
-        char fmt[16], digits[XEN_WIDTH_MAX + 8];
-        bool left = false, zero = false, alt = false;
-        const char *p = spec;
-        unsigned long width = 0;
-        size_t n, pfx;
+        char fmt[40], digits[XEN_WIDTH_MAX + 24];
+        bool left = false, zero = false, alt = false, plus = false, space = false;
+        bool text = conv == 's' || conv == 'r';
+        const char *p = spec, *sign = "", *pfx = "";
+        unsigned long width = 0, prec = 0;
+        size_t n;
 
         for (; *p && strchr("-+ #0", *p); p++) {
                 left |= *p == '-';
                 zero |= *p == '0';
                 alt |= *p == '#';
+                plus |= *p == '+';
+                space |= *p == ' ';
         }
         for (; *p >= '0' && *p <= '9'; p++)
                 width = width * 10 + (unsigned long) (*p - '0');
-        snprintf(fmt, sizeof(fmt), "%%%s%.4sll%c", alt ? "#" : "", p, conv);
-        snprintf(digits, sizeof(digits), fmt, (unsigned long long) mag);
-        n = strlen(digits) + 1;
-        pfx = alt && (conv == 'x' || conv == 'X') ? 2 : 0;
+        if (*p == '.')
+                prec = strtoul(p + 1, NULL, 10);
+        if (text) {
+                snprintf(digits, sizeof(digits), "%s%llu", neg ? "-" : "",
+                         (unsigned long long) mag);
+                if (*p == '.' && prec < strlen(digits))
+                        digits[prec] = '\0';
+                zero = false;
+        } else {
+                if (conv == 'd' || conv == 'i')
+                        conv = 'u';
+                snprintf(fmt, sizeof(fmt), "%%%s.%lull%c", alt && conv == 'o' ? "#" : "",
+                         prec ? prec : 1, conv);
+                snprintf(digits, sizeof(digits), fmt, (unsigned long long) mag);
+                sign = neg ? "-" : plus ? "+" : space ? " " : "";
+                if (alt && conv != 'o')
+                        pfx = conv == 'X' ? "0X" : "0x";
+        }
+        n = strlen(sign) + strlen(pfx) + strlen(digits);
         if (width <= n)
-                snprintf(out, size, "-%s", digits);
+                snprintf(out, size, "%s%s%s", sign, pfx, digits);
         else if (left)
-                snprintf(out, size, "-%s%*s", digits, (int) (width - n), "");
-        else if (zero && !str)
-                snprintf(out, size, "-%.*s%0*d%s", (int) pfx, digits, (int) (width - n), 0,
-                         digits + pfx);
+                snprintf(out, size, "%s%s%s%*s", sign, pfx, digits, (int) (width - n), "");
+        else if (zero)
+                snprintf(out, size, "%s%s%0*d%s", sign, pfx, (int) (width - n), 0, digits);
         else
-                snprintf(out, size, "%*s-%s", (int) (width - n), "", digits);
+                snprintf(out, size, "%*s%s%s%s", (int) (width - n), "", sign, pfx, digits);
 }
 
 /* Render F with VALS (cpu, tsc, reltsc, event, d1..d7), Python's way; the
@@ -379,26 +399,11 @@ static char *xen_render(const struct xen_format *f, const uint64_t *vals, bool n
                 spec[0] = '%';
                 (void) xen_spec(&p, spec + 1);          /* checked at load */
                 n = strlen(spec);
-                if (neg && strchr("diusrxXo", *p)) {
-                        xen_render_negative(out, sizeof(out), spec + 1,
-                                            strchr("xXo", *p) ? *p : 'u', strchr("sr", *p), v);
-                        sqlite3_str_appendall(s, out);
-                        p++;
-                        continue;
-                }
                 switch (*p) {
-                case 'd': case 'i': case 'u': case 's': case 'r':
-                        /* every key is unsigned to Python (the words, the
-                         * TSC): a TSC from 2^63 up is not negative */
-                        memcpy(spec + n, "llu", 4);
-                        snprintf(out, sizeof(out), spec, (unsigned long long) v);
-                        break;
-                case 'x': case 'X': case 'o':
-                        spec[n++] = 'l';
-                        spec[n++] = 'l';
-                        spec[n++] = *p;
-                        spec[n] = '\0';
-                        snprintf(out, sizeof(out), spec, (unsigned long long) v);
+                case 'd': case 'i': case 'u': case 's': case 'r': case 'x': case 'X': case 'o':
+                        /* the words and the TSC are unsigned (a TSC from
+                         * 2^63 up is not negative); reltsc can be negative */
+                        xen_render_int(out, sizeof(out), spec + 1, *p, neg, v);
                         break;
                 case 'c':
                         memcpy(spec + n, "c", 2);

@@ -14,7 +14,8 @@
 # VMENTRY by CPU; a formats line past the line cap ($TRACEQL_TEST_MAX_LINE)
 # fails at its line; CR LF formats lines read as LF ones, a CR or a NUL
 # inside a line fails at it; a TSC that steps back renders reltsc negative,
-# as Python does (tsc-back.xt, formats-back).
+# and the flags of integer conversions render, as Python does (tsc-back.xt,
+# formats-back).
 # TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
 . "$(dirname "$0")/lib/common.sh"
 
@@ -129,7 +130,9 @@ golden basic-unknown basic.xt --formats formats-xen
 golden tsc-high tsc-high.xt --formats formats
 # A TSC that steps back on its CPU makes reltsc negative, and Python renders
 # it so under each conversion (tsc-back.out is xentrace_format's output): it
-# was rendered as 2^64 - 5.
+# was rendered as 2^64 - 5.  So are the flags '+', ' ', '#' (0x0), '0' with
+# a precision, a precision of 0 for 0, and s's precision and '0': C's
+# conversions of an unsigned number dropped them.
 rm -f "$T/db"
 $RUN "$TQ" --db "$T/db" import --xentrace tsc-back.xt --formats formats-back
 $TQ --db "$T/db" --no-sync --format csv "select message from events order by id" |

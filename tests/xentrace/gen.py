@@ -57,9 +57,9 @@ write('xen.xt', xen)
 write('tsc-high.xt', window(3, [rec(0x00081001, (), 2**63 + 5), rec(0x00081001, (), 2**64 - 1)]))
 
 # A TSC that steps back on its CPU: reltsc is negative, as Python renders it
-# (formats-back).
+# (formats-back); and the flags of integer conversions on 0 and 12345.
 write('tsc-back.xt', window(0, [rec(0x00081001, (), 1000), rec(0x00099998, (), 995),
-                                rec(0x00099998, (), 2000)]))
+                                rec(0x00099998, (), 2000), rec(0x00099997, (0, 12345))]))
 
 # Malformed files; the expected messages are in bad.err.  A file that ends
 # inside a window or a record whose start is valid is not one (xentrace may be
