@@ -3,7 +3,8 @@
  * them, named and formatted through a xentrace `formats` file.
  *
  * The file is a sequence of struct t_rec (xen/include/public/trace.h), in
- * host byte order, 32-bit words:
+ * host byte order (the writer's and this one's: a file whose first record is
+ * a byte-swapped CPU change record is an error that says so), 32-bit words:
  *
  *     u32 header     event id in bits 0-27, the count N of data words in
  *                    bits 28-30, bit 31 set when a TSC follows
@@ -588,6 +589,10 @@ static int xen_record(struct xen *x, struct ingest *ing, size_t off, bool store,
                 return xen_error(x, off, err, "CPU change to an impossible CPU number");
         if (id == XEN_LOST_RECORDS && n == 0)
                 return xen_error(x, off, err, "lost records record without the count lost");
+        if (id != XEN_CPU_CHANGE && x->cpu < 0 &&
+            __builtin_bswap32(h) == (XEN_CPU_CHANGE | 2u << 28))
+                return xen_error(x, off, err, "byte-swapped CPU change record (the trace of a "
+                                 "host of the other byte order)");
         if (id != XEN_CPU_CHANGE && x->cpu < 0)
                 return xen_error(x, off, err, "record before the first CPU change record");
         if (id != XEN_CPU_CHANGE && off + len > x->window_end)

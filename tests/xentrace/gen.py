@@ -89,6 +89,8 @@ bad = {
     # have 1 data word, or 4)
     'lostcount': window(0, [rec(LOST, (), 5)]),
     'cut-lostcount': window(0, [rec(LOST, (), 5)])[:16],
+    # the words of a big-endian host (Xen on PowerPC), byte-swapped here
+    'bigendian': struct.pack('>IIIIII', CPU_CHANGE | 2 << 28, 0, 12, 0x00081001 | 1 << 31, 1, 0),
     'cut-inside': window(0, [rec(0x00081001, (), 1)])[:8] + struct.pack('<I', 40) +
                   rec(0x00081001, (), 1) + rec(CPU_CHANGE, (1, 12))[:6],
 }
