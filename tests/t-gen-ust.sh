@@ -140,6 +140,25 @@ else
         fail ust-fn-macro-names "exit $rc: $(cat err) $(grep -m1 error cc.err 2>/dev/null)"
 fi
 
+# Names of LTTng-UST's own: <lttng/tracepoint.h> defines the old API's
+# names as object-like macros, so an event 'tracepoint' registered as
+# g:lttng_ust_tracepoint (and beside dtrace did not compile), an argument
+# 'tp_rcu_read_lock' became 'lttng_ust_tracepoint_dlopen_ptr->...' in the
+# provider and in the header that includes it (a 'disable' event's too), and
+# an argument named as a global of its probe code shadowed it.  Refused.
+printf '%s\n' 'tracepoint(int a) "a %d"' 'disable d(int tp_rcu_read_lock) "%d"' \
+        'e(int lttng_ust_tracepoint_dlopen_ptr) "%d"' 'disable ctf_string(void)' > ustnames.events
+rc=0; "$TG" --group=g --backend=ust --header=un.h --source=un.c ustnames.events 2> err || rc=$?
+check_eq ust-lttng-names "1|tracegen: ustnames.events:1:1: event name 'tracepoint' is a macro of LTTng-UST's headers: the ust backend's tracepoint would be named by its value
+tracegen: ustnames.events:2:15: argument name 'tp_rcu_read_lock' is a macro of LTTng-UST's headers, which the ust backend's provider cannot take
+tracegen: ustnames.events:3:7: argument name 'lttng_ust_tracepoint_dlopen_ptr' has LTTng-UST's prefix, that of its macros, which the ust backend's provider cannot take|no output" \
+        "$rc|$(cat err)|$([ -e un.h ] || [ -e un-ust.h ] || echo no output)"
+rc=0; "$TG" --group=tracepoint --backend=ust --header=un.h ustnames.events 2> err || rc=$?
+check_eq ust-lttng-group "2|tracegen: --group 'tracepoint' is a macro of LTTng-UST's headers: the ust backend's provider would be named by its value
+Try 'tracegen --help' for more information." "$rc|$(cat err)"
+rc=0; "$TG" --group=g --backend=tracejournal,dtrace --header=un.h --source=un.c ustnames.events || rc=$?
+check_eq ust-lttng-names-without-ust 0 "$rc"
+
 # ---- a real session, where lttng-sessiond can run ----
 if ! command -v lttng > /dev/null 2>&1 || ! command -v lttng-sessiond > /dev/null 2>&1 ||
    ! command -v babeltrace2 > /dev/null 2>&1; then

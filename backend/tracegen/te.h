@@ -99,6 +99,9 @@ void te_fputs_quoted(const char *s, const char *also, FILE *f);
  * C reserves for them), or NULL.  The dtrace backend's <sys/sdt.h> pastes a
  * probe's provider and name after expanding them. */
 const char *te_parse_macro_name(const char *name);
+/* Why NAME, with the ust backend, is LTTng-UST's (a macro of the headers
+ * the provider is read through, or its prefix), or NULL. */
+const char *te_parse_ust_name(const char *name);
 /* te_format.c: the value of the hex digit C, or -1. */
 int te_format_hex(char c);
 /* te_format.c: code point V as UTF-8 in BUF (4 bytes at most); its length. */

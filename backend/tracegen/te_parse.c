@@ -197,6 +197,49 @@ const char *te_parse_macro_name(const char *name)
         return NULL;
 }
 
+/*
+ * Object-like macros of <lttng/tracepoint.h> and of the headers the ust
+ * backend's provider is read through (LTTng-UST 2.13's old API, kept
+ * under LTTNG_UST_COMPAT_API): an event named 'tracepoint' registered as
+ * GROUP:lttng_ust_tracepoint, and beside dtrace failed to compile.
+ */
+static const char *const te_parse_ust_macros[] = {
+        "tracepoint", "do_tracepoint", "tracepoint_enabled", "tp_rcu_dereference",
+        "tp_rcu_read_lock", "tp_rcu_read_unlock", "static_assert",
+        "ctf_array", "ctf_array_hex", "ctf_array_network", "ctf_array_network_hex",
+        "ctf_array_network_nowrite", "ctf_array_network_nowrite_hex", "ctf_array_nowrite",
+        "ctf_array_nowrite_hex", "ctf_array_text", "ctf_array_text_nowrite", "ctf_enum",
+        "ctf_enum_auto", "ctf_enum_nowrite", "ctf_enum_range", "ctf_enum_value", "ctf_float",
+        "ctf_float_nowrite", "ctf_integer", "ctf_integer_hex", "ctf_integer_network",
+        "ctf_integer_network_hex", "ctf_integer_nowrite", "ctf_sequence", "ctf_sequence_hex",
+        "ctf_sequence_network", "ctf_sequence_network_hex", "ctf_sequence_network_nowrite",
+        "ctf_sequence_network_nowrite_hex", "ctf_sequence_nowrite", "ctf_sequence_nowrite_hex",
+        "ctf_sequence_text", "ctf_sequence_text_nowrite", "ctf_string", "ctf_string_nowrite",
+        "ctf_unused", "ctf_unused_nowrite",
+        "TP_ARGS", "TP_ENUM_VALUES", "TP_FIELDS", "TP_RCU_LINK_TEST", "TRACEPOINT_ENUM",
+        "TRACEPOINT_EVENT", "TRACEPOINT_EVENT_CLASS", "TRACEPOINT_HEADER_MULTI_READ",
+        "TRACEPOINT_LOGLEVEL", "TRACEPOINT_MODEL_EMF_URI", "TRACE_EMERG", "TRACE_ALERT",
+        "TRACE_CRIT", "TRACE_ERR", "TRACE_WARNING", "TRACE_NOTICE", "TRACE_INFO", "TRACE_DEBUG",
+        "TRACE_DEBUG_SYSTEM", "TRACE_DEBUG_PROGRAM", "TRACE_DEBUG_PROCESS", "TRACE_DEBUG_MODULE",
+        "TRACE_DEBUG_UNIT", "TRACE_DEBUG_FUNCTION", "TRACE_DEBUG_LINE",
+};
+
+/* Why NAME, an event's, an argument's or the group's, is LTTng-UST's with
+ * the ust backend, or NULL: a macro of its headers, or a name of its
+ * prefixes, which its macros and the globals its probe code uses have
+ * (an argument 'lttng_ust_tracepoint_dlopen_ptr' failed to compile). */
+const char *te_parse_ust_name(const char *name)
+{
+        size_t i;
+
+        for (i = 0; i < sizeof(te_parse_ust_macros) / sizeof(te_parse_ust_macros[0]); i++)
+                if (strcmp(name, te_parse_ust_macros[i]) == 0)
+                        return "is a macro of LTTng-UST's headers";
+        if (strncmp(name, "lttng_ust_", 10) == 0 || strncmp(name, "LTTNG_UST_", 10) == 0)
+                return "has LTTng-UST's prefix, that of its macros";
+        return NULL;
+}
+
 /* Why NAME cannot name an argument, or NULL when it can. */
 static const char *te_parse_bad_arg_name(const char *name)
 {

@@ -255,6 +255,12 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
                         o->backends & TE_BACKEND_DTRACE ? "dtrace" : "ust");
                 exit(TRACEGEN_EXIT_USAGE);
         }
+        if (o->group && (o->backends & TE_BACKEND_UST) && te_parse_ust_name(o->group)) {
+                fprintf(stderr, "tracegen: --group '%s' %s: the ust backend's provider would "
+                        "be named by its value\nTry 'tracegen --help' for more information.\n",
+                        o->group, te_parse_ust_name(o->group));
+                exit(TRACEGEN_EXIT_USAGE);
+        }
         if (o->check)
                 return;
         if (!o->group)
@@ -373,13 +379,16 @@ static void tracegen_input_error(const char *file, unsigned line, unsigned col)
  * and <lttng/tracepoint.h> paste the name after expanding it: 'unix' gave
  * 'GROUP_1_semaphore', and an LTTng-UST event named '1'), and, with dtrace,
  * an argument named as the GROUP_EVENT_semaphore macro the probe is compiled
- * under (the probe recorded the semaphore in its place).  GROUP may be NULL
+ * under (the probe recorded the semaphore in its place); with ust, an event
+ * or an argument named by a macro of LTTng-UST's headers or with its prefix
+ * (an event 'tracepoint' registered as GROUP:lttng_ust_tracepoint, an
+ * argument 'tp_rcu_read_lock' did not compile).  GROUP may be NULL
  * (--check).  Returns an exit status.
  */
 static int tracegen_check_probes(const struct te_list *list, const char *group,
                                  unsigned backends)
 {
-        bool dt = backends & TE_BACKEND_DTRACE;
+        bool dt = backends & TE_BACKEND_DTRACE, ust = backends & TE_BACKEND_UST;
         int status = TRACEGEN_EXIT_OK;
         size_t i;
 
@@ -388,6 +397,18 @@ static int tracegen_check_probes(const struct te_list *list, const char *group,
                 const char *why = te_parse_macro_name(ev->name);
                 unsigned j;
 
+                /* the header includes the provider, so a 'disable' event's
+                 * parameters are read under its macros too */
+                for (j = 0; ust && j < ev->nargs; j++) {
+                        const char *a = ev->args[j].name, *uwhy = te_parse_ust_name(a);
+
+                        if (!uwhy)
+                                continue;
+                        tracegen_input_error(ev->file, ev->line, ev->args[j].col);
+                        fprintf(stderr, "argument name '%s' %s, which the ust backend's "
+                                "provider cannot take\n", a, uwhy);
+                        status = TRACEGEN_EXIT_INPUT;
+                }
                 if (ev->disabled)
                         continue;       /* no probe */
                 if (why) {
@@ -395,6 +416,11 @@ static int tracegen_check_probes(const struct te_list *list, const char *group,
                         fprintf(stderr, "event name '%s' %s: the %s would be named by its "
                                 "value\n", ev->name, why,
                                 dt ? "dtrace backend's probe" : "ust backend's tracepoint");
+                        status = TRACEGEN_EXIT_INPUT;
+                } else if (ust && te_parse_ust_name(ev->name)) {
+                        tracegen_input_error(ev->file, ev->line, ev->col);
+                        fprintf(stderr, "event name '%s' %s: the ust backend's tracepoint would "
+                                "be named by its value\n", ev->name, te_parse_ust_name(ev->name));
                         status = TRACEGEN_EXIT_INPUT;
                 }
                 for (j = 0; dt && group && j < ev->nargs; j++) {
