@@ -140,6 +140,22 @@ else
         fail ust-fn-macro-names "exit $rc: $(cat err) $(grep -m1 error cc.err 2>/dev/null)"
 fi
 
+# Arguments named as functions LTTng-UST's probe code calls: the provider's
+# parameters hid them ("called object 'strlen' is not a function"); they are
+# spelled _tj_NAME, their fields keep the declared name.
+printf '%s\n' 'fns(const char *strlen, int memcpy, bool abort) "%s %d %d"' > fns.events
+"$TG" --group=fns --backend=tracejournal,ust --header=fns.h --source=fns.c fns.events
+printf '#include "fns.h"\nint main(void) { trace_fns("s", 1, true); return 0; }\n' > fns_use.c
+# shellcheck disable=SC2086
+if ${CC:-cc} $CF -I"$TOP/include" -I. -o fns fns_use.c fns.c "$B/libtracejournal.a" $SAN_FLAGS \
+        -lsystemd -lpthread $UST_LIBS 2> cc.err; then
+        check_eq ust-libc-arg-names "lttng_ust_field_string(strlen, _tj_strlen)
+lttng_ust_field_integer(int, memcpy, _tj_memcpy)
+lttng_ust_field_integer(uint8_t, abort, _tj_abort)" "$(grep -o 'lttng_ust_field_[^ ].*' fns-ust.h)"
+else
+        fail ust-libc-arg-names "$(grep -m1 error cc.err)"
+fi
+
 # Names of LTTng-UST's own: <lttng/tracepoint.h> defines the old API's
 # names as object-like macros, so an event 'tracepoint' registered as
 # g:lttng_ust_tracepoint (and beside dtrace did not compile), an argument

@@ -102,16 +102,27 @@ static const char *const te_emit_cxx_keywords[] = {
         "typename", "using", "virtual", "wchar_t", "xor", "xor_eq",
 };
 
+/*
+ * Functions the ust backend's probe code (LTTng-UST's macros, expanded in
+ * the provider's functions, whose parameters the arguments are) calls: an
+ * argument so named hid the function ("called object 'abort' is not a
+ * function").  Spelled _tj_NAME too, the field keeping the declared name.
+ */
+static const char *const te_emit_ust_calls[] = { "abort", "memcpy", "strlen" };
+
 /* Write the name argument A has as a variable in the generated code. */
 static void te_emit_var(const struct te_arg *a, FILE *out)
 {
         size_t n = sizeof(te_emit_cxx_keywords) / sizeof(te_emit_cxx_keywords[0]), i;
+        size_t nu = sizeof(te_emit_ust_calls) / sizeof(te_emit_ust_calls[0]);
+        bool rename = false;
 
-        for (i = 0; i < n; i++)
-                if (strcmp(a->name, te_emit_cxx_keywords[i]) == 0) {
-                        fputs("_tj_", out);
-                        break;
-                }
+        for (i = 0; i < n && !rename; i++)
+                rename = strcmp(a->name, te_emit_cxx_keywords[i]) == 0;
+        for (i = 0; i < nu && !rename; i++)
+                rename = strcmp(a->name, te_emit_ust_calls[i]) == 0;
+        if (rename)
+                fputs("_tj_", out);
         fputs(a->name, out);
 }
 
