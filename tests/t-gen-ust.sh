@@ -156,6 +156,25 @@ else
         fail ust-libc-arg-names "$(grep -m1 error cc.err)"
 fi
 
+# LTTng-UST takes a tracepoint name PROVIDER:EVENT of 255 characters at
+# most: one more failed the provider's static assertion ("Tracepoint name
+# length is too long"); refused with file and line.  255 compiles.
+e253=$(printf '%0253d' 0 | tr 0 e)
+printf '%s(int a) "%%d"\nok(void)\n%se(void)\n' "$e253" "$e253" > long.events
+rc=0; "$TG" --group=gg --backend=ust --header=long.h --source=long.c long.events 2> err || rc=$?
+check_eq ust-name-too-long "1|tracegen: long.events:1:1: event name '$e253' is too long for the ust backend: its tracepoint gg:EVENT would have 256 characters, LTTng-UST takes 255 at most
+tracegen: long.events:3:1: event name '${e253}e' is too long for the ust backend: its tracepoint gg:EVENT would have 257 characters, LTTng-UST takes 255 at most|no output" \
+        "$rc|$(cat err)|$([ -e long.h ] || echo no output)"
+sed -n 1,2p long.events > longest.events
+"$TG" --group=g --backend=ust --header=long.h --source=long.c longest.events 2> err || rc=$?
+printf '#include "long.h"\nint main(void) { trace_%s(1); trace_ok(); return 0; }\n' "$e253" > long_use.c
+# shellcheck disable=SC2086
+if ${CC:-cc} $CF -I. -o long long_use.c long.c $UST_LIBS 2> cc.err; then
+        check_eq ust-name-longest "" "$(cat err)"
+else
+        fail ust-name-longest "$(cat err) $(grep -m1 error cc.err)"
+fi
+
 # Names of LTTng-UST's own: <lttng/tracepoint.h> defines the old API's
 # names as object-like macros, so an event 'tracepoint' registered as
 # g:lttng_ust_tracepoint (and beside dtrace did not compile), an argument

@@ -382,9 +382,15 @@ static void tracegen_input_error(const char *file, unsigned line, unsigned col)
  * under (the probe recorded the semaphore in its place); with ust, an event
  * or an argument named by a macro of LTTng-UST's headers or with its prefix
  * (an event 'tracepoint' registered as GROUP:lttng_ust_tracepoint, an
- * argument 'tp_rcu_read_lock' did not compile).  GROUP may be NULL
+ * argument 'tp_rcu_read_lock' did not compile), and a tracepoint name
+ * longer than LTTng-UST takes (the provider did not compile).  GROUP may be NULL
  * (--check).  Returns an exit status.
  */
+/* The longest tracepoint name, PROVIDER:EVENT, that LTTng-UST takes: its
+ * LTTNG_UST_ABI_SYM_NAME_LEN (256) with the terminating NUL; the provider
+ * asserts as much when it is compiled. */
+#define TRACEGEN_UST_NAME_MAX 255
+
 static int tracegen_check_probes(const struct te_list *list, const char *group,
                                  unsigned backends)
 {
@@ -421,6 +427,14 @@ static int tracegen_check_probes(const struct te_list *list, const char *group,
                         tracegen_input_error(ev->file, ev->line, ev->col);
                         fprintf(stderr, "event name '%s' %s: the ust backend's tracepoint would "
                                 "be named by its value\n", ev->name, te_parse_ust_name(ev->name));
+                        status = TRACEGEN_EXIT_INPUT;
+                } else if (ust && group &&
+                           strlen(group) + 1 + strlen(ev->name) > TRACEGEN_UST_NAME_MAX) {
+                        tracegen_input_error(ev->file, ev->line, ev->col);
+                        fprintf(stderr, "event name '%s' is too long for the ust backend: "
+                                "its tracepoint %s:EVENT would have %zu characters, "
+                                "LTTng-UST takes %d at most\n", ev->name, group,
+                                strlen(group) + 1 + strlen(ev->name), TRACEGEN_UST_NAME_MAX);
                         status = TRACEGEN_EXIT_INPUT;
                 }
                 for (j = 0; dt && group && j < ev->nargs; j++) {
