@@ -263,6 +263,13 @@ LDCONFIG_RUN = @if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
 		echo "$(LDCONFIG)"; PATH="$$PATH:/sbin:/usr/sbin" $(LDCONFIG) || \
 		echo "make: $(LDCONFIG) failed: run it before using $(LIBDIR)/libtracejournal.so.$(SOVERSION)" >&2; fi
 
+# MAN_NAMES PAGE: the names a page documents (each .Nm of its NAME section).
+# Those other than the file's own name (tj_init, tj_enable, ... of
+# tracejournal.3) are installed as symlinks to the page: without them
+# `man tj_init` found nothing until a whatis database (mandb, makewhatis)
+# was rebuilt.
+MAN_NAMES   = sed -n '/^\.Sh NAME/,/^\.Sh [^N]/s/^\.Nm \([^ ,][^ ]*\).*/\1/p'
+
 install: all
 	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(INCLUDEDIR)" \
 		"$(DESTDIR)$(PKGCONFIGDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man3" \
@@ -274,7 +281,9 @@ install: all
 	$(INSTALL) -m 644 include/tracejournal.h "$(DESTDIR)$(INCLUDEDIR)"
 	$(INSTALL) -m 644 $(B)/tracejournal.pc "$(DESTDIR)$(PKGCONFIGDIR)"
 	for m in man/*.[1-9]; do \
-		s=$${m##*.}; $(INSTALL) -m 644 "$$m" "$(DESTDIR)$(MANDIR)/man$$s"; done
+		s=$${m##*.}; p=$${m##*/}; $(INSTALL) -m 644 "$$m" "$(DESTDIR)$(MANDIR)/man$$s"; \
+		for a in $$($(MAN_NAMES) "$$m"); do [ "$$a.$$s" = "$$p" ] || \
+			ln -sf "$$p" "$(DESTDIR)$(MANDIR)/man$$s/$$a.$$s"; done; done
 	for p in $(notdir $(PROGS)); do \
 		$(INSTALL) -m 644 "packaging/completion/$$p" "$(DESTDIR)$(BASHCOMPDIR)/$$p"; done
 	$(LDCONFIG_RUN)
@@ -285,7 +294,8 @@ uninstall:
 		"$(DESTDIR)$(LIBDIR)/libtracejournal.so" "$(DESTDIR)$(LIBDIR)/libtracejournal.a" \
 		"$(DESTDIR)$(INCLUDEDIR)/tracejournal.h" "$(DESTDIR)$(PKGCONFIGDIR)/tracejournal.pc"
 	for m in man/*.[1-9]; do \
-		s=$${m##*.}; rm -f "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; done
+		s=$${m##*.}; rm -f "$(DESTDIR)$(MANDIR)/man$$s/$${m##*/}"; \
+		for a in $$($(MAN_NAMES) "$$m"); do rm -f "$(DESTDIR)$(MANDIR)/man$$s/$$a.$$s"; done; done
 	for p in $(notdir $(PROGS)); do rm -f "$(DESTDIR)$(BASHCOMPDIR)/$$p"; done
 	$(LDCONFIG_RUN)
 

@@ -57,6 +57,7 @@ missing=
 for f in "lib /usr/lib/$MA/libtracejournal.so.0" "dev /usr/lib/$MA/libtracejournal.so" \
         "dev /usr/lib/$MA/libtracejournal.a" "dev /usr/include/tracejournal.h" \
         "dev /usr/lib/$MA/pkgconfig/tracejournal.pc" "dev /usr/share/man/man3/tracejournal.3" \
+        "dev /usr/share/man/man3/tj_init.3" \
         "tools /usr/bin/traceql" "tools /usr/bin/tracegen" "tools /usr/share/man/man1/traceql.1" \
         "tools /usr/share/man/man7/tracejournal.7" \
         "tools /usr/share/bash-completion/completions/traceql"; do

@@ -33,11 +33,34 @@ l ./usr/lib/libtracejournal.so -> libtracejournal.so.0
 644 ./usr/share/bash-completion/completions/traceql
 644 ./usr/share/man/man1/tracegen.1
 644 ./usr/share/man/man1/traceql.1
+l ./usr/share/man/man3/tj_control_path.3 -> tracejournal.3
+l ./usr/share/man/man3/tj_control_start.3 -> tracejournal.3
+l ./usr/share/man/man3/tj_control_stop.3 -> tracejournal.3
+l ./usr/share/man/man3/tj_enable.3 -> tracejournal.3
+l ./usr/share/man/man3/tj_enable_file.3 -> tracejournal.3
+l ./usr/share/man/man3/tj_enable_list.3 -> tracejournal.3
+l ./usr/share/man/man3/tj_event_foreach.3 -> tracejournal.3
+l ./usr/share/man/man3/tj_flush.3 -> tracejournal.3
+l ./usr/share/man/man3/tj_get_stats.3 -> tracejournal.3
+l ./usr/share/man/man3/tj_init.3 -> tracejournal.3
+l ./usr/share/man/man3/tj_set_outputs.3 -> tracejournal.3
+l ./usr/share/man/man3/tj_shutdown.3 -> tracejournal.3
+l ./usr/share/man/man3/tj_trace_opt.3 -> tracejournal.3
 644 ./usr/share/man/man3/tracejournal.3
 644 ./usr/share/man/man5/trace-events.5
 644 ./usr/share/man/man7/tracejournal.7
 LIST
 check_file install-file-list "$T/files.expected" "$T/files"
+
+# Every function of tracejournal.3's NAME section has its page: `man tj_init`
+# found nothing until a whatis database was rebuilt.
+if command -v man > /dev/null; then
+        check_eq install-man-api-names "$R/usr/share/man/man3/tracejournal.3" \
+                "$(for f in $(sed -n '/^\.Sh NAME/,/^\.Sh [^N]/s/^\.Nm \([^ ]*\).*/\1/p' "$TOP/man/tracejournal.3"); do
+                        man -M "$R/usr/share/man" -w 3 "$f" 2>&1; done | sort -u)"
+else
+        skip install-man-api-names "man missing"
+fi
 
 check_eq install-soname "libtracejournal.so.0" \
         "$(objdump -p "$R/usr/lib/libtracejournal.so.0" | awk '$1 == "SONAME" { print $2 }')"

@@ -43,6 +43,7 @@ missing=
 for f in "lib $LIBDIR/libtracejournal.so.0" "dev $LIBDIR/libtracejournal.so" \
         "dev $LIBDIR/libtracejournal.a" "dev /usr/include/tracejournal.h" \
         "dev $LIBDIR/pkgconfig/tracejournal.pc" "dev /usr/share/man/man3/tracejournal.3" \
+        "dev /usr/share/man/man3/tj_init.3" \
         "tools /usr/bin/traceql" "tools /usr/bin/tracegen" "tools /usr/share/man/man1/traceql.1" \
         "tools /usr/share/man/man7/tracejournal.7" \
         "tools /usr/share/bash-completion/completions/traceql"; do
