@@ -138,7 +138,7 @@ enum tj_arg_kind {
         TJ_ARG_SIGNED = 1,      /* any signed integer type, stored in .i */
         TJ_ARG_UNSIGNED,        /* unsigned integers and bool, in .u */
         TJ_ARG_POINTER,         /* any pointer printed as an address, in .p */
-        TJ_ARG_STRING,          /* char pointer printed with %s, in .s (may be NULL) */
+        TJ_ARG_STRING           /* char pointer printed with %s, in .s (may be NULL) */
 };
 
 typedef union tj_value {

@@ -82,6 +82,19 @@ check_eq install-pkgconfig-plain "-I/usr/include -L/usr/lib -ltracejournal" \
         "$(pkg-config --dont-define-prefix --keep-system-cflags --keep-system-libs --cflags --libs tracejournal |
            sed 's/ *$//')"
 
+# The installed header alone, as the first line of a C or C++ file, strict:
+# C99 and later, C++98 and later (the enum's trailing comma was an error
+# under -std=c++98 -pedantic).
+echo '#include <tracejournal.h>' > "$T/h.c"
+cp "$T/h.c" "$T/h.cc"
+for lang in c99 c11 c++98 c++11 c++17; do
+        case $lang in c++*) cc=c++ src=$T/h.cc ;; *) cc=cc src=$T/h.c ;; esac
+        rc=0
+        $cc -std=$lang -Wall -Wextra -pedantic -Werror $(pkg-config --define-prefix --cflags tracejournal) \
+                -c -o "$T/h.o" "$src" > "$T/h.log" 2>&1 || rc=$?
+        check_eq "install-header-alone-$lang" "0|" "$rc|$(head -3 "$T/h.log")"
+done
+
 # The consumer: README's Makefile lines and the example's sources, nothing else.
 C=$T/consumer
 mkdir -p "$C"
