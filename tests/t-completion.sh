@@ -160,6 +160,15 @@ check_eq comp-tracegen-output-dir "$T/dir/sub|0" \
 check_eq comp-tracegen-group "|0" "$(comp "$C/tracegen" _tracegen tracegen --group '')"
 check_eq comp-tracegen-operand "$T/dir/file.events $T/dir/sub|0" \
         "$(comp "$C/tracegen" _tracegen tracegen --group=g -c "$T/dir/")"
+# After "--" every word is a trace-events file (getopt_long()), one named
+# "-v.events" too: the options were offered, and "-g" took a value.
+mkdir -p "$T/dd" && : > "$T/dd/-v.events" && : > "$T/dd/x"
+check_eq comp-tracegen-dashdash "-v.events|0" "$(cd "$T/dd" && comp "$C/tracegen" _tracegen tracegen -- -)"
+check_eq comp-tracegen-dashdash-then-option "-v.events x|0" \
+        "$(cd "$T/dd" && comp "$C/tracegen" _tracegen tracegen -c -- -g '')"
+# "--" as an option's value does not end the options.
+check_eq comp-tracegen-dashdash-value "$want|0" "$(comp "$C/tracegen" _tracegen tracegen -g -- --)"
+check_eq comp-tracegen-dashdash-eq-value "$want|0" "$(comp "$C/tracegen" _tracegen tracegen --group = -- --)"
 
 # Options this file does not know (another importer's), from a traceql whose
 # --help shows them: FILE and DIR values completed, other values not, flags
