@@ -135,6 +135,21 @@ check_eq comp-traceql-env-db "blk_req_submit|0" \
 check_eq comp-traceql-no-db "|0|absent" \
         "$(comp "$C/traceql" _traceql traceql --db "$T/none.db" leaks --alloc '')|$(
            [ -e "$T/none.db" ] && echo created || echo absent)"
+# The words as typed: "--db ~/db" or a quoted path is the file the shell
+# passes (a file named "~/db" in the current directory was looked for), and
+# so is the command ~/traceql; a word that would run something is not
+# evaluated.
+cp "$T/db" "$T/my db"
+check_eq comp-traceql-db-tilde "qemu_free qemu_malloc|0" \
+        "$(HOME=$T comp "$C/traceql" _traceql traceql --db '~/db' leaks --alloc q)"
+check_eq comp-traceql-db-quoted "qemu_free qemu_malloc|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "'$T/my db'" leaks --alloc q)"
+check_eq comp-traceql-db-backslash "qemu_free qemu_malloc|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/my\\ db" leaks --alloc q)"
+check_eq comp-traceql-cmd-tilde "leaks losses|0" "$(HOME=$B comp "$C/traceql" _traceql '~/traceql' l)"
+check_eq comp-traceql-db-not-run "|0|absent" \
+        "$(comp "$C/traceql" _traceql traceql --db "\$(touch $T/ran)" leaks --alloc q)|$(
+           [ -e "$T/ran" ] && echo ran || echo absent)"
 check_eq comp-traceql-directory "$T/dir/sub|0" \
         "$(comp "$C/traceql" _traceql traceql import --directory "$T/dir/")"
 check_eq comp-traceql-export "$T/dir/file.events $T/dir/sub|0" \
@@ -166,6 +181,8 @@ mkdir -p "$T/dd" && : > "$T/dd/-v.events" && : > "$T/dd/x"
 check_eq comp-tracegen-dashdash "-v.events|0" "$(cd "$T/dd" && comp "$C/tracegen" _tracegen tracegen -- -)"
 check_eq comp-tracegen-dashdash-then-option "-v.events x|0" \
         "$(cd "$T/dd" && comp "$C/tracegen" _tracegen tracegen -c -- -g '')"
+check_eq comp-tracegen-cmd-tilde "--header --header-include --help|0" \
+        "$(HOME=$B comp "$C/tracegen" _tracegen '~/tracegen' --he)"
 # "--" as an option's value does not end the options.
 check_eq comp-tracegen-dashdash-value "$want|0" "$(comp "$C/tracegen" _tracegen tracegen -g -- --)"
 check_eq comp-tracegen-dashdash-eq-value "$want|0" "$(comp "$C/tracegen" _tracegen tracegen --group = -- --)"
