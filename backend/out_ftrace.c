@@ -13,9 +13,9 @@
  * signed and unsigned integers in decimal, pointers as 0x hex, strings in
  * double quotes with \" \\ \n \t \r and \xHH escapes (a NULL string is
  * (null), unquoted).  Losses are "tj_dropped[pid]: dropped=N".  A line is
- * at most FTRACE_LINE_MAX bytes, a long string being cut, and goes out as
- * one write(2): the kernel takes one marker entry per write and needs no
- * lock of ours.
+ * at most FTRACE_LINE_MAX bytes, a long string being cut so that the
+ * arguments after it still fit, and goes out as one write(2): the kernel
+ * takes one marker entry per write and needs no lock of ours.
  *
  * The marker is /sys/kernel/tracing/trace_marker, or the path in
  * TJ_FTRACE_MARKER (a plain file or a fifo for tests).
@@ -138,12 +138,14 @@ static void ftrace_add_i64(struct ftrace_line *l, int64_t i)
         ftrace_add_u64(l, i < 0 ? 0 - (uint64_t)i : (uint64_t)i, 10);
 }
 
-/* Append S quoted and escaped, cut to what fits with its closing quote. */
-static void ftrace_add_string(struct ftrace_line *l, const char *s)
+/* Append S quoted and escaped, cut to what fits with its closing quote and
+ * RESERVE bytes more (the arguments after it, ftrace_arg_min()). */
+static void ftrace_add_string(struct ftrace_line *l, const char *s, size_t reserve)
 {
         static const char hex[] = "0123456789abcdef";
         size_t end = sizeof(l->buf) - 2;        /* room for '"' and '\n' */
 
+        end = reserve < end ? end - reserve : 0;
         if (!s) {
                 ftrace_add_str(l, "(null)");
                 return;
@@ -170,14 +172,45 @@ static void ftrace_add_string(struct ftrace_line *l, const char *s)
                         e[0] = '\\', e[1] = 'x', e[2] = hex[c >> 4], e[3] = hex[c & 15], n = 4;
                 else
                         e[n++] = (char)c;
-                if (l->len + n > end - 1) {
-                        l->full = true;
-                        break;
-                }
+                if (l->len + n > end - 1)
+                        break;  /* cut: what comes after has its room */
                 memcpy(l->buf + l->len, e, n);
                 l->len += n;
         }
         l->buf[l->len++] = '"';
+}
+
+/* The digits of U in BASE. */
+static size_t ftrace_u64_len(uint64_t u, unsigned base)
+{
+        size_t n = 1;
+
+        while (u >= base) {
+                u /= base;
+                n++;
+        }
+        return n;
+}
+
+/* The bytes argument A of value V takes at least, " name=value": a number
+ * whole, a string as "" (it is cut to fit) or (null).  A long string is cut
+ * to leave this room to the arguments after it (it used to take the whole
+ * line, and the numbers after it were left out: absent once imported). */
+static size_t ftrace_arg_min(const struct tj_arg_desc *a, const tj_value *v)
+{
+        size_t n = 2 + strlen(a->name);
+
+        switch (a->kind) {
+        case TJ_ARG_SIGNED:
+                return n + (v->i < 0) +
+                       ftrace_u64_len(v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i, 10);
+        case TJ_ARG_UNSIGNED:
+                return n + ftrace_u64_len(v->u, 10);
+        case TJ_ARG_POINTER:
+                return n + 2 + ftrace_u64_len((uintptr_t)v->p, 16);
+        default:
+                return n + (v->s ? 2 : 6);
+        }
 }
 
 /* Write the line, unless the marker was closed (output_fd_writev()). */
@@ -194,10 +227,13 @@ static int ftrace_write(const struct record *r, const tj_value *v, const char *m
 {
         const struct tj_event *ev = r->ev;
         struct ftrace_line l;
+        size_t after = 0;       /* ftrace_arg_min() of the arguments not yet added */
 
         (void)msg;
         l.len = 0;
         l.full = false;
+        for (unsigned i = 0; i < ev->nargs; i++)
+                after += ftrace_arg_min(&ev->args[i], &v[i]);
         ftrace_add_str(&l, ev->name);
         ftrace_add(&l, "[", 1);
         ftrace_add_i64(&l, atomic_load_explicit(&ftrace_pid, memory_order_relaxed));
@@ -207,6 +243,7 @@ static int ftrace_write(const struct record *r, const tj_value *v, const char *m
         for (unsigned i = 0; i < ev->nargs; i++) {
                 const struct tj_arg_desc *a = &ev->args[i];
 
+                after -= ftrace_arg_min(a, &v[i]);
                 ftrace_add(&l, " ", 1);
                 ftrace_add_str(&l, a->name);
                 ftrace_add(&l, "=", 1);
@@ -222,7 +259,7 @@ static int ftrace_write(const struct record *r, const tj_value *v, const char *m
                         ftrace_add_u64(&l, (uintptr_t)v[i].p, 16);
                         break;
                 default:
-                        ftrace_add_string(&l, v[i].s);
+                        ftrace_add_string(&l, v[i].s, after);
                         break;
                 }
         }
