@@ -23,6 +23,8 @@
  *                              format (te_pattern.c, as for --log), the
  *                              event with the values the format matched;
  *                              else event tracing_mark_write, argument buf
+ *                              (TEXT is all after ": ", as the kernel
+ *                              prints it, leading spaces kept)
  *   name: TEXT                 a kernel event; its arguments are the
  *                              name=value words of TEXT, or, when it has
  *                              none, "key value" pairs (kvm_exit: reason
@@ -570,6 +572,7 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
         }
         if (p == end || *p != ':')
                 return ftrace_error(f, err, "not a trace line (no event name)");
+        q = p + 1;
         p = fskip_spaces(p + 1, end);
         l->text = (struct fspan) { p, (size_t) (end - p) };
         if (!fspan_is(l->event, "tracing_mark_write")) {
@@ -580,7 +583,11 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
                 fparse_kernel(p, nl ? nl : end, l);
                 return 0;
         }
+        /* the kernel prints a marker as ": %s": its text is what follows
+         * that one space, its own leading spaces kept (an empty one is "",
+         * not " ") */
         end = mark_end;
+        p = q < end && *q == ' ' ? q + 1 : q;
         l->text = (struct fspan) { p, (size_t) (end - p) };
         /* a marker: ours is "event[pid.seq]: args", or "tj_dropped[pid]: args";
          * "name[pid]: text" is what syslog-style programs write */

@@ -208,6 +208,16 @@ pid,seq,event,a0
 OUT
 check_file ftrace-marker-name-pid "$T/exp" "$T/got"
 
+# The kernel prints a marker as ": %s": its text is what follows that one
+# space.  A text's own leading spaces were dropped with it, and an empty
+# marker (echo > trace_marker) was ' ', not ''.
+printf '%s\n' '  bash-5 [000] ..... 100.000001: tracing_mark_write:   two leading' \
+        '  bash-5 [000] ..... 100.000002: tracing_mark_write: ' \
+        '  bash-5 [000] ..... 100.000003: tracing_mark_write:  tgb_req[5.1]: req=0x1' \
+        > "$T/marker-spaces.trace"
+check_eq ftrace-marker-leading-spaces "0|tracing_mark_write,'tracing_mark_write   two leading','  two leading'|tracing_mark_write,'tracing_mark_write',''|tracing_mark_write,'tracing_mark_write  tgb_req[5.1]: req=0x1',' tgb_req[5.1]: req=0x1'" \
+        "$(ftrace_rows "$T/marker-spaces.trace" "select event, quote(message), quote(a0) from events order by id")"
+
 # The message rendered from the declared format is the library's MESSAGE, as
 # printf writes it: a conversion prints the bits its length gives (%x of an
 # int -1 is ffffffff, %hu of a short -2 65534, PRIx32 32 bits, PRIx64 64),
