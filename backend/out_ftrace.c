@@ -17,12 +17,18 @@
  * arguments after it still fit, and goes out as one write(2): the kernel
  * takes one marker entry per write and needs no lock of ours.
  *
- * The marker is /sys/kernel/tracing/trace_marker, or the path in
- * TJ_FTRACE_MARKER (a plain file or a fifo for tests).
+ * The marker is the path in TJ_FTRACE_MARKER (a plain file or a fifo for
+ * tests), else /sys/kernel/tracing/trace_marker, else, as QEMU's ftrace
+ * backend finds it in /proc/mounts, that of tracefs mounted elsewhere or of
+ * debugfs's tracing/ (where systems whose systemd mounts only debugfs have
+ * tracefs, mounted when first looked at).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <mntent.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,21 +70,68 @@ static void ftrace_close(void)
         output_fd_close(&ftrace_fd, &ftrace_ok, &ftrace_writing);
 }
 
+/*
+ * Open the marker of the tracefs or debugfs (TYPE) mounted in /proc/mounts,
+ * as QEMU's ftrace backend looks for it: the first that opens.  A
+ * descriptor, or -1 with *RET_ERR (unless nothing was found) the error of
+ * one that did not open and *RET_PATH its path.
+ */
+static int ftrace_open_mounted(const char *type, char *ret_path, size_t size, int *ret_err)
+{
+        const char *sub = strcmp(type, "debugfs") == 0 ? "/tracing" : "";
+        struct mntent *m, ent;
+        char buf[2 * PATH_MAX], path[PATH_MAX + 32];
+        FILE *f = setmntent("/proc/self/mounts", "re");
+        int fd = -1;
+
+        if (!f)
+                return -1;
+        while (fd < 0 && (m = getmntent_r(f, &ent, buf, sizeof(buf)))) {
+                if (strcmp(m->mnt_type, type) != 0 ||
+                    (size_t)snprintf(path, sizeof(path), "%s%s/trace_marker", m->mnt_dir,
+                                     sub) >= sizeof(path))
+                        continue;
+                fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+                if (fd < 0 && (*ret_err == ENOENT || *ret_err == 0)) {
+                        *ret_err = errno;
+                        snprintf(ret_path, size, "%s", path);
+                }
+        }
+        endmntent(f);
+        return fd;
+}
+
 static int ftrace_open(void)
 {
         const char *path = getenv("TJ_FTRACE_MARKER");
-        int fd, r;
+        char failed[PATH_MAX + 32];
+        int fd, err;
 
         pthread_once(&ftrace_once, ftrace_init_once);
         ftrace_set_pid();
-        if (!path || !path[0])
+        if (path && path[0])
+                fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        else {
+                /* the error said is that of the usual place, unless a
+                 * marker found elsewhere failed otherwise (EACCES) */
                 path = FTRACE_MARKER_DEFAULT;
-        fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+                fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+                err = fd < 0 ? errno : 0;
+                if (fd < 0 && err == ENOENT) {
+                        fd = ftrace_open_mounted("tracefs", failed, sizeof(failed), &err);
+                        if (fd < 0)
+                                fd = ftrace_open_mounted("debugfs", failed, sizeof(failed),
+                                                         &err);
+                        if (fd < 0 && err != ENOENT)
+                                path = failed;
+                }
+                errno = err;
+        }
         if (fd < 0) {
-                r = -errno;
-                config_warn("ftrace: %s: %s", path, strerror(-r));
+                err = errno;
+                config_warn("ftrace: %s: %s", path, strerror(err));
                 ftrace_close();
-                return r;
+                return -err;
         }
         output_fd_install(&ftrace_fd, fd);
         atomic_store(&ftrace_ok, true);

@@ -72,6 +72,39 @@ TJ_QUIET=0 TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/nodir/marker" TJ_EVENTS=tga_voi
         $RUN "$E" init void flush > /dev/null 2> "$T/err"
 check_eq lib-ftrace-missing-marker-warns "tracejournal: ftrace: $T/nodir/marker: No such file or directory" "$(cat "$T/err")"
 
+# No tracefs at /sys/kernel/tracing: the marker is that of tracefs mounted
+# elsewhere, or of debugfs's tracing/ (where systems whose systemd mounts
+# only debugfs have tracefs), as QEMU's ftrace backend finds it in
+# /proc/mounts.  The output failed: 'No such file or directory'.  In a
+# private mount namespace, as root.
+if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
+        mkdir "$T/tfs"
+        for how in tracefs debugfs; do
+                rc=0
+                unshare -m sh -c 'umount /sys/kernel/tracing 2> /dev/null
+                        if [ "$1" = tracefs ]; then
+                                mount -t tracefs nodev "$2/tfs" && t=$2/tfs || exit 77
+                        else
+                                mount -t debugfs nodev /sys/kernel/debug &&
+                                        t=/sys/kernel/debug/tracing || exit 77
+                        fi
+                        [ ! -e /sys/kernel/tracing/trace_marker ] || exit 77
+                        echo 1 > "$t/tracing_on"
+                        TJ_QUIET=0 TJ_OUTPUT=ftrace TJ_EVENTS=tga_void "$3" init void flush \
+                                > /dev/null 2> "$2/err" & p=$!
+                        wait $p || exit 1
+                        echo "$(cat "$2/err")|$(grep -c "tracing_mark_write: tga_void\[$p\.1\]:" "$t/trace")"' \
+                        sh "$how" "$T" "$E" > "$T/out" 2>&1 || rc=$?
+                if [ $rc = 77 ]; then
+                        skip lib-ftrace-marker-found-$how "cannot mount $how in a private mount namespace"
+                else
+                        check_eq lib-ftrace-marker-found-$how "0||1" "$rc|$(cat "$T/out")"
+                fi
+        done
+else
+        skip lib-ftrace-marker-found "root and unshare -m needed"
+fi
+
 # The real tracefs: mounted here, or in a private mount namespace when root.
 rc=0
 with_tracefs sh -c 'TJ_OUTPUT=ftrace TJ_EVENTS=tga_void "$1" init void flush > /dev/null 2>&1 &&
