@@ -106,7 +106,11 @@ static void emit_header_async(struct record *r, uint64_t seq)
  * output under the writer's lock (SYNC: TJ_SYNC=1 or no asynchronous output),
  * or, when only log/ftrace outputs are configured, straight to them, no lock.
  * False when the outputs it saw are gone (closed by tj_shutdown() meanwhile):
- * nothing was written nor counted, the caller puts the event in its ring. */
+ * nothing was written nor counted, the caller puts the event in its ring.
+ * The writes are cancellation points: a thread cancelled (pthread_cancel())
+ * in one left the writer's lock held for ever, every trace point and the
+ * writer waiting on it, and its event neither written nor counted dropped;
+ * cancellation waits until the event is written and counted. */
 static __attribute__((noinline)) bool emit_here(const struct tj_event *ev,
                 const struct tj_site *site, const tj_value *v, uint64_t seq, bool sync)
 {
@@ -116,12 +120,15 @@ static __attribute__((noinline)) bool emit_here(const struct tj_event *ev,
         } buf;
         size_t lens[TJ_MAX_ARGS];
         size_t size = record_size(ev, v, lens);
+        int cancel;
+        bool done;
 
         emit_header(&buf.r, seq);
         record_encode(&buf.r, size, ev, site, v, lens);
-        if (sync)
-                return writer_write_sync(&buf.r);
-        return writer_write_caller_only(&buf.r);
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+        done = sync ? writer_write_sync(&buf.r) : writer_write_caller_only(&buf.r);
+        pthread_setcancelstate(cancel, NULL);
+        return done;
 }
 
 /* Wait for room in block mode (TJ_ON_FULL=block); NULL: drop the event. */

@@ -547,14 +547,19 @@ static void writer_caller_lost(const struct tj_output *o)
         atomic_fetch_add_explicit(&w.caller_lost[writer_known_index(o)], 1, memory_order_relaxed);
 }
 
-/* Write R to the log output (LOG) and the ftrace output (FTRACE). */
+/* Write R to the log output (LOG) and the ftrace output (FTRACE).  Not
+ * cancelled in a write(2): a thread cancelled there left its record
+ * reserved, never committed, the event neither written nor counted
+ * dropped; the cancellation comes at the application's next point. */
 static void writer_caller_outputs(struct record *r, bool log, bool ftrace)
 {
         char buf[WRITER_MSG_STACK], *heap = NULL;
         tj_value v[TJ_MAX_ARGS];
+        int cancel;
 
         if (!log && !ftrace)
                 return;
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
         record_values(r, v);
         if (ftrace)
                 r->flags |= RECORD_FTRACED;
@@ -575,6 +580,7 @@ static void writer_caller_outputs(struct record *r, bool log, bool ftrace)
                 }
                 free(heap);
         }
+        pthread_setcancelstate(cancel, NULL);
 }
 
 /* The log and ftrace outputs are written by the caller, before R enters the

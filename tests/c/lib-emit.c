@@ -96,6 +96,11 @@
  *                       "fd PATH=closed": before init, it runs after the
  *                       library's (were the outputs closed?)
  *   bgtrace             a thread traces tgb_req without pause, never stopped
+ *   cancel:K            K times: a thread traces tgb_req without pause, with
+ *                       a pthread_testcancel() after each event, and is
+ *                       cancelled (pthread_cancel) 2 ms after it started,
+ *                       then joined; prints "cancel=stuck" and exits 1 when
+ *                       a join has not returned within 10 s
  *   signal:N            N times: SIGUSR1 to itself while tracing req:10; the
  *                       handler traces tga_void (trace points in a handler)
  *   long:N              one tga_all whose string is N bytes of 'y'
@@ -764,6 +769,42 @@ static void *bgtrace_main(void *arg)
         return NULL;
 }
 
+static void *cancel_main(void *arg)
+{
+        (void)arg;
+        for (;;) {
+                emit_reqs(1);
+                pthread_testcancel();
+        }
+        return NULL;
+}
+
+static void *cancel_watchdog(void *arg)
+{
+        (void)arg;
+        sleep(10);
+        printf("cancel=stuck\n");
+        fflush(stdout);
+        _exit(1);
+}
+
+static void run_cancel(long k)
+{
+        pthread_t th, dog;
+
+        if (pthread_create(&dog, NULL, cancel_watchdog, NULL) != 0)
+                return;
+        for (long i = 0; i < k; i++) {
+                if (pthread_create(&th, NULL, cancel_main, NULL) != 0)
+                        break;
+                usleep(2000);
+                pthread_cancel(th);
+                pthread_join(th, NULL);
+        }
+        pthread_cancel(dog);
+        pthread_join(dog, NULL);
+}
+
 static void run_shutbusy(long k, void *(*fn)(void *))
 {
         pthread_t th;
@@ -1046,7 +1087,9 @@ static void step(const char *s)
                 pthread_t th;
 
                 pthread_create(&th, NULL, bgtrace_main, NULL);
-        } else if (strcmp(s, "shutdown") == 0)
+        } else if (strncmp(s, "cancel:", 7) == 0)
+                run_cancel(atol(arg));
+        else if (strcmp(s, "shutdown") == 0)
                 tj_shutdown();
         else if (strncmp(s, "setenv:", 7) == 0 && strchr(arg, '=')) {
                 const char *eq = strchr(arg, '=');
