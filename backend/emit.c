@@ -238,6 +238,11 @@ void emit_set_closed(bool closed)
         atomic_store(&emit_closed, closed);
 }
 
+bool emit_is_closed(void)
+{
+        return atomic_load(&emit_closed);
+}
+
 /*
  * Once exit() flushed (emit_closed), every event not written is dropped: the
  * records the flush left in a ring (committed after the writer's last pass,

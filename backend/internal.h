@@ -192,6 +192,7 @@ TJ_HIDDEN void emit_after_fork_child(void);
 /* exit() flushed: what is not written by now counts as dropped (true), or a
  * tj_init() started again (false). */
 TJ_HIDDEN void emit_set_closed(bool closed);
+TJ_HIDDEN bool emit_is_closed(void);
 TJ_HIDDEN struct ring *emit_thread_ring(void);
 
 /* ---- rings (ring.c) ---------------------------------------------------- */
@@ -212,6 +213,7 @@ TJ_HIDDEN uint64_t ring_take_drops(struct ring *ring);
 TJ_HIDDEN void ring_mark_dead(struct ring *ring);
 TJ_HIDDEN bool ring_is_dead(struct ring *ring);
 TJ_HIDDEN void ring_clear(struct ring *ring);
+TJ_HIDDEN size_t ring_forget_group(struct ring *ring, const struct tj_group *group);
 TJ_HIDDEN struct ring **ring_next(struct ring *ring);
 TJ_HIDDEN size_t ring_used(struct ring *ring);
 TJ_HIDDEN size_t ring_capacity(struct ring *ring);
@@ -246,6 +248,9 @@ TJ_HIDDEN bool writer_flush_begin(unsigned *ret_req);
 TJ_HIDDEN int writer_flush_check(unsigned req);
 TJ_HIDDEN void writer_shutdown(void);
 TJ_HIDDEN void writer_add_dropped(uint64_t n);
+/* GROUP is about to be unloaded: write its events' records (bounded), and
+ * turn those still in a ring into losses. */
+TJ_HIDDEN void writer_forget_group(const struct tj_group *group);
 TJ_HIDDEN bool writer_running(void);
 TJ_HIDDEN void writer_restart_after_fork(void);
 extern TJ_HIDDEN atomic_bool writer_restart;

@@ -8,7 +8,8 @@
  * branch.  Patterns are names or globs with '*' and '?' (case-sensitive); a
  * leading '-' disables.  Problems found at registration (a duplicate event
  * name, a group built for another ABI) cannot be printed then; they are kept
- * and reported by tj_init() as warnings.
+ * and reported by tj_init() as warnings.  A module unloaded with dlclose()
+ * unregisters its groups from the generated destructor.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +31,7 @@ static struct {
         uint32_t nevents;
         char problems[REGISTRY_MAX_PROBLEMS][256];
         unsigned nproblems;
+        atomic_uint walkers;            /* tj_event_foreach() calls walking the list */
 } reg = {
         .lock = PTHREAD_MUTEX_INITIALIZER,
         .tail = &reg.groups,
@@ -120,6 +122,45 @@ void tj_group_register(struct tj_group *group)
         reg.tail = &group->next;
 out:
         pthread_mutex_unlock(&reg.lock);
+}
+
+/*
+ * The group leaves the list, its events disabled; tj_group_unregister()
+ * returns once no tj_event_foreach() that may have seen it still walks (it
+ * calls its FN without the lock), and once no record of its events is left
+ * for the writer: the module's memory is unmapped after its destructors.
+ * A group not registered (built for another ABI) is left alone.
+ */
+void tj_group_unregister(struct tj_group *group)
+{
+        struct tj_group **pp;
+        bool found = false;
+
+        if (!group)
+                return;
+        pthread_mutex_lock(&reg.lock);
+        for (pp = &reg.groups; *pp; pp = &(*pp)->next)
+                if (*pp == group) {
+                        found = true;
+                        break;
+                }
+        if (found) {
+                for (size_t i = 0; i < group->nevents; i++)
+                        if (group->events[i]->dstate)
+                                __atomic_store_n(group->events[i]->dstate, 0, __ATOMIC_RELAXED);
+                __atomic_store_n(pp, group->next, __ATOMIC_RELEASE);
+                if (reg.tail == &group->next)
+                        reg.tail = pp;
+        }
+        pthread_mutex_unlock(&reg.lock);
+        if (!found)
+                return;
+        while (atomic_load(&reg.walkers) != 0) {
+                struct timespec ts = { 0, 1000000 };
+
+                nanosleep(&ts, NULL);
+        }
+        writer_forget_group(group);
 }
 
 /* Print what registration found (tj_init()). */
@@ -331,7 +372,9 @@ int tj_event_foreach(const char *pattern,
 
         if (!fn)
                 return -EINVAL;
-        /* No lock held while FN runs: groups are only ever added at the end. */
+        /* No lock held while FN runs: groups are added at the end, and a
+         * group removed (tj_group_unregister()) waits for the walkers. */
+        atomic_fetch_add(&reg.walkers, 1);
         pthread_mutex_lock(&reg.lock);
         const struct tj_group *g = reg.groups;
         pthread_mutex_unlock(&reg.lock);
@@ -350,9 +393,13 @@ int tj_event_foreach(const char *pattern,
                         if (pattern && !registry_glob(pattern, ev->name))
                                 continue;
                         r = fn(&info, userdata);
-                        if (r != 0)
-                                return r;
+                        if (r != 0) {
+                                n = r;
+                                goto out;
+                        }
                         n++;
                 }
+out:
+        atomic_fetch_sub(&reg.walkers, 1);
         return n;
 }

@@ -184,6 +184,30 @@ void ring_clear(struct ring *ring)
         atomic_store_explicit(&ring->drops, 0, memory_order_relaxed);
 }
 
+/*
+ * Consumer side, under the writer's lock: every record not yet consumed
+ * whose event is one of GROUP's becomes a pad, which the writer skips (its
+ * module is being unloaded: the event, its render function and its call
+ * site go away).  Returns how many.
+ */
+size_t ring_forget_group(struct ring *ring, const struct tj_group *group)
+{
+        uint64_t end = atomic_load_explicit(&ring->head, memory_order_acquire);
+        uint64_t pos = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+        size_t n = 0;
+
+        while (pos < end) {
+                struct record *r = (struct record *)(ring->cbuf + (pos & (ring->csize - 1)));
+
+                if (r->kind == RECORD_EVENT && r->ev->group == group) {
+                        r->kind = RECORD_PAD;
+                        n++;
+                }
+                pos += r->size;
+        }
+        return n;
+}
+
 /* The writer's list link lives in the ring; writer.c walks it. */
 struct ring **ring_next(struct ring *ring)
 {

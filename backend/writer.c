@@ -791,6 +791,35 @@ static void writer_take_late_losses(void)
         }
 }
 
+/*
+ * GROUP's module is being unloaded (tj_group_unregister()): what its events
+ * traced is written first, as tj_flush() would; the records a ring still
+ * holds then (the flush timed out, or no writer runs yet) become pads,
+ * counted dropped.  The writer's lock orders this with its passes, which
+ * take records only under it; the list lock keeps writer_reap() from
+ * freeing a ring meanwhile (nothing takes w.lock under it).
+ */
+void writer_forget_group(const struct tj_group *group)
+{
+        uint64_t n = 0;
+
+        /* At exit the destructors run after the library's flush: nothing is
+         * written any more nor unmapped, and a writer left stuck in a send
+         * (a stopped journald, a full pipe) holds w.lock: exit() hung. */
+        if (emit_is_closed())
+                return;
+        if (writer_running())
+                writer_flush(config_flush_ms());
+        pthread_mutex_lock(&w.lock);
+        pthread_mutex_lock(&w.list_lock);
+        for (struct ring *ring = w.rings; ring; ring = *ring_next(ring))
+                n += ring_forget_group(ring, group);
+        pthread_mutex_unlock(&w.list_lock);
+        pthread_mutex_unlock(&w.lock);
+        if (n)
+                writer_add_dropped(n);
+}
+
 /* Free the rings of exited threads once drained. */
 static void writer_reap(void)
 {

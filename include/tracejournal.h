@@ -85,7 +85,7 @@ TJ_EXPORT int tj_set_outputs(const char *outputs);
 TJ_EXPORT int tj_flush(void);
 
 /* One event as listed by tj_event_foreach(). Borrowed, valid while the
- * program runs. */
+ * program runs, or until the module holding the event is unloaded. */
 struct tj_event_info {
         const char *name;
         const char *group;
@@ -192,6 +192,15 @@ struct tj_group {
 
 /* Register a group (called from the generated constructor). */
 TJ_EXPORT void tj_group_register(struct tj_group *group);
+
+/*
+ * Forget a group (called from the generated destructor, as dlclose()
+ * unloads the module that holds it): its events are disabled and leave the
+ * registry, and what they traced is written first (bounded by
+ * TJ_FLUSH_TIMEOUT_MS) or, when still unwritten, counted dropped; no record
+ * points into the module once it returns.
+ */
+TJ_EXPORT void tj_group_unregister(struct tj_group *group);
 
 /* Record one event; V holds ev->nargs values.  Never blocks by default. */
 TJ_EXPORT void tj_emit(const struct tj_event *ev, const struct tj_site *site,

@@ -338,6 +338,7 @@ static const struct tj_site *last_site;
 static int emitted;
 
 void tj_group_register(struct tj_group *group) { registered = group; }
+void tj_group_unregister(struct tj_group *group) { (void)group; }
 
 void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_value *v)
 {
@@ -423,6 +424,7 @@ cat > "$T/cxxstub.c" <<'EOF'
 #include <tracejournal.h>
 
 void tj_group_register(struct tj_group *group) { printf("group %s\n", group->name); }
+void tj_group_unregister(struct tj_group *group) { (void)group; }
 
 void tj_emit(const struct tj_event *ev, const struct tj_site *site, const tj_value *v)
 {

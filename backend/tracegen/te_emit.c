@@ -621,7 +621,10 @@ static void te_emit_group(const struct te_list *list, const char *g, FILE *out)
                 fprintf(out, "%s.events = NULL,\n", te_emit_ind);
         fprintf(out, "%s.nevents = %zu,\n};\n\n", te_emit_ind, list->n);
         fprintf(out, "__attribute__((constructor)) static void _tj_register_group_%s(void)\n{\n"
-                "%stj_group_register(&_tj_group_%s);\n}\n", g, te_emit_ind, g);
+                "%stj_group_register(&_tj_group_%s);\n}\n\n", g, te_emit_ind, g);
+        /* a module unloaded by dlclose() takes its events with it */
+        fprintf(out, "__attribute__((destructor)) static void _tj_unregister_group_%s(void)\n{\n"
+                "%stj_group_unregister(&_tj_group_%s);\n}\n", g, te_emit_ind, g);
 }
 
 /* The dtrace backend's semaphores: raised by a tracer attached to the probe. */

@@ -1,0 +1,101 @@
+#!/bin/sh
+# t-lib-dlclose.sh - a module with trace points, loaded with dlopen() and
+# unloaded with dlclose(): its generated destructor unregisters its group.
+# Before, the registry kept the unmapped group and the rings kept records
+# pointing at its events, render function and call sites: the writer's next
+# pass, tj_flush() or tj_enable() after the dlclose() died of SIGSEGV
+# (status 139), with any output, nop included.  Now the events traced are
+# written before the module goes (tj_flush() bounded), or, when no writer
+# runs yet (before tj_init()), counted dropped; tj_enable() no longer finds
+# them; the module loads again, its events registered anew.
+. "$(dirname "$0")/lib/common.sh"
+
+CC=${CC:-cc}
+CF="-std=gnu11 -Wall -Wextra -Werror $SAN_FLAGS -I$TOP/include"
+cd "$T"
+echo 'mod_hit(int n, const char *s) "n %d s %s"' > mod.events
+"$B/tracegen" -g mod -H mod-trace.h -s mod-trace.c mod.events
+cat > mod.c <<'SRC'
+#include "mod-trace.h"
+void mod_fire(int n);
+void mod_fire(int n)
+{
+        for (int i = 0; i < n; i++)
+                trace_mod_hit(i, "from the module");
+}
+SRC
+cat > dl.c <<'SRC'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracejournal.h>
+
+static int count(const struct tj_event_info *info, void *userdata)
+{
+        (void)info;
+        (void)userdata;
+        return 0;
+}
+
+/* argv[1]: "init" to call tj_init() before the module fires, else after
+ * the dlclose(); argv[2]: how many times to load, fire and unload */
+int main(int argc, char **argv)
+{
+        int early = argc > 1 && strcmp(argv[1], "init") == 0;
+        int rounds = argc > 2 ? atoi(argv[2]) : 1;
+        struct tj_stats st;
+
+        if (early)
+                tj_init("tj-dlclose");
+        for (int k = 0; k < rounds; k++) {
+                void *h = dlopen("./mod.so", RTLD_NOW);
+                void (*fire)(int);
+
+                if (!h) {
+                        printf("dlopen: %s\n", dlerror());
+                        return 2;
+                }
+                printf("enable=%d events=%d\n", tj_enable("mod_*"), tj_event_foreach(NULL, count, NULL));
+                *(void **)&fire = dlsym(h, "mod_fire");
+                fire(100);
+                dlclose(h);
+                printf("closed enable=%d events=%d\n", tj_enable("mod_*"),
+                       tj_event_foreach(NULL, count, NULL));
+        }
+        if (!early)
+                tj_init("tj-dlclose");
+        printf("flush=%d\n", tj_flush());
+        tj_get_stats(&st);
+        printf("emitted=%llu written=%llu dropped=%llu\n", (unsigned long long)st.emitted,
+               (unsigned long long)st.written, (unsigned long long)st.dropped);
+        return 0;
+}
+SRC
+if ! $CC $CF -fPIC -shared -o mod.so mod.c mod-trace.c -L"$B" -ltracejournal 2> cc.err ||
+   ! $CC $CF -o dl dl.c -L"$B" -ltracejournal -ldl 2>> cc.err; then
+        fail lib-dlclose-build "$(head -3 cc.err)"
+        exit 0
+fi
+
+for outs in nop log; do
+        TJ_OUTPUT=$outs LD_LIBRARY_PATH="$B" $RUN ./dl init 3 > out 2> err && st=0 || st=$?
+        check_eq lib-dlclose-$outs "enable=1 events=1
+closed enable=-2 events=0
+enable=1 events=1
+closed enable=-2 events=0
+enable=1 events=1
+closed enable=-2 events=0
+flush=0
+emitted=300 written=300 dropped=0
+status 0" "$(cat out; echo "status $st")"
+done
+check_eq lib-dlclose-log-lines 300 "$(grep -c '^mod_hit n [0-9]* s from the module$' err || true)"
+
+# Traced before tj_init(): no writer to send them before the module goes.
+TJ_OUTPUT=nop LD_LIBRARY_PATH="$B" $RUN ./dl late 1 > out 2>&1 && st=0 || st=$?
+check_eq lib-dlclose-before-init "enable=1 events=1
+closed enable=-2 events=0
+flush=0
+emitted=100 written=0 dropped=100
+status 0" "$(cat out; echo "status $st")"
