@@ -73,10 +73,11 @@ static void ftrace_close(void)
 /*
  * Open the marker of the tracefs or debugfs (TYPE) mounted in /proc/mounts,
  * as QEMU's ftrace backend looks for it: the first that opens.  A
- * descriptor, or -1 with *RET_ERR (unless nothing was found) the error of
- * one that did not open and *RET_PATH its path.
+ * descriptor and *RET_OPENED its path, or -1 with *RET_ERR (unless nothing
+ * was found) the error of one that did not open and *RET_PATH its path.
  */
-static int ftrace_open_mounted(const char *type, char *ret_path, size_t size, int *ret_err)
+static int ftrace_open_mounted(const char *type, char *ret_path, char *ret_opened, size_t size,
+                               int *ret_err)
 {
         const char *sub = strcmp(type, "debugfs") == 0 ? "/tracing" : "";
         struct mntent *m, ent;
@@ -92,7 +93,9 @@ static int ftrace_open_mounted(const char *type, char *ret_path, size_t size, in
                                      sub) >= sizeof(path))
                         continue;
                 fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-                if (fd < 0 && (*ret_err == ENOENT || *ret_err == 0)) {
+                if (fd >= 0)
+                        snprintf(ret_opened, size, "%s", path);
+                else if (*ret_err == ENOENT || *ret_err == 0) {
                         *ret_err = errno;
                         snprintf(ret_path, size, "%s", path);
                 }
@@ -101,10 +104,52 @@ static int ftrace_open_mounted(const char *type, char *ret_path, size_t size, in
         return fd;
 }
 
+/*
+ * Whether the tracefs file NAME in the directory of the marker MARKER holds
+ * "0".  The kernel fails a write to a marker with EBADF when tracing_on is
+ * 0 and with EINVAL when options/markers is 0, and the events are counted
+ * dropped; its tj_dropped line is written once the marker takes lines
+ * again.  False when NAME is not there (TJ_FTRACE_MARKER a plain file or a
+ * fifo) or does not read.  *RET_PATH is its path.
+ */
+static bool ftrace_is_off(const char *marker, const char *name, char *ret_path, size_t size)
+{
+        const char *slash = strrchr(marker, '/');
+        int dir = slash ? (int)(slash - marker) + 1 : 0;
+        char c = 0;
+        int fd;
+
+        if ((size_t)snprintf(ret_path, size, "%.*s%s", dir, marker, name) >= size)
+                return false;
+        fd = open(ret_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+                return false;
+        if (read(fd, &c, 1) != 1)
+                c = 0;
+        close(fd);
+        return c == '0';
+}
+
+/* Warn when the marker at PATH takes no line: tracing is off, or the trace
+ * option markers is.  Here, at open, not on the write path, which must stay
+ * async-signal-safe; the global state is the user's to change (QEMU's
+ * ftrace backend writes 1 to tracing_on; we do not). */
+static void ftrace_check_on(const char *path)
+{
+        char off[PATH_MAX + 48];
+
+        if (ftrace_is_off(path, "tracing_on", off, sizeof(off)))
+                config_warn("ftrace: tracing is off (%s is 0): events are dropped until it is on",
+                            off);
+        if (ftrace_is_off(path, "options/markers", off, sizeof(off)))
+                config_warn("ftrace: the trace option markers is off (%s is 0): events are "
+                            "dropped until it is on", off);
+}
+
 static int ftrace_open(void)
 {
         const char *path = getenv("TJ_FTRACE_MARKER");
-        char failed[PATH_MAX + 32];
+        char failed[PATH_MAX + 32], opened[PATH_MAX + 32];
         int fd, err;
 
         pthread_once(&ftrace_once, ftrace_init_once);
@@ -118,12 +163,15 @@ static int ftrace_open(void)
                 fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
                 err = fd < 0 ? errno : 0;
                 if (fd < 0 && err == ENOENT) {
-                        fd = ftrace_open_mounted("tracefs", failed, sizeof(failed), &err);
+                        fd = ftrace_open_mounted("tracefs", failed, opened, sizeof(failed),
+                                                 &err);
                         if (fd < 0)
-                                fd = ftrace_open_mounted("debugfs", failed, sizeof(failed),
-                                                         &err);
+                                fd = ftrace_open_mounted("debugfs", failed, opened,
+                                                         sizeof(failed), &err);
                         if (fd < 0 && err != ENOENT)
                                 path = failed;
+                        else if (fd >= 0)
+                                path = opened;
                 }
                 errno = err;
         }
@@ -133,6 +181,7 @@ static int ftrace_open(void)
                 ftrace_close();
                 return -err;
         }
+        ftrace_check_on(path);
         output_fd_install(&ftrace_fd, fd);
         atomic_store(&ftrace_ok, true);
         return 0;

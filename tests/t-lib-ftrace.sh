@@ -72,6 +72,68 @@ TJ_QUIET=0 TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/nodir/marker" TJ_EVENTS=tga_voi
         $RUN "$E" init void flush > /dev/null 2> "$T/err"
 check_eq lib-ftrace-missing-marker-warns "tracejournal: ftrace: $T/nodir/marker: No such file or directory" "$(cat "$T/err")"
 
+# A marker that takes no line, tracing_on or options/markers beside it 0:
+# the kernel fails each write (EBADF, EINVAL) and the events were counted
+# dropped with no word said.  A warning at open now; nothing is written to
+# tracing_on (QEMU's ftrace backend writes 1 there).  Here a plain file with
+# the tracefs files beside it, then a real tracefs instance.
+mkdir -p "$T/tfake/options"
+for on in 0 1; do
+        echo $on > "$T/tfake/tracing_on"
+        echo $((1 - on)) > "$T/tfake/options/markers"
+        : > "$T/tfake/trace_marker"
+        TJ_QUIET=0 TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/tfake/trace_marker" TJ_EVENTS=tga_void \
+                $RUN "$E" init void flush > /dev/null 2> "$T/err"
+        if [ $on = 0 ]; then
+                exp="tracejournal: ftrace: tracing is off ($T/tfake/tracing_on is 0): events are dropped until it is on"
+        else
+                exp="tracejournal: ftrace: the trace option markers is off ($T/tfake/options/markers is 0): events are dropped until it is on"
+        fi
+        check_eq lib-ftrace-off-warns-file-on$on "$exp|1" "$(cat "$T/err")|$(wc -l < "$T/tfake/trace_marker")"
+        check_eq lib-ftrace-off-unchanged-on$on "$on" "$(cat "$T/tfake/tracing_on")"
+done
+echo 1 > "$T/tfake/options/markers"
+TJ_QUIET=0 TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/tfake/trace_marker" TJ_EVENTS=tga_void \
+        $RUN "$E" init void flush > /dev/null 2> "$T/err"
+check_eq lib-ftrace-on-no-warning "" "$(cat "$T/err")"
+
+# The real tracefs, in an instance of our own (instances/NAME has its own
+# tracing_on, options and marker): the global settings are left alone.
+inst=/sys/kernel/tracing/instances/tj-test-$$
+if [ "$(id -u)" = 0 ] && mkdir "$inst" 2> /dev/null; then
+        trap 'rmdir "$inst" 2> /dev/null; common_exit' EXIT
+        trap 'exit 1' HUP INT TERM
+        echo 0 > "$inst/tracing_on"
+        TJ_QUIET=0 TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$inst/trace_marker" TJ_EVENTS=tgb_req \
+                $RUN "$E" init req:3 flush stats > "$T/out" 2> "$T/err"
+        check_eq lib-ftrace-tracefs-off-warns \
+                "tracejournal: ftrace: tracing is off ($inst/tracing_on is 0): events are dropped until it is on" \
+                "$(cat "$T/err")"
+        check_eq lib-ftrace-tracefs-off-dropped "emitted=3 written=0 dropped=3|0" \
+                "$(cat "$T/out")|$(cat "$inst/tracing_on")"
+        # The losses are said in a tj_dropped line once the marker takes
+        # lines again, here tracing_on 1 while the program waits (after
+        # req:2, its control socket there).
+        mkdir "$T/ctl"
+        TJ_CONTROL_DIR="$T/ctl" TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$inst/trace_marker" \
+                TJ_EVENTS=tgb_req $RUN "$E" init req:2 ctlstart waitfor:"$T/go" req:1 flush stats \
+                > "$T/out" 2> "$T/err" &
+        pid=$!
+        for i in $(seq 100); do
+                [ -S "$T/ctl/$pid.sock" ] && break
+                sleep 0.1
+        done
+        echo 1 > "$inst/tracing_on"
+        touch "$T/go"
+        wait $pid
+        check_eq lib-ftrace-tracefs-off-reported "emitted=3 written=1 dropped=2|1|1" \
+                "$(cat "$T/out")|$(grep -c "tracing_mark_write: tj_dropped\[$pid\]: dropped=2\$" "$inst/trace")|$(grep -c "tracing_mark_write: tgb_req\[$pid\.3\]:" "$inst/trace")"
+        rmdir "$inst"
+        trap 'common_exit' EXIT
+else
+        skip lib-ftrace-tracefs-off "no tracefs instance (root and /sys/kernel/tracing/instances needed)"
+fi
+
 # No tracefs at /sys/kernel/tracing: the marker is that of tracefs mounted
 # elsewhere, or of debugfs's tracing/ (where systems whose systemd mounts
 # only debugfs have tracefs), as QEMU's ftrace backend finds it in
