@@ -38,6 +38,12 @@
  *                              line per frame after it: kernel_stack (and
  *                              user_stack for <user stack trace>)
  *
+ * The trace options sym-offset and sym-addr add "+0xOFF/0xLEN" and
+ * " <addr>" after a marker's or trace_printk()'s function and the function
+ * tracer's two: left out (fskip_sym(), fsym_name()).  The layouts of
+ * latency-format, raw, hex and context-info off fail, naming the option
+ * (flayout()).
+ *
  * A text holding a newline (a marker's, trace_printk()'s "FUNC: TEXT", a
  * kernel event's string) goes on, as written, on the lines after
  * (ftrace_more()); the arguments are those of the first line.  Such an
@@ -277,6 +283,114 @@ static const char *fparse_time(const char *q, const char *end, struct fline *l,
         return NULL;
 }
 
+static bool fis_xdigit(char c)
+{
+        return fis_digit(c) || (c >= 'a' && c <= 'f');
+}
+
+/* Past LIT and the 1 to MAX hex digits after it at *PP (and ends there
+ * when EXACT, MAX digits); false, *PP as it was, when they are not there. */
+static bool fskip_hex(const char **pp, const char *end, const char *lit, size_t max, bool exact)
+{
+        size_t n = strlen(lit), i;
+        const char *q = *pp;
+
+        if ((size_t) (end - q) < n || memcmp(q, lit, n) != 0)
+                return false;
+        q += n;
+        for (i = 0; i < max && q + i < end && fis_xdigit(q[i]); i++)
+                ;
+        if (i == 0 || (exact && i != max))
+                return false;
+        *pp = q + i;
+        return true;
+}
+
+/*
+ * The trace options sym-offset and sym-addr print the address of the
+ * function that wrote a marker or trace_printk() line after its name:
+ * "tracing_mark_write+0x8a/0x170: ", "tracing_mark_write <ffffffff81498b1a>: "
+ * or both, "tracing_mark_write+0x8a/0x170 <ffffffff81498b1a>: ".  Where they
+ * end when P (after the name) is followed by them and ':', else P.
+ */
+static const char *fskip_sym(const char *p, const char *end)
+{
+        const char *q = p;
+
+        if (fskip_hex(&q, end, "+0x", 16, false) && !fskip_hex(&q, end, "/0x", 16, false))
+                return p;
+        if (fskip_hex(&q, end, " <", 16, false)) {
+                if (q == end || *q != '>')
+                        return p;
+                q++;
+        }
+        return q < end && *q == ':' ? q : p;
+}
+
+/* The function P to END without the "+0xOFF/0xLEN" that sym-offset puts
+ * after it. */
+static struct fspan fsym_name(const char *p, const char *end)
+{
+        const char *plus = memrchr(p, '+', (size_t) (end - p)), *q = plus;
+
+        if (plus && plus > p && fskip_hex(&q, end, "+0x", 16, false) &&
+            fskip_hex(&q, end, "/0x", 16, false) && q == end)
+                end = plus;
+        return (struct fspan) { p, (size_t) (end - p) };
+}
+
+/* Past the decimal number at *PP and the space after it; false when they
+ * are not there. */
+static bool fskip_number(const char **pp, const char *end)
+{
+        const char *q = *pp;
+
+        while (q < end && fis_digit(*q))
+                q++;
+        if (q == *pp || q == end || *q != ' ')
+                return false;
+        *pp = q + 1;
+        return true;
+}
+
+/*
+ * The layouts that trace options give `trace` and that are not read
+ * (traceql.1): why the line P to END, which has no [CPU] field, fails, or
+ * NULL when it is none of them.
+ *   hex               "PID CPU TS" in 8, 8 and 16 hex digits
+ *   raw               "PID CPU NS # ..."
+ *   latency-format    "TASK-PID  CPU#FLAGS  TIMEus : BODY" (or, verbose,
+ *                     "... MS.MSms (+MS.MSms): BODY"): times from the
+ *                     start of the trace
+ *   context-info off  "BODY" alone: no task, pid, CPU nor time
+ */
+static const char *flayout(const char *p, const char *end)
+{
+        const char *q = p;
+
+        if (fskip_hex(&q, end, "", 8, true) && fskip_hex(&q, end, " ", 8, true) &&
+            fskip_hex(&q, end, " ", 16, true) && q < end && *q == ' ')
+                return "a hex line (the trace option hex is on): not supported";
+        q = p;
+        if (fskip_number(&q, end) && fskip_number(&q, end) && fskip_number(&q, end))
+                return "a raw line (the trace option raw is on): not supported";
+        for (q = p + 1; q + 4 <= end; q++)
+                if (q[0] == 'u' && q[1] == 's' && fis_digit(q[-1]) && q[3] == ':' &&
+                    q[2] != '\0' && strchr(" !#$%@*+", q[2]))
+                        return "a latency-format line (the trace option latency-format is on): "
+                               "not supported";
+        q = memmem(p, (size_t) (end - p), "ms (+", 5);
+        if (q && memmem(q, (size_t) (end - q), "ms): ", 5))
+                return "a latency-format line (the trace option latency-format is on): "
+                       "not supported";
+        for (q = p; q < end && fis_ident(*q); q++)
+                ;
+        if (q > p && (q = fskip_sym(q, end)) < end && *q == ':' && (q + 1 == end || q[1] == ' '))
+                return "a line with no task, CPU nor time (the trace option context-info is "
+                       "off): not supported";
+        return NULL;
+}
+
 /*
  * TASK-PID [(TGID)] [CPU] [FLAGS] TS: -> L's task, tid, tgid, ns; *RET_BODY.
  * TASK is any text (prctl() sets it), "[1]" and spaces included, so the
@@ -313,7 +427,8 @@ static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struc
                         why = w;
                 }
         }
-        return ftrace_error(f, err, why);
+        q = flayout(p, end);
+        return ftrace_error(f, err, q ? q : why);
 }
 
 /* ---- arguments ---- */
@@ -514,7 +629,7 @@ static void fparse_declared(struct ftrace *f, const char *name, const char *p, c
 static int fparse_body(struct ftrace *f, const char *p, const char *end, struct fline *l,
                        struct tq_error *err)
 {
-        const char *name = p, *q, *mark_end;
+        const char *name = p, *q, *mark_end, *func_end;
 
         mark_end = end;         /* a marker's text is as written, spaces and all */
         while (end > p && end[-1] == ' ')
@@ -534,6 +649,7 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
         if (p == name)
                 return ftrace_error(f, err, "not a trace line (no event name)");
         l->event = (struct fspan) { name, (size_t) (p - name) };
+        p = fskip_sym(p, end);
         if (p < end && *p == '(') {
                 l->text = (struct fspan) { name, (size_t) (end - name) };
                 l->msg_whole = true;
@@ -544,12 +660,20 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
          * function, "rw_verify_area.isra.0", "vfs_read.part.0" */
         for (q = p; q < end && *q != ' ' && *q != ':' && *q != '('; q++)
                 ;
+        func_end = q;
+        /* sym-offset, sym-addr: "func+0x4/0x170 <addr> <-parent+0x65/0xe0
+         * <addr>", the offsets and addresses left out of ip and parent */
+        if (fskip_hex(&q, end, " <", 16, false))
+                q = q < end && *q == '>' ? q + 1 : func_end;
         if (q + 3 <= end && memcmp(q, " <-", 3) == 0) {
                 struct farg *a = fadd_arg(l, "ip", 2);
+                const char *pe = memrchr(q + 3, ' ', (size_t) (end - q - 3)), *r = pe;
 
-                a->value = (struct fspan) { name, (size_t) (q - name) };
+                if (!pe || !fskip_hex(&r, end, " <", 16, false) || r + 1 != end || *r != '>')
+                        pe = end;
+                a->value = fsym_name(name, func_end);
                 a = fadd_arg(l, "parent", 6);
-                a->value = (struct fspan) { q + 3, (size_t) (end - q - 3) };
+                a->value = fsym_name(q + 3, pe);
                 l->text = (struct fspan) { name, (size_t) (end - name) };
                 l->event = (struct fspan) { "function", 8 };
                 return 0;

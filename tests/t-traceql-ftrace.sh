@@ -8,7 +8,11 @@
 # corpus for the latter: a trailing space, two numbers with nothing between
 # them, '*' widths); tracefs.trace, a
 # real capture of lib-emit's ftrace output among kernel events, gives
-# tracefs.out; each bad-NAME.trace fails with the message in bad.err and adds
+# tracefs.out, and tracefs-sym.trace (the trace options sym-offset and
+# sym-addr on) tracefs-sym.out; each bad-NAME.trace (bad-latency,
+# bad-latency-verbose, bad-raw, bad-hex, bad-noctx: real captures with the
+# trace options latency-format, verbose, raw, hex on and context-info off)
+# fails with the message in bad.err and adds
 # nothing; leaks and pairs work on the rows; the library's ftrace output
 # written to a file comes back with its arguments.
 # TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
@@ -44,6 +48,10 @@ golden tracefs tracefs.trace --events "$EV"
 $RUN "$TQ" --db "$T/db" import --ftrace tracefs.trace --events "$EV"
 check_eq ftrace-reimport-adds-nothing 26 \
         "$($TQ --db "$T/db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+# Real captures with the trace options sym-offset, sym-addr and both on:
+# "tracing_mark_write+0x8a/0x170 <ffffffff81498b1a>: ..." failed as "no event
+# name"; the same rows as without them.
+golden tracefs-sym tracefs-sym.trace --events "$EV"
 
 rm -f "$T/db"
 $TQ --db "$T/db" import --ftrace mixed.trace --events "$EV"
@@ -190,6 +198,20 @@ cat > "$T/clone.trace" <<'TRACE'
 TRACE
 check_eq ftrace-function-clone "0|function,security_file_permission,vfs_read.part.0|function,rw_verify_area.isra.0,vfs_read" \
         "$(ftrace_rows "$T/clone.trace" "select event, a0, a1 from events order by id")"
+
+# The trace options sym-offset and sym-addr: the function tracer's ip and
+# parent are the functions without their "+0xOFF/0xLEN" and "<addr>" (with
+# sym-addr, "no event name"), the message as written.  Crafted after the
+# kernel's seq_print_ip_sym() (this machine refuses the function tracer).
+cat > "$T/sym-fn.trace" <<'TRACE'
+             cat-2212    [000] .....   369.060000: vfs_read+0x4/0x170 <-ksys_read+0x65/0xe0
+             cat-2212    [000] .....   369.060001: vfs_read <ffffffff812f0a10> <-ksys_read <ffffffff812f0b20>
+             cat-2212    [000] .....   369.060002: vfs_read+0x4/0x170 <ffffffff812f0a14> <-ksys_read+0x65/0xe0 <ffffffff812f0b85>
+             cat-2212    [000] .....   369.060003: rw_verify_area.isra.0+0x4/0x90 <ffffffff812f0c04> <-vfs_read+0x8a/0x170 <ffffffff812f0a9a>
+TRACE
+check_eq ftrace-function-sym "0|function,vfs_read,ksys_read,|function,vfs_read,ksys_read,function vfs_read <ffffffff812f0a10> <-ksys_read <ffffffff812f0b20>|function,vfs_read,ksys_read,|function,rw_verify_area.isra.0,vfs_read," \
+        "$(ftrace_rows "$T/sym-fn.trace" "select event, a0, a1, case id when 2 then message end
+                                          from events order by id")"
 
 # A marker "name[pid]: text", as syslog-style programs write, is not ours
 # (ours has [pid.seq], or is tj_dropped[pid]): a tracing_mark_write row.
