@@ -433,6 +433,13 @@ static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struc
 
 /* ---- arguments ---- */
 
+/* A string of our marker line that runs to the end of the line: the
+ * kernel cut the marker (tracing_mark_write() keeps what fits in a ring
+ * buffer entry, about 4 KiB; TRACE_BUF_SIZE, 1024 bytes, before Linux 6.8),
+ * or another program wrote it so. */
+#define FTRACE_CUT "unterminated string (the line cut short? the kernel cuts a marker " \
+                   "past about 4 KiB, 1 KiB before Linux 6.8)"
+
 /* Unescape the quoted string at *PP (after its '"') into the scratch buffer. */
 static int fparse_string(struct ftrace *f, const char **pp, const char *end, struct fspan *ret,
                          struct tq_error *err)
@@ -463,6 +470,8 @@ static int fparse_string(struct ftrace *f, const char **pp, const char *end, str
                                                 v = v * 16 + (unsigned) (h - '0');
                                         else if (h >= 'a' && h <= 'f')
                                                 v = v * 16 + (unsigned) (h - 'a' + 10);
+                                        else if (p == end)
+                                                return ftrace_error(f, err, FTRACE_CUT);
                                         else
                                                 return ftrace_error(f, err, "bad \\x escape in a string");
                                 }
@@ -476,7 +485,7 @@ static int fparse_string(struct ftrace *f, const char **pp, const char *end, str
                 out[n++] = c;
         }
         if (p == end)
-                return ftrace_error(f, err, "unterminated string");
+                return ftrace_error(f, err, FTRACE_CUT);
         *pp = p + 1;
         *ret = (struct fspan) { out, n };
         f->scratch_len += n;

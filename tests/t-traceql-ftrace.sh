@@ -11,7 +11,9 @@
 # tracefs.out, and tracefs-sym.trace (the trace options sym-offset and
 # sym-addr on) tracefs-sym.out; each bad-NAME.trace (bad-latency,
 # bad-latency-verbose, bad-raw, bad-hex, bad-noctx: real captures with the
-# trace options latency-format, verbose, raw, hex on and context-info off)
+# trace options latency-format, verbose, raw, hex on and context-info off;
+# bad-string-cut and bad-string-cut-escape: real captures of a marker of
+# ours longer than the kernel keeps, cut in a string and in its \x escape)
 # fails with the message in bad.err and adds
 # nothing; leaks and pairs work on the rows; the library's ftrace output
 # written to a file comes back with its arguments.
