@@ -322,35 +322,70 @@ static void te_catalog_decode(const char *fmt, char *buf, size_t size)
         buf[n] = '\0';
 }
 
-/* Render one conversion SPEC (from '%' to the letter, lengths removed) with V,
- * an integer conversion on BITS bits as printf reads its argument: %x of an
- * int -1 is ffffffff, %hd of 65535 is -1. */
-static void te_catalog_conv(sqlite3_str *s, const char *spec, char conv, unsigned bits,
+/* Append TEXT (LEN bytes) as printf's %s or %p writes it under SPEC (from
+ * '%' to the letter, lengths removed, a star's value written in): at most
+ * the precision's bytes (%s), padded with spaces to the width, on the right
+ * with the '-' flag. */
+static void te_catalog_pad(sqlite3_str *s, const char *spec, const char *text, size_t len)
+{
+        const char *q = spec + 1;
+        unsigned long width, prec;
+        bool left = false;
+        char *end;
+
+        len = strnlen(text, len);       /* a C string's, as printf reads it */
+        for (; *q && strchr("#0- +'", *q); q++)
+                left |= *q == '-';
+        width = strtoul(q, &end, 10);
+        if (*end == '.') {
+                prec = strtoul(end + 1, NULL, 10);
+                if (prec < len)
+                        len = (size_t) prec;
+        }
+        if (!left && width > len)
+                sqlite3_str_appendchar(s, (int) (width - len), ' ');
+        sqlite3_str_append(s, text, (int) len);
+        if (left && width > len)
+                sqlite3_str_appendchar(s, (int) (width - len), ' ');
+}
+
+/* Render one conversion SPEC (from '%' to the letter, lengths removed, a
+ * star's value written in) with V, an integer conversion on BITS bits as
+ * printf reads its argument: %x of an int -1 is ffffffff, %hd of 65535 is
+ * -1.  False when out of memory. */
+static bool te_catalog_conv(sqlite3_str *s, const char *spec, char conv, unsigned bits,
                             const struct tq_value *v)
 {
-        char f[64], out[128];
+        char f[64], out[128], *big = NULL;
         uint64_t u = v->u;
+        int len;
 
         /* a simpletrace file holds what QEMU's simple backend decides by
          * the type (te_catalog_is_string()): the address of a %s argument
          * ('unsigned char *'), the string of a %p one ('const char *') */
-        if (conv == 's') {
-                if (v->str && !v->absent)
-                        sqlite3_str_appendf(s, "%.*s", (int) v->len, v->str);
-                else if (v->u && !v->absent)
-                        sqlite3_str_appendf(s, "0x%llx", (unsigned long long) v->u);
-                else
-                        sqlite3_str_appendall(s, "(null)");
-                return;
-        }
-        if (conv == 'p') {
-                if (v->str && !v->absent)
-                        sqlite3_str_appendf(s, "%.*s", (int) v->len, v->str);
-                else if (v->u)
-                        sqlite3_str_appendf(s, "0x%llx", (unsigned long long) v->u);
-                else
-                        sqlite3_str_appendall(s, "(nil)");
-                return;
+        if (conv == 's' || conv == 'p') {
+                const char *text = out;
+                size_t n;
+
+                if (v->str && !v->absent) {
+                        text = v->str;
+                        n = v->len;
+                } else if (v->u && (!v->absent || conv == 'p')) {
+                        n = (size_t) snprintf(out, sizeof(out), "0x%llx",
+                                              (unsigned long long) v->u);
+                } else if (conv == 'p') {
+                        text = "(nil)";
+                        n = 5;
+                } else {
+                        /* glibc writes "(null)" only when the precision
+                         * leaves room for all of it, nothing otherwise */
+                        const char *dot = strchr(spec, '.');
+
+                        text = "(null)";
+                        n = dot && strtoul(dot + 1, NULL, 10) < 6 ? 0 : 6;
+                }
+                te_catalog_pad(s, spec, text, n);
+                return true;
         }
         /* d i u x X o: cut to BITS, sign-extended for d and i; then widen
          * to long long */
@@ -361,13 +396,29 @@ static void te_catalog_conv(sqlite3_str *s, const char *spec, char conv, unsigne
         }
         snprintf(f, sizeof(f), "%.*s%s%c", (int) strlen(spec) - 1, spec,
                  conv == 'c' ? "" : "ll", conv);
-        if (conv == 'c')
-                snprintf(out, sizeof(out), f, (int) v->u);
-        else if (conv == 'd' || conv == 'i')
-                snprintf(out, sizeof(out), f, (long long) u);
-        else
-                snprintf(out, sizeof(out), f, (unsigned long long) u);
-        sqlite3_str_appendall(s, out);
+        /* a width past the buffer (%200d) is written whole, as printf does */
+        for (int pass = 0; pass < 2; pass++) {
+                char *buf = pass ? big : out;
+                size_t size = pass ? (size_t) len + 1 : sizeof(out);
+
+                if (conv == 'c')
+                        len = snprintf(buf, size, f, (int) v->u);
+                else if (conv == 'd' || conv == 'i')
+                        len = snprintf(buf, size, f, (long long) u);
+                else
+                        len = snprintf(buf, size, f, (unsigned long long) u);
+                if (len < 0)
+                        break;          /* a width past INT_MAX: nothing, as printf */
+                if ((size_t) len < sizeof(out) || pass) {
+                        sqlite3_str_appendall(s, buf);  /* %c of 0: nothing */
+                        break;
+                }
+                big = malloc((size_t) len + 1);
+                if (!big)
+                        return false;
+        }
+        free(big);
+        return true;
 }
 
 char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, unsigned n)
@@ -408,10 +459,23 @@ char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, uns
                                 continue;
                         }
                         spec[k++] = *p++;
-                        while (*p && strchr("#0- +'123456789.*hlLqjzt", *p) && k + 2 < sizeof(spec)) {
-                                if (*p == '*' && i < n)
-                                        i++;            /* a star's value: not rendered */
-                                else if (*p == 'h')
+                        while (*p && strchr("#0- +'123456789.*hlLqjzt", *p) && k + 14 < sizeof(spec)) {
+                                if (*p == '*' && i < n) {
+                                        /* the width or precision is the
+                                         * next value, an int: written in
+                                         * as printf reads it, a negative
+                                         * width the '-' flag, a negative
+                                         * precision none */
+                                        long long w = (int) v[i++].u;
+                                        bool prec = spec[k - 1] == '.';
+
+                                        if (prec && w < 0)
+                                                k--;
+                                        else
+                                                k += (size_t) snprintf(spec + k, sizeof(spec) - k,
+                                                                       "%s%lld", w < 0 ? "-" : "",
+                                                                       w < 0 ? -w : w);
+                                } else if (*p == 'h')
                                         nh++;
                                 else if (strchr("lLqjzt", *p))
                                         nl++;
@@ -423,9 +487,14 @@ char *te_catalog_render(const struct te_event *ev, const struct tq_value *v, uns
                                 break;
                         spec[k++] = *p;
                         spec[k] = '\0';
-                        if (i < n && strchr("diouxXcsp", *p))
-                                te_catalog_conv(s, spec, *p, nl ? 64 : nh > 1 ? 8 : nh ? 16 : 32,
-                                                &v[i++]);
+                        if (i < n && strchr("diouxXcsp", *p) &&
+                            !te_catalog_conv(s, spec, *p, nl ? 64 : nh > 1 ? 8 : nh ? 16 : 32,
+                                             &v[i++])) {
+                                if (fmt != local)
+                                        free(fmt);
+                                sqlite3_free(sqlite3_str_finish(s));
+                                return NULL;
+                        }
                 }
         }
         if (fmt != local)

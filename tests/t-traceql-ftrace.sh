@@ -268,6 +268,30 @@ quote(message)
 OUT
 check_file ftrace-message-conversion-width "$T/exp" "$T/got"
 
+# ... and a width or a precision given as '*' is the next value, as printf
+# reads it (QEMU's pflash_sector_erase_start "0x%0*" PRIx64: a negative
+# width pads on the right, a negative precision is none); %s and %p take
+# their width, '-' flag and precision (a NULL string under a precision
+# below 6 is nothing, as glibc writes it); a width past 127 is written
+# whole.  The stars were skipped and %s and %p written bare, and the %130d
+# cut at 127 bytes.
+cat > "$T/pad.te" <<'TE'
+fx_star(int w1, uint64_t a, int w2, uint64_t b, int p, const char *s, int q, const char *t) "a 0x%0*" PRIx64 " b 0x%0*" PRIx64 " s [%.*s] t [%.*s]"
+fx_pad(const char *s, void *p, const char *n, const char *m, void *z, int w) "s [%-6s] p [%20p] n [%8s] m [%.3s] z [%-7p] w [%130d]"
+TE
+cat > "$T/pad.trace" <<'TRACE'
+  p-7 [000] ..... 1.000001: tracing_mark_write: fx_star[7.1]: w1=8 a=4096 w2=-6 b=8192 p=2 s="xyz" q=-1 t="long"
+  p-7 [000] ..... 1.000002: tracing_mark_write: fx_pad[7.2]: s="ab" p=0x1234 n=(null) m=(null) z=0x0 w=5
+TRACE
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/pad.trace" --events "$T/pad.te"
+$TQ --db "$T/db" --no-sync --format csv "select quote(message) from events order by seq" > "$T/got"
+{ echo 'quote(message)'
+  echo "'fx_star a 0x00001000 b 0x2000   s [xy] t [long]'"
+  printf "'fx_pad s [ab    ] p [%20s] n [  (null)] m [] z [(nil)  ] w [%130s]'\n" 0x1234 5
+} > "$T/exp"
+check_file ftrace-message-star-width-pad "$T/exp" "$T/got"
+
 # An unfinished last line (no newline yet) is left for the next import, which
 # stores it once it is complete, as the text importers do.
 printf '  bash-5 [000] ..... 100.000001: tracing_mark_write: one\n  bash-5 [000] ..... 100.000002: tracing_mark_write: hello wor' > "$T/cut.trace"
