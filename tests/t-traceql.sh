@@ -88,6 +88,12 @@ check_eq traceql-view-names "Args event_Args_3|args event_args_2|cols cols|tq_le
 check_eq traceql-view-columns "time ev_time_1 Time_2|4 5 4" "$(q "$T/names.db" "select
         (select group_concat(name, ' ') from event_args where event = 'cols') || '|' ||
         time || ' ' || ev_time_1 || ' ' || Time_2 as v from cols")"
+# An event or argument named as an SQL keyword keeps its name, quoted in SQL.
+printf '__CURSOR=s=4;i=1;b=x\nTRACE_EVENT=order\nTRACE_ARGS=index:i group:s\nTRACE_ARG_INDEX=3\nTRACE_ARG_GROUP=g\nMESSAGE=m\n\n' > "$T/kw.export"
+$RUN "$TQ" --db "$T/kw.db" import --export "$T/kw.export"
+check_eq traceql-view-keywords "order|3|g" "$(q "$T/kw.db" "select
+        (select view from event_types where name = 'order') || '|' || \"index\" || '|' ||
+        \"group\" as v from \"order\"")"
 # A column renamed (a<pos> for a name that is no identifier, _<pos> after a
 # name taken) holds its own argument, not that of an argument whose name it
 # now is: 1b at position 1 is a1, the a1 after it a1_2.
