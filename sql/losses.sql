@@ -2,6 +2,8 @@
 --   seq_gap              TRACE_SEQ numbers missing in a process's events
 --                        (first..last missing), counted per gap
 --   tj_dropped           the library's own reports (TRACE_DROPPED), summed per process
+--                        run: a report without a TRACE_SEQ belongs to the run
+--                        of the numbered events before it in time order
 --   journald_suppressed  journald's rate limiting, "Suppressed N messages from UNIT":
 --                        its own entries in the journal, and its lines in a
 --                        syslog file (systemd-journald's, of no event)
@@ -25,24 +27,25 @@
 -- by pid alone (prog NULL), and a gap shows the identifier of the event
 -- after it.
 WITH named AS (
-        SELECT id, boot, host, pid, identifier, seq, time,
+        SELECT id, boot, host, pid, identifier, seq, time, event, a0,
                CASE WHEN (SELECT kind FROM sources s WHERE s.id = source) = 'ftrace'
                     THEN NULL ELSE identifier END AS prog
-        FROM events WHERE seq IS NOT NULL AND pid IS NOT NULL
+        FROM events WHERE pid IS NOT NULL AND (seq IS NOT NULL OR event = 'tj_dropped')
 ), seen AS (
-        SELECT id, boot, host, pid, prog, identifier, seq, time,
-               row_number() OVER (PARTITION BY boot, host, pid, prog, seq
-                                  ORDER BY time, id) - 1 AS again
+        SELECT id, boot, host, pid, prog, identifier, seq, time, event, a0,
+               CASE WHEN seq IS NULL THEN 0
+                    ELSE row_number() OVER (PARTITION BY boot, host, pid, prog, seq
+                                            ORDER BY time, id) - 1 END AS again
         FROM named
 ), runs AS (
-        SELECT boot, host, pid, prog, identifier, seq, time,
+        SELECT boot, host, pid, prog, identifier, seq, time, event, a0,
                max(again) OVER (PARTITION BY boot, host, pid, prog ORDER BY time, id
                                 ROWS UNBOUNDED PRECEDING) AS run
         FROM seen
 ), ordered AS (
         SELECT boot, host, pid, identifier, seq, time,
                lag(seq) OVER (PARTITION BY boot, host, pid, prog, run ORDER BY seq) AS prev
-        FROM runs
+        FROM runs WHERE seq IS NOT NULL
 )
 SELECT 'seq_gap' AS kind, boot, host, pid, identifier, seq - prev - 1 AS lost,
        'seq ' || (prev + 1) || '..' || (seq - 1) AS detail, ns_time(time) AS time
@@ -50,8 +53,13 @@ FROM ordered WHERE prev IS NOT NULL AND seq > prev + 1
 UNION ALL
 SELECT 'tj_dropped', boot, host, pid, identifier, sum(a0),
        count(*) || ' report' || CASE count(*) WHEN 1 THEN '' ELSE 's' END, ns_time(max(time))
-FROM events WHERE event = 'tj_dropped'
-GROUP BY boot, host, pid, identifier
+FROM runs WHERE event = 'tj_dropped'
+GROUP BY boot, host, pid, identifier, run
+UNION ALL
+SELECT 'tj_dropped', boot, host, pid, identifier, sum(a0),
+       count(*) || ' report' || CASE count(*) WHEN 1 THEN '' ELSE 's' END, ns_time(max(time))
+FROM events WHERE event = 'tj_dropped' AND pid IS NULL
+GROUP BY boot, host, identifier
 UNION ALL
 SELECT 'journald_suppressed', boot, host, NULL, NULL, count, message, ns_time(time)
 FROM journal_suppressed

@@ -141,6 +141,15 @@ BEGIN { split("1 2 3 5 6", a, " "); for (i = 1; i <= 5; i++) e("a", a[i], 1000 +
 $RUN "$TQ" --db "$T/reuse.db" import --export "$T/reuse.export"
 check_eq traceql-losses-pid-reused "seq_gap,bb,,100,a,1,seq 4..4|seq_gap,bb,,100,b,1,seq 3..3" \
         "$($TQ --db "$T/reuse.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-7 | paste -sd '|')"
+# A tj_dropped report (no TRACE_SEQ) counts for the run of the events before
+# it in time order: pid 100 dropped 2 in its first run, 5 in its second (one
+# row of 7 and 3 reports before).
+awk 'function e(seq, t) { printf "__CURSOR=s=55554444333322221111000077776666;i=%x;b=x\n_BOOT_ID=bb\n_PID=100\nSYSLOG_IDENTIFIER=a\nTRACE_EVENT=ev\nTRACE_SEQ=%d\nTRACE_TIME_NS=%d\nMESSAGE=ev\n\n", ++n, seq, t }
+function d(k, t) { printf "__CURSOR=s=55554444333322221111000077776666;i=%x;b=x\n_BOOT_ID=bb\n_PID=100\nSYSLOG_IDENTIFIER=a\nTRACE_EVENT=tj_dropped\nTRACE_DROPPED=%d\nTRACE_TIME_NS=%d\nMESSAGE=tj_dropped\n\n", ++n, k, t }
+BEGIN { e(1, 1001); e(4, 1002); d(2, 1003); e(1, 2001); e(2, 2002); e(5, 2003); d(2, 2004); d(3, 2005) }' > "$T/drop-runs.export"
+$RUN "$TQ" --db "$T/drop-runs.db" import --export "$T/drop-runs.export"
+check_eq traceql-losses-dropped-per-run "seq_gap,bb,,100,a,2,seq 2..3|seq_gap,bb,,100,a,2,seq 3..4|tj_dropped,bb,,100,a,2,1 report|tj_dropped,bb,,100,a,5,2 reports" \
+        "$($TQ --db "$T/drop-runs.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-7 | paste -sd '|')"
 # Rows without a boot (a central syslog file's) are told apart by host: the
 # same pid and identifier on two hosts are two processes (a's 1 2 3 and b's
 # 1 3 merged into one run, and b's gap was hidden).
