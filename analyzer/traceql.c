@@ -620,13 +620,21 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                       "--simpletrace, --ftrace or --xentrace)\n", stderr);
                 return TQ_EXIT_USAGE;
         }
-        for (i = 0; i < o->nidentifiers; i++)
+        for (i = 0; i < o->nidentifiers; i++) {
                 if (strchr(o->identifiers[i], ',')) {
                         /* the source's filter lists them with commas */
                         tq_message("--identifier '%s': an identifier with a comma cannot be "
                                    "imported", o->identifiers[i]);
                         return TQ_EXIT_USAGE;
                 }
+                if (!*o->identifiers[i]) {
+                        /* alone, its filter would be '', the unfiltered
+                         * source's, whose position it would take */
+                        fputs("traceql: --identifier '': an empty identifier cannot be "
+                              "imported\n", stderr);
+                        return TQ_EXIT_USAGE;
+                }
+        }
         if (o->simpletrace && !o->events) {
                 fputs("traceql: --simpletrace needs --events TRACE-EVENTS\n", stderr);
                 return TQ_EXIT_USAGE;

@@ -974,6 +974,11 @@ run usage-events-no-sync-format 0 "" --db "$DB" --no-sync --format csv events
 run usage-export-filter 2 "traceql: --export takes no filter and no --follow" --db "$DB" import --export "$FIX" --identifier x
 TIMES="(YYYY-MM-DD [HH:MM[:SS]], @SECONDS up to @253402300799, now)"
 run usage-identifier-comma 2 "traceql: --identifier 'a,b': an identifier with a comma cannot be imported" --db "$DB" import --identifier x --identifier a,b
+# An empty identifier was taken, its source's filter '' that of an import
+# without --identifier: that import then resumed after its position and
+# never read the other identifiers' entries before it
+run usage-identifier-empty 2 "traceql: --identifier '': an empty identifier cannot be imported" --db "$T/noident.db" import --identifier ''
+check_eq usage-identifier-empty-nothing-done "no database" "$([ -e "$T/noident.db" ] && echo exists || echo no database)"
 run usage-time 2 "traceql: invalid time 'yesterday-ish' $TIMES" --db "$DB" import --since yesterday-ish
 run usage-time-no-such-day 2 "traceql: invalid time '2025-02-30' $TIMES" --db "$DB" import --until 2025-02-30
 # What the command line gave is quoted escaped, as what a file gave is (ESC,
