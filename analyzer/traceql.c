@@ -226,7 +226,8 @@ static char **traceql_push(char **v, size_t *n, char *s)
 static int traceql_parse_time(const char *s, uint64_t *ret_us)
 {
         static const char *const fmts[] = {
-                "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d",
+                "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M",
+                "%Y-%m-%d",
         };
         struct tm tm, asked;
         size_t i;

@@ -1001,6 +1001,9 @@ run usage-time-window 2 "traceql: --since '2026-01-02' is after --until '2026-01
         --db "$DB" import --since 2026-01-02 --until 2026-01-01
 run usage-time-window-at 2 "traceql: --since '@1000.5' is after --until '@1000.25'" \
         --db "$DB" import --until @1000.25 --since @1000.5
+# 'T' between date and HH:MM without seconds was refused as an invalid time
+run usage-time-window-t-minutes 2 "traceql: --since '2026-01-02T10:00' is after --until '2026-01-01T10:00'" \
+        --db "$DB" import --since 2026-01-02T10:00 --until 2026-01-01T10:00
 run usage-time-window-same 0 "" --db "$DB" import --identifier tq-none --since @1000 --until @1000
 run version 0 "" --version
 check_eq version-text "traceql $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")" "$(cat "$T/out")"
