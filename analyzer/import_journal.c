@@ -68,6 +68,7 @@
 #define IMPORT_JOURNAL_CURSOR_SIZE 512  /* longer cursors (none are) are not kept */
 #define IMPORT_JOURNAL_SYNC_WAIT_MS 2000        /* import_journal_writable() */
 #define IMPORT_JOURNAL_MAX_STREAMS 8    /* more TRACE_EVENT values: read everything */
+#define IMPORT_JOURNAL_BOOT_FILTER "boot="    /* a line after the identifiers in sources.filter */
 #define IMPORT_JOURNAL_SUPPRESSED "MESSAGE_ID=fe6faa94e7774663a0da52717891d8ef"
 
 /*
@@ -165,8 +166,14 @@ static int import_journal_names(const struct import_journal_opts *o, char **ret_
                         sqlite3_str_appendf(loc, "%s%s", i ? "\n" : "",
                                             realpath(o->files[i], real) ? real : o->files[i]);
         }
-        for (i = 0; o->identifiers && o->identifiers[i]; i++)
+        /* a boot is a filter too: its own source, with its own position
+         * (another boot's entries, not read, may lie before that) */
+        if (o->filter)
+                sqlite3_str_appendall(flt, o->filter);
+        for (i = 0; !o->filter && o->identifiers && o->identifiers[i]; i++)
                 sqlite3_str_appendf(flt, "%s%s", i ? "," : "", o->identifiers[i]);
+        if (!o->filter && o->boot)
+                sqlite3_str_appendf(flt, "\n" IMPORT_JOURNAL_BOOT_FILTER "%s", o->boot);
         /* sqlite3_str_finish() gives NULL for an empty string: end with a NUL */
         sqlite3_str_appendchar(loc, 1, 'x');
         sqlite3_str_appendchar(flt, 1, 'x');
@@ -1566,6 +1573,7 @@ static int import_journal_replay(sqlite3 *db, const char *location, const char *
         struct import_journal_opts o = { 0 };
         char **files = NULL, **idents = NULL, boot[33];
         int r = -ENOMEM;
+        size_t n;
 
         if (import_journal_window_parse(window, &o, boot) < 0)
                 return tq_error_set(err, -EINVAL, "%s: journal source '%s': invalid window '%s' "
@@ -1579,8 +1587,20 @@ static int import_journal_replay(sqlite3 *db, const char *location, const char *
                         goto out;
                 o.files = files;
         }
-        if (*filter) {
-                idents = import_journal_split(filter, ',');
+        o.filter = filter;
+        n = strlen(filter);
+        if (n >= 38 && filter[n - 38] == '\n' &&
+            strncmp(filter + n - 37, IMPORT_JOURNAL_BOOT_FILTER, 5) == 0) {
+                n -= 38;        /* the boot's line: the window has it too */
+                memcpy(boot, filter + n + 6, 32);
+                boot[32] = '\0';
+                o.boot = boot;
+        }
+        if (n) {
+                char *list = strndup(filter, n);
+
+                idents = list ? import_journal_split(list, ',') : NULL;
+                free(list);
                 if (!idents)
                         goto out;
                 o.identifiers = idents;

@@ -334,6 +334,8 @@ struct import_journal_opts {
         bool follow;
         bool progress;                  /* draw a progress bar on stderr */
         atomic_int *stop;               /* set by a signal handler to end --follow */
+        const char *filter;             /* the sync's: the source's filter as stored, else
+                                         * built from identifiers and boot */
 };
 
 /* Import what is new in the journal; *ret_added the rows added. */

@@ -402,6 +402,29 @@ if [ -x "$JR" ]; then
                 "$(jseqs "$T/skew-until.db")|$(count "$T/skew-until.db")"
         $RUN "$TQ" --db "$T/skew-zero.db" import --file "$T/skew.journal" --until @0
         check_eq journal-until-epoch "0" "$(count "$T/skew-zero.db")"
+        # One seqnum id, two boots: entries 1-5 of boot a, 6-10 of boot b.
+        # --boot is a filter: an import of another boot, or of all, is its
+        # own source.  It used to share one: after --boot=b, --boot=a and an
+        # import without --boot resumed after b's last entry, and a's entries
+        # were never read (exit 0).  The sync keeps each to its boot.
+        ba=$(printf '%032d' 0 | tr 0 a) bb=$(printf '%032d' 0 | tr 0 b)
+        awk -v ba="$ba" -v bb="$bb" 'BEGIN { for (i = 1; i <= 10; i++) { b = i <= 5 ? ba : bb
+                printf "__CURSOR=s=%s;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n_HOSTNAME=h\nSYSLOG_IDENTIFIER=boots\nTRACE_EVENT=ev\nMESSAGE=%s%d\n\n",
+                        ba, i, b, i, (1700000000 + i) * 1000000, i, b, substr(b, 1, 1), i } }' |
+                "$JR" -o "$T/boots.journal" - 2> /dev/null
+        msgs() { $TQ --db "$1" --no-sync --format csv \
+                "select group_concat(message, ' ') as m from (select message from events order by jseq)" | tail -n 1; }
+        $RUN "$TQ" --db "$T/boots.db" import --file "$T/boots.journal" --boot="$bb"
+        $RUN "$TQ" --db "$T/boots.db" import --file "$T/boots.journal" --boot="$ba"
+        check_eq journal-boot-other-boot-later "a1 a2 a3 a4 a5 b6 b7 b8 b9 b10" "$(msgs "$T/boots.db")"
+        $RUN "$TQ" --db "$T/boots-all.db" import --file "$T/boots.journal" --boot="$bb"
+        $RUN "$TQ" --db "$T/boots-all.db" import --file "$T/boots.journal"
+        check_eq journal-boot-then-all "a1 a2 a3 a4 a5 b6 b7 b8 b9 b10|10" \
+                "$(msgs "$T/boots-all.db")|$(count "$T/boots-all.db")"
+        $RUN "$TQ" --db "$T/boots-sync.db" import --file "$T/boots.journal" --boot="$bb"
+        $TQ --db "$T/boots-sync.db" 'select 1' > /dev/null
+        check_eq journal-boot-sync-keeps-boot "b6 b7 b8 b9 b10|1" "$(msgs "$T/boots-sync.db")|$($TQ \
+                --db "$T/boots-sync.db" --no-sync --format csv 'select count(*) from sources' | tail -n 1)"
         # Two hosts' journal files (journal-remote gives each its own seqnum
         # id), host a's clock stepped back after an entry dated ahead: all
         # seven entries, though by time their order is circular (the round
