@@ -222,6 +222,39 @@ static int import_journal_open_error(const char *what, int r, struct tq_error *e
         return tq_error_set(err, r, "%s: cannot open journal: %s", what, strerror(-r));
 }
 
+/* sd_journal_open_files() of FILES, a name without a directory as
+ * "./NAME": for --follow sd_journal_get_fd() watches each file's directory,
+ * and the directory of "x.journal" is none to it (-EDESTADDRREQ). */
+static int import_journal_open_files(sd_journal **ret_j, char **files)
+{
+        const char **v;
+        size_t n = 0, i;
+        int r = 0;
+
+        while (files[n])
+                n++;
+        v = calloc(n + 1, sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        for (i = 0; r == 0 && i < n; i++) {
+                char *dotted = NULL;
+
+                if (strchr(files[i], '/'))
+                        v[i] = files[i];
+                else if (asprintf(&dotted, "./%s", files[i]) < 0)
+                        r = -ENOMEM;
+                else
+                        v[i] = dotted;
+        }
+        if (r == 0)
+                r = sd_journal_open_files(ret_j, v, 0);
+        for (i = 0; i < n; i++)
+                if (v[i] && v[i] != files[i])
+                        free((char *) v[i]);
+        free(v);
+        return r;
+}
+
 static int import_journal_open(const struct import_journal_opts *o, sd_journal **ret_j,
                                struct tq_error *err)
 {
@@ -231,10 +264,10 @@ static int import_journal_open(const struct import_journal_opts *o, sd_journal *
         if (o->directory)
                 r = sd_journal_open_directory(ret_j, o->directory, 0);
         else if (o->files)
-                r = sd_journal_open_files(ret_j, (const char **) o->files, 0);
+                r = import_journal_open_files(ret_j, o->files);
         else
                 r = sd_journal_open(ret_j, SD_JOURNAL_LOCAL_ONLY);
-        if (r < 0 && o->files)
+        if (r < 0 && r != -ENOMEM && o->files)
                 what = import_journal_bad_file(o->files, &r);
         return r < 0 ? import_journal_open_error(what, r, err) : 0;
 }
@@ -642,10 +675,11 @@ static int import_journal_stream_add(struct import_journal *im, char *const *mat
                 r = sd_journal_add_match(s->j, matches[i], sizes ? sizes[i] : 0);
         if (r >= 0)
                 r = import_journal_add_boot(s->j, im->o->boot);
-        if (r >= 0 && im->o->follow)
-                r = sd_journal_get_fd(s->j);    /* watch for new files */
         if (r < 0)
                 return tq_error_set(err, r, "journal: cannot match entries: %s", strerror(-r));
+        if (im->o->follow && (r = sd_journal_get_fd(s->j)) < 0)  /* watch for new files */
+                return tq_error_set(err, r, "journal: cannot watch for new entries: %s",
+                                    strerror(-r));
         return 0;
 }
 

@@ -554,6 +554,20 @@ if [ -x "$JR" ]; then
         $RUN "$TQ" --db "$T/fol.db" import --directory "$T/fol"
         check_eq journal-hosts-follow-lagging "0|a:160 b:200 c:20|380|" \
                 "$rc|$(per_host "$T/fol.db")|$(count "$T/fol.db")|$(cat "$T/fol.err")"
+        # --follow of a --file named without a directory: sd_journal_get_fd()
+        # found no directory to watch, and the import failed at once with
+        # "journal: cannot match entries: Destination address required", 4
+        rc=0
+        (cd "$T/fol" && exec "$TQ" --db "$T/fol-rel.db" import --follow --file a.journal) \
+                2> "$T/fol-rel.err" &
+        fpid=$!
+        i=0
+        while [ "$(count "$T/fol-rel.db" 2> /dev/null || echo 0)" != 160 ] && [ $i -lt 100 ] &&
+                kill -0 $fpid 2> /dev/null; do sleep 0.1; i=$((i + 1)); done
+        kill -INT $fpid 2> /dev/null || true
+        wait $fpid || rc=$?
+        check_eq journal-follow-file-relative "0|a:160|" \
+                "$rc|$(per_host "$T/fol-rel.db")|$(cat "$T/fol-rel.err")"
         # Without --identifier an import reads a stream per event name the
         # journal holds, and it listed them before waiting for the database
         # (another import's turn, here a lock held 3 s): an entry of a new
