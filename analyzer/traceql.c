@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -633,6 +634,17 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                          * source's, whose position it would take */
                         fputs("traceql: --identifier '': an empty identifier cannot be "
                               "imported\n", stderr);
+                        return TQ_EXIT_USAGE;
+                }
+        }
+        for (i = 0; i < o->nfiles; i++) {
+                char real[PATH_MAX];
+
+                if (strchr(o->files[i], '\n') ||
+                    (realpath(o->files[i], real) && strchr(real, '\n'))) {
+                        /* the source's location lists them one a line */
+                        tq_message("--file '%s': a file whose path holds a newline cannot be "
+                                   "imported", o->files[i]);
                         return TQ_EXIT_USAGE;
                 }
         }

@@ -1016,6 +1016,12 @@ run usage-identifier-comma 2 "traceql: --identifier 'a,b': an identifier with a 
 # never read the other identifiers' entries before it
 run usage-identifier-empty 2 "traceql: --identifier '': an empty identifier cannot be imported" --db "$T/noident.db" import --identifier ''
 check_eq usage-identifier-empty-nothing-done "no database" "$([ -e "$T/noident.db" ] && echo exists || echo no database)"
+# A --file with a newline was imported, but the source's location lists its
+# files one a line: every query's sync after it failed, exit 4, "T/n: cannot
+# open journal: No such file or directory"
+run usage-file-newline 2 "traceql: --file 'n\\x0al.journal': a file whose path holds a newline cannot be imported" \
+        --db "$T/nofile.db" import --file "$(printf 'n\nl.journal')"
+check_eq usage-file-newline-nothing-done "no database" "$([ -e "$T/nofile.db" ] && echo exists || echo no database)"
 run usage-time 2 "traceql: invalid time 'yesterday-ish' $TIMES" --db "$DB" import --since yesterday-ish
 run usage-time-no-such-day 2 "traceql: invalid time '2025-02-30' $TIMES" --db "$DB" import --until 2025-02-30
 # What the command line gave is quoted escaped, as what a file gave is (ESC,
