@@ -270,10 +270,17 @@ static int import_export_line(struct import_export *x, struct tq_error *err)
                 return x->nfields ? 1 : 0;      /* extra empty lines are harmless */
         eq = memchr(x->line, '=', (size_t) n);
         nlen = eq ? (size_t) (eq - x->line) : (size_t) n;
+        /* a stream whose lines end in CR LF (a copy through a Windows
+         * tool) fails at its first blank line, "\r", or at a binary field's
+         * name, "NAME\r": say why */
         if (!import_export_valid_name(x->line, nlen))
-                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": invalid field name '%s'",
+                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": invalid field name '%s'%s",
                                     x->name, import_export_at(x, x->lineno),
-                                    import_export_quote(x->line, nlen, quote));
+                                    import_export_quote(x->line, nlen, quote),
+                                    !eq && x->line[n - 1] == '\r' &&
+                                    (n == 1 || import_export_valid_name(x->line, (size_t) n - 1)) ?
+                                    " (lines ending in CR LF? an export stream's end in LF alone)" :
+                                    "");
         x->nfields++;
         if (!eq) {
                 x->lineno--;    /* messages count from the name line */

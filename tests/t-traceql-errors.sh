@@ -37,6 +37,14 @@ bad 'A\033[2JB=x\r\n\n'
 run export-name-escaped 4 "traceql: $T/bad.export:5: invalid field name 'A\\x1b[2JB'" --db "$DB" import --export "$T/bad.export"
 bad 'A\rB=x\n\n'
 run export-name-escaped-cr 4 "traceql: $T/bad.export:5: invalid field name 'A\\x0dB'" --db "$DB" import --export "$T/bad.export"
+# A stream whose lines end in CR LF fails at its first blank line, or at a
+# binary field's name, saying why; a name bad for another reason does not.
+printf 'TRACE_EVENT=x\r\nMESSAGE=hi\r\n\r\n' > "$T/crlf.export"
+run export-crlf-blank 4 "traceql: $T/crlf.export:3: invalid field name '\\x0d' (lines ending in CR LF? an export stream's end in LF alone)" --db "$DB" import --export "$T/crlf.export"
+printf 'TRACE_EVENT=x\r\nMESSAGE\r\n' > "$T/crlf.export"
+run export-crlf-binary-name 4 "traceql: $T/crlf.export:2: invalid field name 'MESSAGE\\x0d' (lines ending in CR LF? an export stream's end in LF alone)" --db "$DB" import --export "$T/crlf.export"
+bad 'bad name\r\n\n'
+run export-bad-name-cr 4 "traceql: $T/bad.export:5: invalid field name 'bad name\\x0d'" --db "$DB" import --export "$T/bad.export"
 # A NUL byte too: the name quoted ended there ('A', a valid name).
 bad 'A\000B=x\n\n'
 run export-name-escaped-nul 4 "traceql: $T/bad.export:5: invalid field name 'A\\x00B'" --db "$DB" import --export "$T/bad.export"
