@@ -107,10 +107,58 @@ struct control_client {
 
 /* ---- carrying out a request ------------------------------------------------ */
 
+/* list [PATTERN[,PATTERN...]]: the events any pattern matches, each once,
+ * in the registry's order, as enable takes a list. */
+struct control_list {
+        FILE *out;
+        char items[CONTROL_ARG_MAX + 1];        /* the patterns, each ended by a NUL */
+        const char *item[CONTROL_ARG_MAX / 2 + 1];
+        bool matched[CONTROL_ARG_MAX / 2 + 1];
+        size_t n;
+};
+
 static int control_list_one(const struct tj_event_info *info, void *userdata)
 {
-        fprintf(userdata, "%s %s %s\n", info->name, info->group,
-                !info->compiled_in ? "compiled-out" : info->enabled ? "on" : "off");
+        struct control_list *l = userdata;
+        bool any = l->n == 0;
+
+        for (size_t i = 0; i < l->n; i++)
+                if (registry_glob(l->item[i], info->name))
+                        any = l->matched[i] = true;
+        if (any)
+                fprintf(l->out, "%s %s %s\n", info->name, info->group,
+                        !info->compiled_in ? "compiled-out" : info->enabled ? "on" : "off");
+        return 0;
+}
+
+static int control_list(const char *arg, FILE *out, char *err, size_t errsize)
+{
+        struct control_list l = { .out = out };
+        char *p;
+        int r;
+
+        snprintf(l.items, sizeof(l.items), "%s", arg);
+        for (p = l.items; *p; ) {
+                size_t len = strcspn(p, ",");
+
+                if (len > 0)
+                        l.item[l.n++] = p;
+                p += len;
+                if (*p == ',')
+                        *p++ = '\0';
+        }
+        if (*arg && l.n == 0) {
+                snprintf(err, errsize, "missing PATTERN");
+                return -EINVAL;
+        }
+        r = tj_event_foreach(NULL, control_list_one, &l);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < l.n; i++)
+                if (!l.matched[i]) {
+                        snprintf(err, errsize, "no event matches '%s'", l.item[i]);
+                        return -ENOENT;
+                }
         return 0;
 }
 
@@ -236,16 +284,9 @@ static int control_enable(const struct control_request *req, FILE *out, char *er
 static int control_execute(struct control_client *c, const struct control_request *req,
                            FILE *out, char *err, size_t errsize)
 {
-        int r;
-
         switch (req->cmd) {
         case CONTROL_LIST:
-                r = tj_event_foreach(req->arg[0] ? req->arg : NULL, control_list_one, out);
-                if (r == 0 && req->arg[0]) {
-                        snprintf(err, errsize, "no event matches '%s'", req->arg);
-                        return -ENOENT;
-                }
-                return r < 0 ? r : 0;
+                return control_list(req->arg, out, err, errsize);
         case CONTROL_ENABLE:
         case CONTROL_DISABLE:
                 return control_enable(req, out, err, errsize);

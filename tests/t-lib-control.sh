@@ -52,6 +52,15 @@ ctl control-list-all 0 list
 check_eq control-list-all-count 10 "$(wc -l < "$T/out")"
 ctl control-list-nomatch 7 list 'nosuch*'
 check_eq control-list-nomatch-msg "traceql: ctl $P: no event matches 'nosuch*'" "$(cat "$T/err")"
+# a list, as enable takes: each event any pattern matches, once, in the
+# registry's order; a pattern that matches none is the error, naming it
+ctl control-list-list 0 list 'blk_req_error,blk_req_s*,blk_req_*'
+printf 'blk_req_submit blockdemo off\nblk_req_complete blockdemo off\nblk_req_error blockdemo off\nblk_req_debug blockdemo compiled-out\n' > "$T/exp"
+check_file control-list-list-out "$T/exp" "$T/out"
+ctl control-list-list-nomatch 7 list 'blk_req_error,nosuch,blk_dev_open'
+check_eq control-list-list-nomatch-msg "traceql: ctl $P: no event matches 'nosuch'" "$(cat "$T/err")"
+ctl control-list-list-empty 7 list ',,'
+check_eq control-list-list-empty-msg "traceql: ctl $P: missing PATTERN" "$(cat "$T/err")"
 
 # The log grows fast once enabled: wait for its first bytes, then disable,
 # and only read it when it no longer grows.
