@@ -28,6 +28,7 @@
 #include "internal.h"
 
 #define WRITER_IDLE_MAX_MS    64
+#define WRITER_YIELD_MAX_MS   10
 #define WRITER_MSG_STACK      1024
 
 static const struct tj_output *const writer_known[] = {
@@ -91,6 +92,11 @@ static struct {
         atomic_uint space;              /* futex word: bumped when rings got room */
         atomic_uint space_waiters;      /* producers waiting on it (TJ_ON_FULL=block) */
         atomic_uint taken;              /* records taken: is a stopping writer stuck? */
+        /* Another thread wants w.lock: the writer keeps off it between
+         * passes (writer_yield_lock()).  Threads waiting for it, and until
+         * when (CLOCK_MONOTONIC ns) the control endpoint tries again. */
+        atomic_uint lock_wanted;
+        atomic_int_fast64_t lock_tried_until;
 
         char *msg;                      /* the writer's MESSAGE buffer */
         size_t msg_size;
@@ -315,13 +321,23 @@ int writer_set_outputs(const char *list, bool from_env, bool wait)
         if (n < 0)
                 return n;
         if (!wait) {
-                if (pthread_mutex_trylock(&w.lock) != 0)
+                if (pthread_mutex_trylock(&w.lock) != 0) {
+                        /* it tries again within a millisecond or so */
+                        atomic_store(&w.lock_tried_until, tj_clock_ns(CLOCK_MONOTONIC) +
+                                     WRITER_YIELD_MAX_MS * 1000000);
                         return -EBUSY;
+                }
+                atomic_store(&w.lock_tried_until, 0);
         } else {
+                int r;
+
                 if (writer_running())
                         writer_flush(config_flush_ms());
                 until = writer_deadline(config_flush_ms());
-                if (pthread_mutex_timedlock(&w.lock, &until) != 0)
+                atomic_fetch_add(&w.lock_wanted, 1);
+                r = pthread_mutex_timedlock(&w.lock, &until);
+                atomic_fetch_sub(&w.lock_wanted, 1);
+                if (r != 0)
                         return -ETIMEDOUT;
         }
         writer_apply_outputs(outs, n);
@@ -838,6 +854,24 @@ static void writer_reap(void)
 }
 
 /* One pass over every ring.  Returns the number of records written. */
+/*
+ * Another thread waits for w.lock to change the outputs (tj_set_outputs(),
+ * an outputs request): keep off it until that thread had it.  A mutex is
+ * not fair, and the writer took it again as soon as a pass ended: while
+ * threads traced faster than journald took entries, every pass went
+ * through, yet the change timed out, said busy.  At most
+ * WRITER_YIELD_MAX_MS at a time: a waiter gone meanwhile stops nothing.
+ */
+static void writer_yield_lock(void)
+{
+        for (int i = 0; i < WRITER_YIELD_MAX_MS * 10; i++) {
+                if (!atomic_load(&w.lock_wanted) &&
+                    tj_clock_ns(CLOCK_MONOTONIC) >= atomic_load(&w.lock_tried_until))
+                        break;
+                nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
+        }
+}
+
 static size_t writer_pass(void)
 {
         size_t n = 0;
@@ -852,6 +886,7 @@ static size_t writer_pass(void)
         first = w.rings;
         pthread_mutex_unlock(&w.list_lock);
         writer_sample_offset();
+        writer_yield_lock();
         pthread_mutex_lock(&w.lock);
         /* Only the writer removes rings, and new ones go in front: safe.
          * One ring is merged too, for the bound: the thread of a ring made

@@ -76,3 +76,24 @@ check_eq lib-journald-identifier-long-warning \
         "$(cat "$T/out")"
 "$B/tests/journal-dump" "$long" 1 TRACE_EVENT > "$T/got" || true
 check_eq lib-journald-identifier-long "TRACE_EVENT=tga_void" "$(cat "$T/got")"
+
+# Outputs changed while threads trace faster than journald takes entries: the
+# writer is never idle, yet every pass goes through.  It took its lock back as
+# soon as a pass ended (a mutex is not fair), so tj_set_outputs() timed out
+# (-ETIMEDOUT) and an outputs request was answered 'outputs busy ... (an
+# output does not take events)', most of the time.  Four tries each way; a
+# bound of 3 s for a slow (sanitized) build: the writer was never let in.
+mkdir "$T/ctl"
+TJ_CONTROL_DIR="$T/ctl" TJ_IDENTIFIER="$TJ_TEST_ID-busy" TJ_OUTPUT=journald TJ_EVENTS=tgb_req \
+        TJ_FLUSH_TIMEOUT_MS=3000 $RUN "$B/tests/lib-emit" init bgtrace bgtrace \
+        outputs:nop outputs:journald outputs:nop outputs:journald \
+        'ctl:outputs nop' 'ctl:outputs journald' 'ctl:outputs nop' 'ctl:outputs journald' \
+        > "$T/out" 2>&1
+check_eq lib-journald-outputs-while-busy "outputs nop=0
+outputs journald=0
+outputs nop=0
+outputs journald=0
+ctl outputs nop=outputs nop|ok|
+ctl outputs journald=outputs journald|ok|
+ctl outputs nop=outputs nop|ok|
+ctl outputs journald=outputs journald|ok|" "$(cat "$T/out")"
