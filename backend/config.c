@@ -210,7 +210,8 @@ static void config_read_env(const char *identifier)
                 if (size)
                         ring_size = size;
                 else
-                        config_warn("TJ_RING_SIZE: invalid size '%s'", v);
+                        config_warn("TJ_RING_SIZE: invalid size '%s', using '%uK'", v,
+                                    CONFIG_RING_DEFAULT / 1024);
         }
         /* once each: a thread tracing meanwhile sees the old value or the new */
         atomic_store_explicit(&config.block, block, memory_order_relaxed);
@@ -222,7 +223,8 @@ static void config_read_env(const char *identifier)
 
                 /* digits only: strtoul() takes leading blanks and a sign */
                 if (*v < '0' || *v > '9' || *end || ms > 3600000)
-                        config_warn("TJ_FLUSH_TIMEOUT_MS: invalid value '%s'", v);
+                        config_warn("TJ_FLUSH_TIMEOUT_MS: invalid value '%s', using '%u'", v,
+                                    CONFIG_FLUSH_DEFAULT);
                 else
                         flush_ms = (unsigned)ms;
         }

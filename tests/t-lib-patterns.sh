@@ -172,8 +172,8 @@ TJ_QUIET=0 TJ_ON_FULL=wait TJ_SYSLOG_FORMAT=json TJ_RING_SIZE=18014398509481985K
 cat > "$T/exp" <<'OUT'
 tracejournal: TJ_ON_FULL: unknown value 'wait', using 'drop'
 tracejournal: TJ_SYSLOG_FORMAT: unknown value 'json', using 'rfc3164'
-tracejournal: TJ_RING_SIZE: invalid size '18014398509481985K'
-tracejournal: TJ_FLUSH_TIMEOUT_MS: invalid value '-1'
+tracejournal: TJ_RING_SIZE: invalid size '18014398509481985K', using '128K'
+tracejournal: TJ_FLUSH_TIMEOUT_MS: invalid value '-1', using '1000'
 OUT
 check_file lib-patterns-env-bad-values "$T/exp" "$T/err"
 
@@ -205,14 +205,22 @@ tracejournal: TJ_CONTROL: cannot serve the control endpoint in $T/none/ctl: No s
 # A ring size of 0 (or 0K) is as invalid as any other: said, the default kept;
 # it silently gave the smallest ring, 4096 bytes.
 TJ_QUIET=0 TJ_RING_SIZE=0 $RUN "$E" init > /dev/null 2> "$T/err"
-check_eq lib-patterns-env-ring-zero "tracejournal: TJ_RING_SIZE: invalid size '0'" "$(cat "$T/err")"
+check_eq lib-patterns-env-ring-zero "tracejournal: TJ_RING_SIZE: invalid size '0', using '128K'" "$(cat "$T/err")"
 TJ_QUIET=0 TJ_RING_SIZE=0K $RUN "$E" init > /dev/null 2> "$T/err"
-check_eq lib-patterns-env-ring-zero-k "tracejournal: TJ_RING_SIZE: invalid size '0K'" "$(cat "$T/err")"
+check_eq lib-patterns-env-ring-zero-k "tracejournal: TJ_RING_SIZE: invalid size '0K', using '128K'" "$(cat "$T/err")"
 # Digits only: a leading blank or sign was taken (strtoul's), ' 64K' as 64K
 # and '+5' as 5.
 TJ_QUIET=0 TJ_RING_SIZE=' 64K' TJ_FLUSH_TIMEOUT_MS=+5 $RUN "$E" init > /dev/null 2> "$T/err"
-check_eq lib-patterns-env-numbers-digits "tracejournal: TJ_RING_SIZE: invalid size ' 64K'
-tracejournal: TJ_FLUSH_TIMEOUT_MS: invalid value '+5'" "$(cat "$T/err")"
+check_eq lib-patterns-env-numbers-digits "tracejournal: TJ_RING_SIZE: invalid size ' 64K', using '128K'
+tracejournal: TJ_FLUSH_TIMEOUT_MS: invalid value '+5', using '1000'" "$(cat "$T/err")"
+# Trailing junk and numbers past the range: invalid too.  Each warning says
+# what is used instead, as the others do; these two did not.
+TJ_QUIET=0 TJ_RING_SIZE='64K ' TJ_FLUSH_TIMEOUT_MS=10ms $RUN "$E" init > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-numbers-trailing "tracejournal: TJ_RING_SIZE: invalid size '64K ', using '128K'
+tracejournal: TJ_FLUSH_TIMEOUT_MS: invalid value '10ms', using '1000'" "$(cat "$T/err")"
+TJ_QUIET=0 TJ_RING_SIZE=2G TJ_FLUSH_TIMEOUT_MS=99999999999999999999 $RUN "$E" init > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-numbers-range "tracejournal: TJ_RING_SIZE: invalid size '2G', using '128K'
+tracejournal: TJ_FLUSH_TIMEOUT_MS: invalid value '99999999999999999999', using '1000'" "$(cat "$T/err")"
 # A socket path too long for sockaddr_un says how long it is, the limit and
 # what is used instead.
 TJ_QUIET=0 TJ_SYSLOG_SOCKET=/$(printf '%0199d' 0) $RUN "$E" init > /dev/null 2> "$T/err"
