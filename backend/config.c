@@ -398,6 +398,9 @@ static int config_trace_item(const char *item)
         else if (strncmp(item, "events=", 7) == 0)
                 r = tj_enable_file(eq + 1, NULL);
         else if (strncmp(item, "file=", 5) == 0) {
+                /* '' is no file, as in QEMU; it sent the log back to stderr */
+                if (!eq[1])
+                        return -EINVAL;
                 if (strlen(eq + 1) >= sizeof(config.log_file))
                         return -ENAMETOOLONG;
                 pthread_mutex_lock(&config_lock);

@@ -86,6 +86,15 @@ tga_void tga enabled=1 compiled_in=1
 count=1|tgb_req req 0x1000 sector 0 name r0
 tga_void nothing|" "$(cat "$T/out")|$(cat "$T/a,b.log" 2> /dev/null)|$(ls "$T/a" 2> /dev/null)"
 
+# An empty file= is an error, as in QEMU (which cannot open ''), and the log
+# stays in the file named before; it was taken (0) and sent the log back to
+# standard error without a word.
+TJ_OUTPUT=log $RUN "$E" opt:tgb_req,file="$T/e.log" opt:file= opt:tgb_done,file=,tga_void init req:1 \
+        > "$T/out" 2> "$T/err"
+check_eq lib-patterns-trace-opt-file-empty "opt tgb_req,file=$T/e.log=0
+opt file==-22
+opt tgb_done,file=,tga_void=-22||tgb_req req 0x1000 sector 0 name r0" "$(cat "$T/out")|$(cat "$T/err")|$(cat "$T/e.log" 2> /dev/null)"
+
 # The environment at tj_init: one warning line per problem, exact.
 printf 'tgb_req\nnosuch_either\n# x\n' > "$T/ev3"
 TJ_QUIET=0 TJ_EVENTS='tga_all, nosuch ,-tga_void' TJ_EVENTS_FILE="$T/ev3" TJ_OUTPUT=nop,bogus \
