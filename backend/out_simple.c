@@ -39,6 +39,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -72,6 +73,7 @@ static uint64_t simple_unsure_reported; /* losses reported since simple_done */
 static uint64_t simple_lost;            /* for simple_take_lost() */
 static uint64_t simple_lost_reported;
 static bool simple_forked;              /* a fork child: its own file, at its first record */
+static char simple_truncated[PATH_MAX]; /* the file truncated last: appended to when opened again */
 static pthread_once_t simple_once = PTHREAD_ONCE_INIT;
 
 static void simple_forget(void)
@@ -95,6 +97,7 @@ static void simple_fork_child(void)
         simple_fp = NULL;
         simple_forget();
         simple_forked = true;
+        simple_truncated[0] = '\0';    /* the parent's */
 }
 
 static void simple_init_once(void)
@@ -157,10 +160,19 @@ static void simple_recover(void)
                 simple_header();
 }
 
+/*
+ * Open the simple output.  Its file is truncated the first time, and opened
+ * again (tj_shutdown() then tj_init(), an outputs change away and back) it
+ * goes on after its last record, with no second header, as the log output's
+ * file= does: truncating it lost the events written before, counted
+ * written.  The writer's lock is held, or no writer runs.
+ */
 static int simple_open(void)
 {
         const char *path = getenv("TJ_SIMPLE_FILE");
         char def[64], *own = NULL;
+        off_t end = 0;
+        bool again;
         int fd, ret = 0;
 
         pthread_once(&simple_once, simple_init_once);
@@ -172,11 +184,17 @@ static int simple_open(void)
                         return -ENOMEM;
                 path = own;
         }
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        again = strcmp(simple_truncated, path) == 0;
+        fd = open(path, O_WRONLY | O_CREAT | (again ? 0 : O_TRUNC) | O_CLOEXEC, 0600);
         if (fd < 0) {
                 ret = -errno;
                 config_warn("simple: %s: %s", path, strerror(errno));
                 goto out;
+        }
+        if (again) {
+                end = lseek(fd, 0, SEEK_END);
+                if (end < 0)
+                        end = 0;        /* a FIFO: a stream of its own */
         }
         simple_fp = fdopen(fd, "w");
         if (!simple_fp) {
@@ -184,8 +202,12 @@ static int simple_open(void)
                 close(fd);
                 goto out;
         }
+        if (strlen(path) < sizeof(simple_truncated))
+                strcpy(simple_truncated, path);
         simple_forget();
-        simple_header();
+        simple_done = simple_off = end;
+        if (end == 0)
+                simple_header();
 out:
         free(own);
         return ret;

@@ -241,3 +241,19 @@ OUT
 else
         fail lib-simple-args-as-qemu-reads-build "$(head -3 "$T/cc")"
 fi
+
+# Opened again in the same process (tj_shutdown() then tj_init(), or an
+# outputs change away and back, which traceql ctl makes at any time), the
+# file goes on after what it holds, with no second header, as the log
+# output's file= does; truncated only when first opened.  Reopening
+# truncated it: the events written before were gone, though counted
+# written.
+printf 'junk from an earlier run' > "$T/again"
+TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/again" TJ_EVENTS=tgb_req $RUN "$E" init req:3 shutdown \
+        init req:2 outputs:nop outputs:simple req:4 flush stats > "$T/out" 2>&1
+check_eq lib-simple-reopen-appends "outputs nop=0
+outputs simple=0
+emitted=9 written=9 dropped=0
+events=9 dropped=0 headers=1" \
+        "$(cat "$T/out"; python3 "$TOP/tests/simple-count.py" "$T/again" 2>&1 | tr -d '\n';
+           printf ' headers=%s' "$(od -An -tx8 -w8 -v "$T/again" | grep -c f2b177cb0aa429b4)")"
