@@ -11,7 +11,12 @@
  * Lost events are an event record with id ~0 - 1 and one argument, the
  * count.  An event's mapping is written before its first event record.
  * The file is TJ_SIMPLE_FILE, default trace-<pid>, mode 0600; the writer
- * thread writes it through stdio.  QEMU writes every mapping when it opens
+ * thread writes it through a buffer of its own (simple_buf), not stdio: at
+ * exit() glibc flushes every FILE without taking its lock, so a file that is
+ * a FIFO whose reader stopped reading hung the process in that flush after
+ * the library's bounded one had left the writer stuck, and raced with it.
+ * Closing writes what the buffer holds for at most SIMPLE_CLOSE_MS; what is
+ * left is lost and counted (simple_take_lost()).  QEMU writes every mapping when it opens
  * the file, we write each before its event's first record: simpletrace.py
  * reads both (checked by hand with QEMU's scripts/simpletrace.py on the
  * output of tests/lib-emit, arguments typed by tests/simpletrace/
@@ -40,12 +45,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -61,8 +67,13 @@
 #define SIMPLE_MAP_STATE      3
 #define SIMPLE_MAP_CHECKED    4         /* its arguments checked (simple_check_args()) */
 #define SIMPLE_MAP_ODD        8         /* ... one is not written by its kind */
+#define SIMPLE_BUF_SIZE       65536
+#define SIMPLE_CLOSE_MS       100       /* the bound of the last write, at close */
 
-static FILE *simple_fp;
+static int simple_fd = -1;
+static unsigned char simple_buf[SIMPLE_BUF_SIZE];
+static size_t simple_len;               /* bytes in simple_buf */
+static bool simple_err;                 /* a write failed: simple_recover() */
 static uint8_t *simple_mapped;          /* by event id: SIMPLE_MAP_... */
 static size_t simple_nmapped;
 static bool simple_map_unsure;          /* a mapping is SIMPLE_MAP_GIVEN */
@@ -87,14 +98,14 @@ static void simple_forget(void)
         simple_lost = simple_lost_reported = 0;
 }
 
-/* In a fork child (one thread: stdio's locks were reset by fork()). */
+/* In a fork child, which has one thread. */
 static void simple_fork_child(void)
 {
-        if (!simple_fp)
+        if (simple_fd < 0)
                 return;
-        __fpurge(simple_fp);    /* the parent's bytes, which the parent writes */
-        fclose(simple_fp);
-        simple_fp = NULL;
+        simple_len = 0;         /* the parent's bytes, which the parent writes */
+        close(simple_fd);
+        simple_fd = -1;
         simple_forget();
         simple_forked = true;
         simple_truncated[0] = '\0';    /* the parent's */
@@ -105,10 +116,68 @@ static void simple_init_once(void)
         pthread_atfork(NULL, NULL, simple_fork_child);
 }
 
+/*
+ * Write out the buffer.  The descriptor is non-blocking (a FIFO's): where it
+ * would block, wait for room, for ever when TIMEOUT_MS is negative (the
+ * writer thread, as a blocking write(2) would), else at most TIMEOUT_MS.
+ * 0, or -1 and simple_err set, the buffer kept for simple_recover().
+ */
+static int simple_out(int timeout_ms)
+{
+        int64_t until = tj_clock_ns(CLOCK_MONOTONIC) + (int64_t)timeout_ms * 1000000;
+        size_t done = 0;
+
+        while (done < simple_len) {
+                ssize_t n = write(simple_fd, simple_buf + done, simple_len - done);
+                struct pollfd p = { simple_fd, POLLOUT, 0 };
+                int wait = -1;
+
+                if (n >= 0) {
+                        done += (size_t)n;
+                        continue;
+                }
+                if (errno == EINTR)
+                        continue;
+                if (errno != EAGAIN)
+                        break;
+                if (timeout_ms >= 0) {
+                        int64_t left = until - tj_clock_ns(CLOCK_MONOTONIC);
+
+                        if (left <= 0)
+                                break;
+                        wait = (int)((left + 999999) / 1000000);
+                }
+                if (poll(&p, 1, wait) < 0 && errno != EINTR)
+                        break;
+        }
+        if (done < simple_len) {
+                simple_err = true;
+                return -1;
+        }
+        simple_len = 0;
+        return 0;
+}
+
+/* Buffer N bytes at P; nothing once a write failed (simple_err). */
 static void simple_put(const void *p, size_t n)
 {
-        fwrite(p, 1, n, simple_fp);
+        const unsigned char *c = p;
+
         simple_off += (off_t)n;
+        while (n > 0 && !simple_err) {
+                size_t k = SIMPLE_BUF_SIZE - simple_len;
+
+                if (k == 0) {
+                        simple_out(-1);
+                        continue;
+                }
+                if (k > n)
+                        k = n;
+                memcpy(simple_buf + simple_len, c, k);
+                simple_len += k;
+                c += k;
+                n -= k;
+        }
 }
 
 static void simple_u64(uint64_t x)
@@ -147,10 +216,10 @@ static void simple_maps_settle(uint8_t to)
  */
 static void simple_recover(void)
 {
-        __fpurge(simple_fp);
-        clearerr(simple_fp);
-        if (ftruncate(fileno(simple_fp), simple_done) == 0)
-                fseeko(simple_fp, simple_done, SEEK_SET);
+        simple_len = 0;
+        simple_err = false;
+        if (ftruncate(simple_fd, simple_done) == 0)
+                lseek(simple_fd, simple_done, SEEK_SET);
         simple_off = simple_done;
         simple_lost += simple_unsure;
         simple_lost_reported += simple_unsure_reported;
@@ -196,12 +265,11 @@ static int simple_open(void)
                 if (end < 0)
                         end = 0;        /* a FIFO: a stream of its own */
         }
-        simple_fp = fdopen(fd, "w");
-        if (!simple_fp) {
-                ret = -errno;
-                close(fd);
-                goto out;
-        }
+        /* after open(): a FIFO's open() still waits for its reader */
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+        simple_fd = fd;
+        simple_len = 0;
+        simple_err = false;
         if (strlen(path) < sizeof(simple_truncated))
                 strcpy(simple_truncated, path);
         simple_forget();
@@ -216,9 +284,9 @@ out:
 /* The file is open: in a fork child, its own is opened now. */
 static int simple_ready(void)
 {
-        if (!simple_fp && simple_forked && simple_open() < 0)
+        if (simple_fd < 0 && simple_forked && simple_open() < 0)
                 simple_forked = false;  /* said once: the output gives up */
-        return simple_fp ? 0 : -EBADF;
+        return simple_fd >= 0 ? 0 : -EBADF;
 }
 
 /*
@@ -348,7 +416,7 @@ static int simple_write(const struct record *r, const tj_value *v, const char *m
                         simple_u64(str ? 0 : v[i].u);
                 }
         }
-        if (ferror(simple_fp)) {
+        if (simple_err) {
                 simple_recover();
                 return -EIO;
         }
@@ -368,7 +436,7 @@ static int simple_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_n
         simple_u32(8 + 8 + 4 + 4 + 8);
         simple_u32((uint32_t)getpid());
         simple_u64(n);
-        if (ferror(simple_fp)) {
+        if (simple_err) {
                 simple_recover();
                 return -EIO;
         }
@@ -378,9 +446,9 @@ static int simple_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_n
 
 static void simple_flush(void)
 {
-        if (!simple_fp)
+        if (simple_fd < 0)
                 return;
-        if (fflush(simple_fp) != 0 || ferror(simple_fp)) {
+        if (simple_err || simple_out(-1) < 0) {
                 simple_recover();
                 return;
         }
@@ -398,12 +466,26 @@ static uint64_t simple_take_lost(uint64_t *ret_reported)
         return n;
 }
 
+/* What the buffer holds is written for at most SIMPLE_CLOSE_MS (a FIFO
+ * whose reader stopped reading must not hold up tj_shutdown() and exit());
+ * what is not is lost, for the writer to take with simple_take_lost(). */
 static void simple_close(void)
 {
-        if (simple_fp)
-                fclose(simple_fp);
-        simple_fp = NULL;
+        uint64_t lost = 0;
+
+        if (simple_fd >= 0) {
+                if (simple_err || simple_out(SIMPLE_CLOSE_MS) < 0)
+                        simple_recover();
+                else
+                        simple_unsure = 0;
+                lost = simple_lost;
+                close(simple_fd);
+        }
+        simple_fd = -1;
+        simple_len = 0;
+        simple_err = false;
         simple_forget();
+        simple_lost = lost;
         simple_forked = false;
 }
 

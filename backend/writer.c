@@ -225,10 +225,42 @@ int writer_check_outputs(const char *list)
         return writer_parse(list, false, outs) < 0 ? -EINVAL : 0;
 }
 
+/*
+ * N records that output O (of writer_known index K) took, counted written,
+ * were lost after all: counted lost.  An event another output lost too was
+ * counted dropped already: the events moved from written to dropped are at
+ * most those written, so that two outputs failing together (journald gone,
+ * the disk full) cannot take written below zero.
+ */
+static void writer_move_lost(size_t k, uint64_t n)
+{
+        uint64_t m;
+        uint_fast64_t cur;
+
+        atomic_fetch_sub(&w.out_written[k], n);
+        atomic_fetch_add(&w.out_dropped[k], n);
+        cur = atomic_load(&emit_counters.written);
+        do
+                m = n < cur ? n : cur;
+        while (!atomic_compare_exchange_weak(&emit_counters.written, &cur, cur - m));
+        atomic_fetch_add(&emit_counters.dropped, m);
+}
+
+/* Close O; what it took and lost writing it out (the simple output's last
+ * write, bounded) is counted lost, with nowhere left to report it. */
+static void writer_close_output(const struct tj_output *o)
+{
+        uint64_t reported, n;
+
+        o->close();
+        if (o->take_lost && (n = o->take_lost(&reported)) > 0)
+                writer_move_lost(writer_known_index(o), n);
+}
+
 static void writer_close_outputs(void)
 {
         for (size_t i = 0; i < w.nouts; i++)
-                w.outs[i]->close();
+                writer_close_output(w.outs[i]);
         w.nouts = 0;
         atomic_store(&w.list, 0);
         atomic_store(&w.has_async, false);
@@ -274,7 +306,7 @@ static void writer_apply_outputs(const struct tj_output **outs, int n)
                 old[i] = w.outs[i];
                 old_unreported[i] = atomic_load(&w.unreported[i]);
                 if (!writer_has(outs, (size_t)n, old[i]))
-                        old[i]->close();
+                        writer_close_output(old[i]);
         }
         for (int i = 0; i < n; i++) {
                 uint64_t unreported = 0;
@@ -779,31 +811,20 @@ static size_t writer_drain_merged(struct ring *first, uint64_t upto)
 /*
  * Records an output took (counted written) and lost when it wrote them out
  * (take_lost(): the simple output's buffered writes that failed) are counted
- * lost now, and reported to it with the losses it had reported in what it
- * lost, at the next pass.  An event another output lost too was counted
- * dropped already: the events moved from written to dropped are at most
- * those written, so that two outputs failing together (journald gone, the
- * disk full) cannot take written below zero.  Under w.lock.
+ * lost now (writer_move_lost()), and reported to it with the losses it had
+ * reported in what it lost, at the next pass.  Under w.lock.
  */
 static void writer_take_late_losses(void)
 {
         for (size_t i = 0; i < w.nouts; i++) {
-                uint64_t reported = 0, n, m;
-                uint_fast64_t cur;
+                uint64_t reported = 0, n;
 
                 if (!w.outs[i]->take_lost)
                         continue;
                 n = w.outs[i]->take_lost(&reported);
                 atomic_fetch_add(&w.unreported[i], n + reported);
-                if (n == 0)
-                        continue;
-                atomic_fetch_sub(&w.out_written[w.known[i]], n);
-                atomic_fetch_add(&w.out_dropped[w.known[i]], n);
-                cur = atomic_load(&emit_counters.written);
-                do
-                        m = n < cur ? n : cur;
-                while (!atomic_compare_exchange_weak(&emit_counters.written, &cur, cur - m));
-                atomic_fetch_add(&emit_counters.dropped, m);
+                if (n)
+                        writer_move_lost(w.known[i], n);
         }
 }
 

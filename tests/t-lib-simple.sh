@@ -257,3 +257,16 @@ emitted=9 written=9 dropped=0
 events=9 dropped=0 headers=1" \
         "$(cat "$T/out"; python3 "$TOP/tests/simple-count.py" "$T/again" 2>&1 | tr -d '\n';
            printf ' headers=%s' "$(od -An -tx8 -w8 -v "$T/again" | grep -c f2b177cb0aa429b4)")"
+
+# exit() while the file is a FIFO whose reader stopped reading but keeps it
+# open: the bounded flush leaves the writer stuck in its write, and exit()
+# completes, what was not written counted dropped.  The output wrote through
+# stdio, and glibc's flush of every FILE at exit (_IO_cleanup, without the
+# FILE's lock) blocked in write(2) for ever.  Not through $RUN: the writer
+# left stuck at exit, as meant, is memcheck's "possibly lost" thread.
+mkfifo "$T/stuck"
+rc=0
+TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/stuck" TJ_FLUSH_TIMEOUT_MS=200 TJ_EVENTS=tgb_req \
+        timeout 20 "$E" atexitstats fifo:"$T/stuck" init req:20000 exit > "$T/out" 2>&1 || rc=$?
+check_eq lib-simple-fifo-exit "0 ok" "$rc $(awk -F'[ =]' '/^emitted=/ {
+        print ($2 == 20000 && $4 + $6 == $2 && $6 > 0 ? "ok" : $0) }' "$T/out")"
