@@ -26,6 +26,7 @@ struct emit_thread {
         struct ring *ring;      /* this thread's ring, created at its first event */
         pid_t tid;              /* cached gettid(), 0 until known */
         bool busy;              /* inside tj_emit: a nested call is dropped */
+        bool exited;            /* its ring's cleanup ran: emit_late() */
 };
 
 static __thread struct emit_thread emit_tls __attribute__((tls_model("initial-exec")));
@@ -53,6 +54,7 @@ static void emit_thread_exit(void *p)
         struct ring *ring = p;
 
         emit_tls.ring = NULL;
+        emit_tls.exited = true;
         if (ring) {
                 ring_mark_dead(ring);
                 writer_wake();
@@ -147,6 +149,42 @@ static struct record *emit_reserve(struct ring *ring, size_t size)
         return r;
 }
 
+/*
+ * The thread traces after its ring's cleanup ran (emit_thread_exit()): from
+ * a pthread key destructor that runs after the library's.  The event gets a
+ * ring of its own, just big enough, dead once it is committed: the writer
+ * sends it and frees the ring.  Such a ring registered with the key again
+ * was freed at the destructors' next round, but one made in their last
+ * round (PTHREAD_DESTRUCTOR_ITERATIONS) stayed in the writer's list for
+ * ever, one per such thread.
+ */
+static __attribute__((noinline)) void emit_late(const struct tj_event *ev,
+                const struct tj_site *site, const tj_value *v, uint64_t seq)
+{
+        size_t lens[TJ_MAX_ARGS], size = record_size(ev, v, lens);
+        size_t max = atomic_load_explicit(&config.ring_size, memory_order_relaxed) / 4;
+        size_t ring_size = 256;
+        struct ring *ring;
+        struct record *r;
+
+        if (size > max)
+                size = max;
+        while (ring_size < 4 * size)
+                ring_size *= 2;
+        ring = ring_new(ring_size);
+        if (!ring) {
+                writer_add_dropped(1);
+                return;
+        }
+        r = ring_reserve(ring, size);   /* empty: never NULL */
+        emit_header_async(r, seq);
+        record_encode(r, size, ev, site, v, lens);
+        writer_write_caller(r);
+        ring_commit(ring, r);
+        ring_mark_dead(ring);
+        writer_attach_ring(ring);
+}
+
 static void emit_async(const struct tj_event *ev, const struct tj_site *site,
                        const tj_value *v, uint64_t seq)
 {
@@ -155,6 +193,10 @@ static void emit_async(const struct tj_event *ev, const struct tj_site *site,
         size_t size, max, lens[TJ_MAX_ARGS];
 
         if (TJ_UNLIKELY(!ring)) {
+                if (emit_tls.exited) {
+                        emit_late(ev, site, v, seq);
+                        return;
+                }
                 ring = emit_attach();
                 if (!ring) {
                         writer_add_dropped(1);

@@ -14,6 +14,12 @@
  *   req:N               N tgb_req events (req 0x1000+i, sector i, name "rI")
  *   threads:T:N         T threads at once, each doing req:N
  *   texit:N             a thread does req:N and exits; then wait for it
+ *   keyexit:K[:R]       K times: a thread does req:1 and exits; a pthread key
+ *                       of its own, made after the library's (run req:1
+ *                       first), has a destructor that does req:1 and sets
+ *                       the key again, in R rounds of the destructors, each
+ *                       after the library's (default and at most
+ *                       PTHREAD_DESTRUCTOR_ITERATIONS, all); then wait for it
  *   fork:N              fork; the child does req:N and exits; wait for it
  *   forkdo:STEPS        fork; the child runs STEPS (steps joined by '+') and
  *                       exits (the atexit flush, no tj_flush()); wait for it
@@ -761,6 +767,40 @@ static void atexit_fd(void)
         fflush(stdout);
 }
 
+static pthread_key_t keyexit_key;
+
+/* Runs after the library's own key destructor in each round (its key was
+ * made first): the thread traces after its ring's cleanup.  P: the rounds
+ * left, this one included. */
+static void keyexit_dtor(void *p)
+{
+        uintptr_t left = (uintptr_t)p;
+
+        emit_reqs(1);
+        if (left > 1)
+                pthread_setspecific(keyexit_key, (void *)(left - 1));
+}
+
+static void *keyexit_main(void *arg)
+{
+        emit_reqs(1);
+        pthread_setspecific(keyexit_key, arg);
+        return NULL;
+}
+
+static void run_keyexit(long k, long rounds)
+{
+        pthread_t th;
+
+        if (rounds <= 0 || rounds > PTHREAD_DESTRUCTOR_ITERATIONS)
+                rounds = PTHREAD_DESTRUCTOR_ITERATIONS;
+        if (pthread_key_create(&keyexit_key, keyexit_dtor) != 0)
+                return;
+        for (long i = 0; i < k; i++)
+                if (pthread_create(&th, NULL, keyexit_main, (void *)(uintptr_t)rounds) == 0)
+                        pthread_join(th, NULL);
+}
+
 static void *bgtrace_main(void *arg)
 {
         (void)arg;
@@ -938,6 +978,8 @@ static void step(const char *s)
                 run_threads(atol(arg), atol(strchr(arg, ':') + 1));
         else if (strncmp(s, "texit:", 6) == 0)
                 run_threads(1, atol(arg));
+        else if (strncmp(s, "keyexit:", 8) == 0)
+                run_keyexit(atol(arg), strchr(arg, ':') ? atol(strchr(arg, ':') + 1) : 0);
         else if (strncmp(s, "fork:", 5) == 0)
                 run_fork(atol(arg), false);
         else if (strcmp(s, "ctlstats") == 0)
