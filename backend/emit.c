@@ -133,7 +133,11 @@ static __attribute__((noinline)) bool emit_here(const struct tj_event *ev,
         return done;
 }
 
-/* Wait for room in block mode (TJ_ON_FULL=block); NULL: drop the event. */
+/* Wait for room in block mode (TJ_ON_FULL=block); NULL: drop the event.
+ * Not a cancellation point (the futex wait is a raw system call), as no
+ * trace point is: the thread may hold a lock with no cleanup handler for
+ * it.  A thread cancelled here is cancelled once it got room, or once the
+ * writer stopped (the event dropped); tracejournal.3 says so. */
 static struct record *emit_reserve(struct ring *ring, size_t size)
 {
         struct record *r = ring_reserve(ring, size);
