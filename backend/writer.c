@@ -874,7 +874,6 @@ static void writer_reap(void)
         pthread_mutex_unlock(&w.list_lock);
 }
 
-/* One pass over every ring.  Returns the number of records written. */
 /*
  * Another thread waits for w.lock to change the outputs (tj_set_outputs(),
  * an outputs request): keep off it until that thread had it.  A mutex is
@@ -893,6 +892,7 @@ static void writer_yield_lock(void)
         }
 }
 
+/* One pass over every ring.  Returns the number of records written. */
 static size_t writer_pass(void)
 {
         size_t n = 0;
