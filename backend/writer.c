@@ -194,10 +194,19 @@ static int writer_parse(const char *list, bool from_env,
         int n = 0;
 
         for (const char *p = list; *p; ) {
-                size_t len = strcspn(p, ",");
-                const struct tj_output *o = len ? writer_lookup(p, len) : NULL;
+                size_t len = strcspn(p, ","), skip = 0;
+                const struct tj_output *o;
                 bool dup = false;
 
+                /* blanks around a name, as TJ_EVENTS takes them ("journald,
+                 * syslog" read as an unknown output " syslog") */
+                while (skip < len && (p[skip] == ' ' || p[skip] == '\t'))
+                        skip++;
+                while (len > skip && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+                        len--;
+                p += skip;
+                len -= skip;
+                o = len ? writer_lookup(p, len) : NULL;
                 if (!o && len) {
                         if (!from_env)
                                 return -EINVAL;
@@ -207,7 +216,7 @@ static int writer_parse(const char *list, bool from_env,
                         dup |= outs[i] == o;
                 if (o && !dup)
                         outs[n++] = o;
-                p += len;
+                p += len + strcspn(p + len, ",");      /* past the blanks after it */
                 if (*p == ',')
                         p++;
         }

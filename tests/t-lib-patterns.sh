@@ -118,6 +118,16 @@ TJ_QUIET=0 TJ_OUTPUT=sylog $RUN "$E" outputs:log init enable:tgb_req req:1 flush
 check_eq lib-patterns-env-output-typo "tracejournal: TJ_OUTPUT: unknown output 'sylog'
 tracejournal: TJ_OUTPUT: no known output, using 'log'
 tgb_req req 0x1000 sector 0 name r0" "$(cat "$T/err")"
+# Blanks around a name are not part of it, as in TJ_EVENTS, for TJ_OUTPUT
+# and tj_set_outputs() alike (' log' was an unknown output, and the list
+# no known output).
+TJ_QUIET=0 TJ_OUTPUT=' log , nop ' $RUN "$E" init enable:tgb_req req:1 flush \
+        > /dev/null 2> "$T/err"
+check_eq lib-patterns-env-output-blanks "tgb_req req 0x1000 sector 0 name r0" "$(cat "$T/err")"
+TJ_QUIET=0 $RUN "$E" init 'outputs: nop ,	log' enable:tgb_req req:1 flush \
+        > "$T/out" 2> "$T/err"
+check_eq lib-patterns-set-outputs-blanks "outputs  nop ,	log=0
+tgb_req req 0x1000 sector 0 name r0" "$(head -1 "$T/out"; cat "$T/err")"
 TJ_QUIET=0 TJ_OUTPUT=, $RUN "$E" outputs:nop init > /dev/null 2> "$T/err"
 check_eq lib-patterns-env-output-empty "tracejournal: TJ_OUTPUT: no known output, using 'nop'" \
         "$(cat "$T/err")"
