@@ -220,10 +220,17 @@ static char **traceql_push(char **v, size_t *n, char *s)
 /* The last second of 9999-12-31 UTC: a later --since or --until is a typo. */
 #define TRACEQL_MAX_SECONDS 253402300799ULL
 
+/* Do A and B show the same time of day? */
+static bool traceql_same_clock(const struct tm *a, const struct tm *b)
+{
+        return a->tm_hour == b->tm_hour && a->tm_min == b->tm_min && a->tm_sec == b->tm_sec;
+}
+
 /* Parse a time as journalctl does: "YYYY-MM-DD[ HH:MM[:SS]]" (local time, 'T'
- * also accepted; a day the month does not have is refused),
- * "@SECONDS[.FRACTION]" (microseconds; finer digits are cut off), "now".
- * Returns microseconds. */
+ * also accepted; a day the month does not have is refused, -EINVAL; a time
+ * a daylight saving gap skips is refused, -ENOENT; one the clocks go back
+ * over is its first occurrence), "@SECONDS[.FRACTION]" (microseconds; finer
+ * digits are cut off), "now".  Returns microseconds. */
 static int traceql_parse_time(const char *s, uint64_t *ret_us)
 {
         static const char *const fmts[] = {
@@ -276,7 +283,8 @@ static int traceql_parse_time(const char *s, uint64_t *ret_us)
                 memset(&tm, 0, sizeof(tm));
                 end = strptime(s, fmts[i], &tm);
                 if (end && *end == '\0') {
-                        time_t t;
+                        struct tm other;
+                        time_t t, t2;
 
                         tm.tm_isdst = -1;
                         asked = tm;
@@ -285,6 +293,17 @@ static int traceql_parse_time(const char *s, uint64_t *ret_us)
                         if (t < 0 || tm.tm_mday != asked.tm_mday || tm.tm_mon != asked.tm_mon ||
                             tm.tm_year != asked.tm_year)
                                 return -EINVAL;
+                        /* ... and 02:30 in a daylight saving gap to 03:30 */
+                        if (!traceql_same_clock(&tm, &asked))
+                                return -ENOENT;
+                        /* 02:30 when the clocks go back is there twice: the
+                         * first, the earlier instant, whatever mktime() chose */
+                        other = asked;
+                        other.tm_isdst = !tm.tm_isdst;
+                        t2 = mktime(&other);
+                        if (t2 >= 0 && t2 < t && other.tm_isdst == !tm.tm_isdst &&
+                            traceql_same_clock(&other, &asked))
+                                t = t2;
                         *ret_us = (uint64_t) t * 1000000;
                         return 0;
                 }
@@ -596,7 +615,13 @@ static int traceql_import(const char *path, struct traceql_opts *o)
         for (i = 0; i < 2; i++) {
                 const char *t = i == 0 ? o->since : o->until;
 
-                if (t && traceql_parse_time(t, i == 0 ? &jo.since_us : &jo.until_us) < 0) {
+                r = t ? traceql_parse_time(t, i == 0 ? &jo.since_us : &jo.until_us) : 0;
+                if (r == -ENOENT) {
+                        tq_message("%s: '%s' does not exist in the local time zone (a daylight "
+                                   "saving gap)", i == 0 ? "--since" : "--until", t);
+                        return TQ_EXIT_USAGE;
+                }
+                if (r < 0) {
                         tq_message("invalid time '%s' (YYYY-MM-DD [HH:MM[:SS]], @SECONDS up "
                                    "to @%llu, now)", t, (unsigned long long) TRACEQL_MAX_SECONDS);
                         return TQ_EXIT_USAGE;

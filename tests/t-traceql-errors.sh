@@ -1056,6 +1056,18 @@ run usage-time-window-at 2 "traceql: --since '@1000.5' is after --until '@1000.2
 run usage-time-window-t-minutes 2 "traceql: --since '2026-01-02T10:00' is after --until '2026-01-01T10:00'" \
         --db "$DB" import --since 2026-01-02T10:00 --until 2026-01-01T10:00
 run usage-time-window-same 0 "" --db "$DB" import --identifier tq-none --since @1000 --until @1000
+# A local time a daylight saving gap skips was taken as an hour later
+# (03:30), unsaid; one the clocks go back over (there twice) was the second
+# occurrence, glibc's choice: it is the first, as traceql.1 says.
+rc=0; TZ=Europe/Berlin $TQ --db "$DB" import --since '2025-03-30 02:30' > /dev/null 2> "$T/err" || rc=$?
+check_eq usage-time-dst-gap "2|traceql: --since: '2025-03-30 02:30' does not exist in the local time zone (a daylight saving gap)" "$rc|$(cat "$T/err")"
+rc=0; TZ=Europe/Berlin $TQ --db "$DB" import --until 2025-03-30T02:00:00 > /dev/null 2> "$T/err" || rc=$?
+check_eq usage-time-dst-gap-until "2|traceql: --until: '2025-03-30T02:00:00' does not exist in the local time zone (a daylight saving gap)" "$rc|$(cat "$T/err")"
+rm -f "$T/dst.db"
+TZ=Europe/Berlin $TQ --db "$T/dst.db" import --identifier tq-none --since '2025-10-26 02:30' \
+        --until '2025-10-26 02:30:00'
+check_eq time-dst-twice-first "since=1761438600000000 until=1761438600000000" \
+        "$(sqlite3 "$T/dst.db" 'select window from sources')"
 run version 0 "" --version
 check_eq version-text "traceql $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")" "$(cat "$T/out")"
 # -h is --help wherever --help is taken, as in tracegen (ctl alone took it;
