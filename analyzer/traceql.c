@@ -217,6 +217,30 @@ static char **traceql_push(char **v, size_t *n, char *s)
         return v;
 }
 
+static int traceql_strcmp(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* Sort the identifiers of O and drop the repeated ones: "--identifier y
+ * --identifier x", "x x y" and "x y" are one filter, "x,y", so one source
+ * with one position, not three that walk the same entries each (and that
+ * every query's sync replays).  A source stored with another order keeps
+ * its filter, replayed as it is. */
+static void traceql_identifiers_normalize(struct traceql_opts *o)
+{
+        size_t i, n = 0;
+
+        if (!o->identifiers)
+                return;
+        qsort(o->identifiers, o->nidentifiers, sizeof(*o->identifiers), traceql_strcmp);
+        for (i = 0; i < o->nidentifiers; i++)
+                if (n == 0 || strcmp(o->identifiers[n - 1], o->identifiers[i]) != 0)
+                        o->identifiers[n++] = o->identifiers[i];
+        o->identifiers[n] = NULL;
+        o->nidentifiers = n;
+}
+
 /* The last second of 9999-12-31 UTC: a later --since or --until is a typo. */
 #define TRACEQL_MAX_SECONDS 253402300799ULL
 
@@ -662,6 +686,7 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                         return TQ_EXIT_USAGE;
                 }
         }
+        traceql_identifiers_normalize(o);
         for (i = 0; i < o->nfiles; i++) {
                 char real[PATH_MAX];
 

@@ -1068,6 +1068,21 @@ TZ=Europe/Berlin $TQ --db "$T/dst.db" import --identifier tq-none --since '2025-
         --until '2025-10-26 02:30:00'
 check_eq time-dst-twice-first "since=1761438600000000 until=1761438600000000" \
         "$(sqlite3 "$T/dst.db" 'select window from sources')"
+# --identifier y --identifier x, x x, x y: three filters, three sources
+# walking the same entries, each replayed by every sync.  Sorted, without
+# repeats, they are one; a filter stored otherwise is replayed as stored.
+rm -f "$T/ids.db"
+for ids in "y x" "x y" "x x y y" "y"; do
+        set --
+        for w in $ids; do set -- "$@" --identifier "tq-none-$w"; done
+        $TQ --db "$T/ids.db" import "$@"
+done
+check_eq identifiers-sorted-once "1|tq-none-x,tq-none-y
+2|tq-none-y" "$(sqlite3 "$T/ids.db" 'select id, filter from sources order by id')"
+sqlite3 "$T/ids.db" "update sources set filter = 'tq-none-y,tq-none-x,tq-none-y' where id = 1"
+check_eq identifiers-old-filter-synced "2" "$($TQ --db "$T/ids.db" --format csv 'select count(*) as n from sources' | tail -n +2)"
+check_eq identifiers-old-filter-kept "1|tq-none-y,tq-none-x,tq-none-y
+2|tq-none-y" "$(sqlite3 "$T/ids.db" 'select id, filter from sources order by id')"
 run version 0 "" --version
 check_eq version-text "traceql $(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")" "$(cat "$T/out")"
 # -h is --help wherever --help is taken, as in tracegen (ctl alone took it;
