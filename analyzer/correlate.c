@@ -2086,7 +2086,7 @@ int correlate_main(int argc, char **argv, bool pairs)
         struct corr_totals tot = { 0 };
         sqlite3 *db = NULL;
         char *path = NULL;
-        bool any;
+        bool any, created = false;
         int r, ret = TQ_EXIT_OK;
 
         if (corr_parse(argc, argv, &o) < 0) {
@@ -2099,13 +2099,16 @@ int correlate_main(int argc, char **argv, bool pairs)
         r = o.db ? ((path = strdup(o.db)) ? 0 : -ENOMEM) : store_default_path(&path, &err);
         /* as a query: a database this user may only read is not synced */
         if (r == 0 && !o.no_sync && (o.write || store_writable(path, &unwritable) == 0)) {
-                r = store_open(path, STORE_WRITE, &db, &err);
+                r = store_open_created(path, STORE_WRITE, &db, &created, &err);
                 if (r < 0) {
                         ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_DB;
                         goto fail;
                 }
                 r = import_journal_sync(db, &any, &err);
-                sqlite3_close_v2(db);
+                if (r < 0)
+                        store_close_failed(db, created);        /* a database it made goes */
+                else
+                        sqlite3_close_v2(db);
                 db = NULL;
                 if (r < 0) {
                         ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_INPUT;

@@ -550,13 +550,40 @@ int store_writable(const char *path, struct tq_error *err)
         return 0;
 }
 
-int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *err)
+/*
+ * Is DB's file still the one at PATH, which was ID before SQLite opened it?
+ * A failed import that made the database removes it (store_close_failed()),
+ * holding an exclusive lock; a process that had opened the file by then
+ * gets its first read lock only once it is gone, and would then write into
+ * a file no name reaches.  This look, with a read lock held (in WAL mode,
+ * kept for as long as the connection is open), sees it: -ESTALE, and
+ * store_open_created() opens PATH again.
+ */
+static int store_same_file(sqlite3 *db, const char *path, const struct stat *id,
+                           struct tq_error *err)
+{
+        struct stat now;
+        int64_t n;
+        int r;
+
+        r = store_exec(db, "BEGIN", err);
+        if (r == 0)
+                r = store_int(db, "SELECT count(*) FROM sqlite_schema", &n, err);
+        if (r == 0 && (stat(path, &now) < 0 || now.st_dev != id->st_dev ||
+                       now.st_ino != id->st_ino))
+                r = -ESTALE;
+        (void) store_exec(db, r == 0 ? "COMMIT" : "ROLLBACK", NULL);
+        return r;
+}
+
+static int store_open_once(const char *path, int flags, sqlite3 **ret_db, bool *ret_created,
+                           struct tq_error *err)
 {
         char *plain = NULL;    /* "./file:..." */
         sqlite3 *db = NULL;
-        struct stat st;
+        struct stat st, id;
+        bool memory, created = false, have_id = false;
         int oflags, rc, r;
-        bool memory;
 
         if (!path || !ret_db)
                 return -EINVAL;
@@ -584,6 +611,7 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
                 int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
                 if (fd >= 0) {
+                        created = true;
                         close(fd);
                 } else if (errno != EEXIST) {
                         r = tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
@@ -604,6 +632,8 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
                         goto out;
                 }
         }
+        if (!memory && *path && stat(path, &id) == 0)
+                have_id = true;
         rc = sqlite3_open_v2(plain ? plain : path, &db, oflags, NULL);
         if (rc != SQLITE_OK) {
                 r = tq_error_set(err, rc == SQLITE_NOMEM ? -ENOMEM : -EIO, "%s: %s", path,
@@ -626,6 +656,11 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
                 if (r < 0)
                         goto out;
         }
+        if (have_id) {
+                r = store_same_file(db, path, &id, err);
+                if (r < 0)
+                        goto out;
+        }
         if (flags & STORE_IMPORT)
                 sqlite3_busy_handler(db, store_wait_turn, (void *) store_name(db));
         r = store_register(db);
@@ -635,10 +670,100 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
         }
         *ret_db = db;
         db = NULL;
+        if (ret_created)
+                *ret_created = created;
 out:
-        sqlite3_close_v2(db);
+        /* a database this call made and could not set up goes as it came */
+        if (db && created && r != -ESTALE)
+                store_close_failed(db, true);
+        else
+                sqlite3_close_v2(db);
         sqlite3_free(plain);
         return r;
+}
+
+int store_open_created(const char *path, int flags, sqlite3 **ret_db, bool *ret_created,
+                       struct tq_error *err)
+{
+        int r, tries = 0;
+
+        /* the file went while we opened it: it is another now, or none */
+        do
+                r = store_open_once(path, flags, ret_db, ret_created, err);
+        while (r == -ESTALE && ++tries < 10);
+        if (r == -ESTALE)
+                r = tq_error_set(err, -EIO, "%s: removed or replaced again and again while "
+                                 "being opened", path);
+        return r;
+}
+
+int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *err)
+{
+        return store_open_created(path, flags, ret_db, NULL, err);
+}
+
+/* Does DB hold nothing stored: no table at all (its schema never made), or
+ * a traceql schema whose sources table is empty (every import writes its
+ * source's row in the transaction of its first rows)? */
+static bool store_holds_nothing(sqlite3 *db)
+{
+        int64_t n = 1, appid = 0;
+
+        if (store_int(db, "SELECT count(*) FROM sqlite_schema", &n, NULL) < 0)
+                return false;
+        if (n == 0)
+                return true;
+        if (store_int(db, "PRAGMA application_id", &appid, NULL) < 0 ||
+            appid != TQ_APPLICATION_ID)
+                return false;
+        return store_int(db, "SELECT count(*) FROM sources", &n, NULL) == 0 && n == 0;
+}
+
+/*
+ * Why the removal is safe.  CREATED says this process made the file
+ * (O_CREAT | O_EXCL in store_open_once()), not a guess from its contents:
+ * a database that existed before is never removed.  Another process may
+ * have opened it since, though (a second import started at the same time):
+ * in WAL mode every connection keeps a SHARED lock on the database file
+ * from its first read until it closes, so an EXCLUSIVE lock (locking_mode
+ * EXCLUSIVE, which keeps it to the close) is granted only when no other
+ * connection has read it; the busy handler is off, so we do not wait for
+ * one to go.  Then, holding that lock, the file must still hold nothing.
+ * A process that opened the file and has not read it yet waits for our
+ * lock and finds the name gone or another file (store_same_file()): it
+ * opens the path again.  The -wal, -shm and -journal are removed before the
+ * database, while no other process can be using them; SQLITE_FCNTL_PERSIST_WAL
+ * keeps sqlite3_close() from deleting "-wal" and "-shm" by name afterwards,
+ * which by then may be another database's.
+ */
+void store_close_failed(sqlite3 *db, bool created)
+{
+        static const char *const suffix[] = { "-wal", "-shm", "-journal", "" };
+        const char *path = db ? sqlite3_db_filename(db, "main") : NULL;
+        char name[PATH_MAX];
+        int one = 1;
+        size_t i;
+
+        if (!created || !path || !*path ||
+            snprintf(name, sizeof(name), "%s-journal", path) >= (int) sizeof(name))
+                goto out;
+        sqlite3_busy_handler(db, NULL, NULL);
+        if (sqlite3_get_autocommit(db) == 0)
+                (void) store_exec(db, "ROLLBACK", NULL);
+        if (store_exec(db, "PRAGMA locking_mode = EXCLUSIVE", NULL) < 0 ||
+            store_exec(db, "BEGIN EXCLUSIVE", NULL) < 0)
+                goto out;
+        if (store_holds_nothing(db) &&
+            sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &one) == SQLITE_OK) {
+                for (i = 0; i < sizeof(suffix) / sizeof(*suffix); i++) {
+                        snprintf(name, sizeof(name), "%s%s", path, suffix[i]);
+                        if (unlink(name) < 0 && errno != ENOENT)
+                                break;  /* the database stays, whole */
+                }
+        }
+        (void) store_exec(db, "ROLLBACK", NULL);
+out:
+        sqlite3_close_v2(db);
 }
 
 int store_default_path(char **ret_path, struct tq_error *err)

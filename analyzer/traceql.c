@@ -562,6 +562,7 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
         struct import_text_stats st = { 0 };
         struct tq_error err = { "" }, name;
         sqlite3 *db = NULL;
+        bool created = false;
         int r, ret = TQ_EXIT_OK;
 
         if (o->identifiers || o->since || o->until || o->boot || o->follow || o->files ||
@@ -571,7 +572,7 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
                         is_syslog ? "syslog" : "log");
                 return TQ_EXIT_USAGE;
         }
-        r = store_open(path, STORE_WRITE | STORE_IMPORT, &db, &err);
+        r = store_open_created(path, STORE_WRITE | STORE_IMPORT, &db, &created, &err);
         if (r < 0) {
                 ret = traceql_fail(TQ_EXIT_DB, r, &err);
                 goto out;
@@ -594,7 +595,10 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
                 "; an unfinished last event (its format goes on over more lines) is left for "
                 "the next import" : "; an unfinished last line is left for the next import");
 out:
-        sqlite3_close_v2(db);
+        if (ret != TQ_EXIT_OK)
+                store_close_failed(db, created);        /* a database it made goes */
+        else
+                sqlite3_close_v2(db);
         return ret;
 }
 
@@ -627,6 +631,7 @@ static int traceql_import(const char *path, struct traceql_opts *o)
         char bootbuf[SD_ID128_STRING_MAX];
         sqlite3 *db = NULL;
         uint64_t added = 0;
+        bool created = false;
         int r, ret = TQ_EXIT_OK;
         size_t i;
 
@@ -717,7 +722,7 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 fputs("traceql: --export takes no filter and no --follow\n", stderr);
                 return TQ_EXIT_USAGE;
         }
-        r = store_open(path, STORE_WRITE | STORE_IMPORT, &db, &err);
+        r = store_open_created(path, STORE_WRITE | STORE_IMPORT, &db, &created, &err);
         if (r < 0) {
                 ret = traceql_fail(TQ_EXIT_DB, r, &err);
                 goto out;
@@ -753,7 +758,10 @@ static int traceql_import(const char *path, struct traceql_opts *o)
         if (isatty(STDERR_FILENO))
                 tq_message("%llu new events in %s", (unsigned long long) added, path);
 out:
-        sqlite3_close_v2(db);
+        if (ret != TQ_EXIT_OK)
+                store_close_failed(db, created);        /* a database it made goes */
+        else
+                sqlite3_close_v2(db);
         return ret;
 }
 
@@ -762,10 +770,10 @@ static int traceql_sync(const char *path)
 {
         struct tq_error err = { "" };
         sqlite3 *db = NULL;
-        bool any;
+        bool any, created = false;
         int r, ret = TQ_EXIT_OK;
 
-        r = store_open(path, STORE_WRITE, &db, &err);
+        r = store_open_created(path, STORE_WRITE, &db, &created, &err);
         if (r < 0) {
                 ret = traceql_fail(TQ_EXIT_DB, r, &err);
                 goto out;
@@ -774,7 +782,10 @@ static int traceql_sync(const char *path)
         if (r < 0)
                 ret = traceql_fail(r == -ESTALE ? TQ_EXIT_DB : TQ_EXIT_INPUT, r, &err);
 out:
-        sqlite3_close_v2(db);
+        if (ret != TQ_EXIT_OK)
+                store_close_failed(db, created);        /* a database it made goes */
+        else
+                sqlite3_close_v2(db);
         return ret;
 }
 

@@ -84,13 +84,13 @@ done
 
 # An ftrace timestamp whose seconds pass INT64_MAX (they came back negative
 # from the parser and slipped by the range check: a signed overflow, found by
-# fuzz-ftrace) is a bad timestamp, named, and nothing is imported.
+# fuzz-ftrace) is a bad timestamp, named, and nothing is imported (the new
+# database it made is not left behind).
 printf '# tracer: nop\n  cat-1 [000] ..... 1.000001: a: x=1\n  cat-1 [000] ..... 14444444444444442775.988955: b: x=2\n' > "$T/ft.txt"
 rc=0; "$B/traceql" --db "$T/ft.db" import --ftrace "$T/ft.txt" 2> "$T/ft.err" || rc=$?
 check_eq fuzz-regress-ftrace-seconds-above-int64-max \
-        "4|traceql: $T/ft.txt:3: not a trace line (bad timestamp)|0" \
-        "$rc|$(cat "$T/ft.err")|$("$B/traceql" --db "$T/ft.db" --no-sync --format csv \
-           'select count(*) from events' 2>/dev/null | tail -1 || echo none)"
+        "4|traceql: $T/ft.txt:3: not a trace line (bad timestamp)|none" \
+        "$rc|$(cat "$T/ft.err")|$(ls "$T/ft.db"* 2> /dev/null || echo none)"
 
 # The same in QEMU's old log prefix: 12 digits of seconds are more
 # nanoseconds than 64 bits hold (an unsigned wrap, no sanitizer saw it: the

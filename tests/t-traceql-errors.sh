@@ -1269,7 +1269,7 @@ else
         skip db-other-user-file-readonly "needs root, setpriv and a 'nobody' user"
 fi
 # A database on a full disk: the import fails naming it, exit 4, the
-# database as it was; with room again the next import adds everything.
+# database as it was (none); with room again the next import adds everything.
 # Not a fix: traceql.1 did not say which status a full disk gives.
 mkdir "$T/full"
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$T/full" 2> /dev/null; then
@@ -1278,7 +1278,9 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$T/full" 2> /dev/null;
                 > "$T/full.export"
         rc=0
         $TQ --db "$T/full/f.db" import --export "$T/full.export" 2> "$T/err" || rc=$?
-        check_eq db-disk-full "4|traceql: $T/full/f.db: database or disk is full|0" "$rc|$(cat "$T/err")|$(count "$T/full/f.db")"
+        # a new database, nothing stored: none left (an empty one was)
+        check_eq db-disk-full "4|traceql: $T/full/f.db: database or disk is full|" \
+                "$rc|$(cat "$T/err")|$(ls -A "$T/full")"
         mount -o remount,size=64m "$T/full"
         rc=0
         $TQ --db "$T/full/f.db" import --export "$T/full.export" 2> "$T/err" || rc=$?
@@ -1420,6 +1422,50 @@ mkdir "$T/dir.db"
 run db-directory 3 "traceql: $T/dir.db: Is a directory" --db "$T/dir.db" 'select 1'
 run db-directory-no-sync 3 "traceql: $T/dir.db: Is a directory" --db "$T/dir.db" --no-sync 'select 1'
 run db-directory-import 3 "traceql: $T/dir.db: Is a directory" --db "$T/dir.db" import --export "$FIX"
+# An import that fails leaves the database as it was: where there was none,
+# none (it left an empty new database, its -wal and -shm), whatever the kind.
+mkdir "$T/fresh"
+F=$T/fresh
+printf 'garbage\n' > "$T/garbage"
+run fresh-journal-file 4 "traceql: $F/x.journal: cannot open journal: No such file or directory" \
+        --db "$F/1.db" import --file "$F/x.journal"
+run fresh-journal-dir 4 "traceql: $F/nodir: cannot open journal: No such file or directory" \
+        --db "$F/2.db" import --directory "$F/nodir"
+run fresh-export 4 "traceql: $T/garbage:1: invalid field name 'garbage'" \
+        --db "$F/3.db" import --export "$T/garbage"
+STDIN=$T/garbage run fresh-export-stdin 4 "traceql: <stdin>:1: invalid field name 'garbage'" \
+        --db "$F/4.db" import --export -
+for kind in syslog log ftrace xentrace; do
+        run "fresh-$kind" 4 "traceql: $F/none: No such file or directory" \
+                --db "$F/$kind.db" import --$kind "$F/none"
+done
+run fresh-simpletrace 4 "traceql: $F/none: No such file or directory" \
+        --db "$F/st.db" import --simpletrace "$F/none" --events "$F/none"
+check_eq fresh-nothing-left "" "$(ls -A "$F")"
+# ... but a database that was there stays, empty file or not, and so does one
+# another process has open when the import fails.
+: > "$F/empty.db"
+run fresh-existing-empty 4 "traceql: $T/garbage:1: invalid field name 'garbage'" \
+        --db "$F/empty.db" import --export "$T/garbage"
+$TQ --db "$F/made.db" 'select 1' > /dev/null
+run fresh-existing-made 4 "traceql: $T/garbage:1: invalid field name 'garbage'" \
+        --db "$F/made.db" import --export "$T/garbage"
+check_eq fresh-existing-kept "empty.db made.db" "$(cd "$F" && echo *.db)"
+mkfifo "$T/feed"
+rc=0
+($TQ --db "$F/held.db" import --export - < "$T/feed" 2> "$T/held.err" || echo $? > "$T/held.rc") &
+tq=$!
+exec 3> "$T/feed"
+i=0; while [ ! -e "$F/held.db-shm" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+{ echo 'select count(*) from sources;'; sleep 2; } | sqlite3 "$F/held.db" > "$T/holder.out" &
+holder=$!
+i=0; while [ ! -s "$T/holder.out" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+printf 'garbage\n' >&3
+exec 3>&-
+wait $tq
+check_eq fresh-held-kept "4|traceql: <stdin>:1: invalid field name 'garbage'|0|yes" \
+        "$(cat "$T/held.rc")|$(cat "$T/held.err")|$(cat "$T/holder.out")|$([ -e "$F/held.db" ] && echo yes)"
+wait $holder
 # --db in a directory that does not exist: said so (SQLite said "unable to
 # open database file"), nothing made
 run db-missing-directory 3 "traceql: $T/nodir/x.db: No such file or directory" --db "$T/nodir/x.db" 'select 1'

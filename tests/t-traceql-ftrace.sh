@@ -73,8 +73,7 @@ for f in bad-*.trace; do
 done
 [ "$update" = 1 ] && cp "$T/bad" bad.err
 check_file ftrace-bad-files bad.err "$T/bad"
-check_eq ftrace-bad-imports-nothing 0 \
-        "$($TQ --db "$T/bad.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+check_eq ftrace-bad-imports-nothing "no database" "$(ls "$T/bad.db"* 2> /dev/null || echo no database)"
 
 # The library's output, through a plain file and standard input.
 : > "$T/marker"
@@ -150,7 +149,12 @@ ftrace_rows() {
         rm -f "$T/db"
         rc=0
         $RUN "$TQ" --db "$T/db" import --ftrace "$1" 2> "$T/err" || rc=$?
-        echo "$rc|$($TQ --db "$T/db" --no-sync --format csv "$2" | tail -n +2 | paste -sd '|')"
+        # a failed import leaves no database where there was none
+        if [ -e "$T/db" ]; then
+                echo "$rc|$($TQ --db "$T/db" --no-sync --format csv "$2" | tail -n +2 | paste -sd '|')"
+        else
+                echo "$rc|no database"
+        fi
 }
 
 # The header's '#' lines and "CPU:N [LOST M EVENTS]" begin in the first
@@ -450,7 +454,7 @@ got=
 for i in '' 2 3 4 5 6 7; do
         got="$got$(ftrace_rows "$T/multi-bad$i.trace" "select count(*) from events")|$(cat "$T/err");"
 done
-check_eq ftrace-multi-line-bad "4|0|traceql: $T/multi-bad.trace:6: not a trace line (no [CPU] field);4|0|traceql: $T/multi-bad2.trace:2: not a trace line (no [CPU] field);4|0|traceql: $T/multi-bad3.trace:2: not a trace line (no [CPU] field);4|0|traceql: $T/multi-bad4.trace:2: not a trace line (no [CPU] field);4|0|traceql: $T/multi-bad5.trace:3: not a trace line (no [CPU] field);4|0|traceql: $T/multi-bad6.trace:3: not a trace line (bad timestamp);4|0|traceql: $T/multi-bad7.trace:2: not a trace line (no TASK-PID);" \
+check_eq ftrace-multi-line-bad "4|no database|traceql: $T/multi-bad.trace:6: not a trace line (no [CPU] field);4|no database|traceql: $T/multi-bad2.trace:2: not a trace line (no [CPU] field);4|no database|traceql: $T/multi-bad3.trace:2: not a trace line (no [CPU] field);4|no database|traceql: $T/multi-bad4.trace:2: not a trace line (no [CPU] field);4|no database|traceql: $T/multi-bad5.trace:3: not a trace line (no [CPU] field);4|no database|traceql: $T/multi-bad6.trace:3: not a trace line (bad timestamp);4|no database|traceql: $T/multi-bad7.trace:2: not a trace line (no TASK-PID);" \
         "$got"
 
 # TASK is the thread's name (prctl(PR_SET_NAME), as QEMU names its vCPU and
@@ -586,10 +590,11 @@ for f in "$T/join.trace" -; do
         rc=0
         TRACEQL_TEST_MAX_LINE=100 $RUN "$TQ" --db "$db" import --ftrace "$f" \
                 < "$T/join.trace" 2> "$T/err" || rc=$?
-        got="$got$rc|$(cat "$T/err")|$($TQ --db "$db" --no-sync --format csv \
-                "select count(*) from events" | tail -n 1);"
+        got="$got$rc|$(cat "$T/err")|$(if [ -e "$db" ]; then $TQ --db "$db" --no-sync \
+                --format csv "select count(*) from events" | tail -n 1; fi);"
 done
-check_eq ftrace-multi-line-too-long "4|traceql: $T/join.trace:5: event too long (more than 100 bytes joined from lines 5 to 7)|2;4|traceql: <stdin>:5: event too long (more than 100 bytes joined from lines 5 to 7)|0;" \
+# the first import committed 2 events; the second none, and left no database
+check_eq ftrace-multi-line-too-long "4|traceql: $T/join.trace:5: event too long (more than 100 bytes joined from lines 5 to 7)|2;4|traceql: <stdin>:5: event too long (more than 100 bytes joined from lines 5 to 7)|;" \
         "$got"
 $RUN "$TQ" --db "$T/join.db" import --ftrace "$T/join.trace"
 check_eq ftrace-multi-line-too-long-resumed "4|47 48" "$($TQ --db "$T/join.db" --no-sync --format csv \

@@ -31,10 +31,15 @@ golden() {
                 (cd "$T" && $RUN "$TQ" --db g.db import "$2" "$name.log" "$3" "$4" ${5:+"$5" "$6"}) \
                         > "$T/out" 2>&1 || rc=$?
                 echo "exit $rc" >> "$T/out"
-                "$TQ" --db "$T/g.db" --no-sync --format csv \
-                        "select event, time, host, pid, tid, seq, identifier, quote(a0), quote(a1),
-                                quote(a2), quote(a3), message from events order by id" \
-                        >> "$T/out" 2>&1 || true
+                # a failed import leaves no database where there was none
+                if [ -e "$T/g.db" ]; then
+                        "$TQ" --db "$T/g.db" --no-sync --format csv \
+                                "select event, time, host, pid, tid, seq, identifier, quote(a0),
+                                        quote(a1), quote(a2), quote(a3), message from events
+                                        order by id" >> "$T/out" 2>&1 || true
+                else
+                        echo "no database" >> "$T/out"
+                fi
                 if [ "${TRACEQL_UPDATE_GOLDEN:-}" = 1 ]; then
                         cp "$T/out" "$TOP/tests/$1/$name.out"
                 fi
@@ -96,9 +101,8 @@ check_eq log-multiline-too-long \
 rc=0
 "$TQ" --db "$T/join2.db" import --log - --events "$ML" < "$T/join.log" 2> "$T/err" || rc=$?
 check_eq log-multiline-too-long-stdin \
-        "4|traceql: <stdin>:5: event too long (more than 100 bytes joined from lines 5 to 7)|0" \
-        "$rc|$(cat "$T/err")|$("$TQ" --db "$T/join2.db" --no-sync --format csv \
-        "select count(*) from events" | tail -n 1)"
+        "4|traceql: <stdin>:5: event too long (more than 100 bytes joined from lines 5 to 7)|no database" \
+        "$rc|$(cat "$T/err")|$(ls "$T/join2.db"* 2> /dev/null || echo no database)"
 unset TRACEQL_TEST_MAX_LINE
 "$TQ" --db "$T/join.db" import --log "$T/join.log" --events "$ML" 2> "$T/err"
 check_eq log-multiline-too-long-resumed \
