@@ -317,7 +317,11 @@ static int traceql_parse_time(const char *s, uint64_t *ret_us)
                         if (t < 0 || tm.tm_mday != asked.tm_mday || tm.tm_mon != asked.tm_mon ||
                             tm.tm_year != asked.tm_year)
                                 return -EINVAL;
-                        /* ... and 02:30 in a daylight saving gap to 03:30 */
+                        /* ... and 02:30 in a daylight saving gap to 03:30;
+                         * strptime() takes a second 60 (a leap second, which
+                         * the clock does not count): invalid, not a gap */
+                        if (asked.tm_sec > 59)
+                                return -EINVAL;
                         if (!traceql_same_clock(&tm, &asked))
                                 return -ENOENT;
                         /* 02:30 when the clocks go back is there twice: the

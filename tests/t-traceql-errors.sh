@@ -1063,6 +1063,9 @@ rc=0; TZ=Europe/Berlin $TQ --db "$DB" import --since '2025-03-30 02:30' > /dev/n
 check_eq usage-time-dst-gap "2|traceql: --since: '2025-03-30 02:30' does not exist in the local time zone (a daylight saving gap)" "$rc|$(cat "$T/err")"
 rc=0; TZ=Europe/Berlin $TQ --db "$DB" import --until 2025-03-30T02:00:00 > /dev/null 2> "$T/err" || rc=$?
 check_eq usage-time-dst-gap-until "2|traceql: --until: '2025-03-30T02:00:00' does not exist in the local time zone (a daylight saving gap)" "$rc|$(cat "$T/err")"
+# a second 60, which strptime() takes, is an invalid time, not a gap
+run usage-time-second-60 2 "traceql: invalid time '2025-01-01 12:30:60' (YYYY-MM-DD [HH:MM[:SS]], @SECONDS up to @253402300799, now)" \
+        --db "$DB" import --since '2025-01-01 12:30:60'
 rm -f "$T/dst.db"
 TZ=Europe/Berlin $TQ --db "$T/dst.db" import --identifier tq-none --since '2025-10-26 02:30' \
         --until '2025-10-26 02:30:00'
