@@ -2105,10 +2105,7 @@ int correlate_main(int argc, char **argv, bool pairs)
                         goto fail;
                 }
                 r = import_journal_sync(db, &any, &err);
-                if (r < 0)
-                        store_close_failed(db, created);        /* a database it made goes */
-                else
-                        sqlite3_close_v2(db);
+                store_close(db, created && r < 0);     /* a database it made goes */
                 db = NULL;
                 if (r < 0) {
                         ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_INPUT;

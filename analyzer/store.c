@@ -552,7 +552,7 @@ int store_writable(const char *path, struct tq_error *err)
 
 /*
  * Is DB's file still the one at PATH, which was ID before SQLite opened it?
- * A failed import that made the database removes it (store_close_failed()),
+ * A failed import that made the database removes it (store_close()),
  * holding an exclusive lock; a process that had opened the file by then
  * gets its first read lock only once it is gone, and would then write into
  * a file no name reaches.  This look, with a read lock held (in WAL mode,
@@ -675,7 +675,7 @@ static int store_open_once(const char *path, int flags, sqlite3 **ret_db, bool *
 out:
         /* a database this call made and could not set up goes as it came */
         if (db && created && r != -ESTALE)
-                store_close_failed(db, true);
+                store_close(db, true);
         else
                 sqlite3_close_v2(db);
         sqlite3_free(plain);
@@ -720,7 +720,7 @@ static bool store_holds_nothing(sqlite3 *db)
 }
 
 /*
- * Why the removal is safe.  CREATED says this process made the file
+ * Why the removal is safe.  DISCARD holds only when this process made the file
  * (O_CREAT | O_EXCL in store_open_once()), not a guess from its contents:
  * a database that existed before is never removed.  Another process may
  * have opened it since, though (a second import started at the same time):
@@ -736,7 +736,7 @@ static bool store_holds_nothing(sqlite3 *db)
  * keeps sqlite3_close() from deleting "-wal" and "-shm" by name afterwards,
  * which by then may be another database's.
  */
-void store_close_failed(sqlite3 *db, bool created)
+void store_close(sqlite3 *db, bool discard)
 {
         static const char *const suffix[] = { "-wal", "-shm", "-journal", "" };
         const char *path = db ? sqlite3_db_filename(db, "main") : NULL;
@@ -744,7 +744,7 @@ void store_close_failed(sqlite3 *db, bool created)
         int one = 1;
         size_t i;
 
-        if (!created || !path || !*path ||
+        if (!discard || !path || !*path ||
             snprintf(name, sizeof(name), "%s-journal", path) >= (int) sizeof(name))
                 goto out;
         sqlite3_busy_handler(db, NULL, NULL);

@@ -599,10 +599,7 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
                 "; an unfinished last event (its format goes on over more lines) is left for "
                 "the next import" : "; an unfinished last line is left for the next import");
 out:
-        if (ret != TQ_EXIT_OK)
-                store_close_failed(db, created);        /* a database it made goes */
-        else
-                sqlite3_close_v2(db);
+        store_close(db, created && ret != TQ_EXIT_OK);  /* a database it made goes */
         return ret;
 }
 
@@ -762,10 +759,7 @@ static int traceql_import(const char *path, struct traceql_opts *o)
         if (isatty(STDERR_FILENO))
                 tq_message("%llu new events in %s", (unsigned long long) added, path);
 out:
-        if (ret != TQ_EXIT_OK)
-                store_close_failed(db, created);        /* a database it made goes */
-        else
-                sqlite3_close_v2(db);
+        store_close(db, created && ret != TQ_EXIT_OK);  /* a database it made goes */
         return ret;
 }
 
@@ -786,10 +780,7 @@ static int traceql_sync(const char *path)
         if (r < 0)
                 ret = traceql_fail(r == -ESTALE ? TQ_EXIT_DB : TQ_EXIT_INPUT, r, &err);
 out:
-        if (ret != TQ_EXIT_OK)
-                store_close_failed(db, created);        /* a database it made goes */
-        else
-                sqlite3_close_v2(db);
+        store_close(db, created && ret != TQ_EXIT_OK);  /* a database it made goes */
         return ret;
 }
 

@@ -122,17 +122,18 @@ enum {
 int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *err);
 
 /* As store_open(), and *RET_CREATED (on success) says whether this call made
- * the file, for store_close_failed().  A database it made and could not set
- * up (a full disk) is removed as store_close_failed() says. */
+ * the file, for store_close().  A database it made and could not set up (a
+ * full disk) is removed as store_close() says. */
 int store_open_created(const char *path, int flags, sqlite3 **ret_db, bool *ret_created,
                        struct tq_error *err);
 
-/* Close DB (NULL is fine) after a failed import or sync.  When CREATED (this
- * process made its file) and the database holds nothing stored (no source),
- * and no other process has it open, remove the file and its -wal, -shm and
- * -journal: the failure leaves no database where there was none.  Otherwise,
- * and whenever a step fails, only close it.  Says nothing. */
-void store_close_failed(sqlite3 *db, bool created);
+/* Close DB (NULL is fine).  DISCARD: this process made its file and the
+ * import or sync it was made for failed; then, when the database holds
+ * nothing stored (no source) and no other process has it open, the file and
+ * its -wal, -shm and -journal are removed: the failure leaves no database
+ * where there was none.  Otherwise, and whenever a step fails, it is only
+ * closed.  Says nothing. */
+void store_close(sqlite3 *db, bool discard);
 
 /* Whether this user may write the database at PATH and the -wal and -shm
  * files beside it that exist: 0 when it may (or PATH is missing or
