@@ -16,11 +16,12 @@
  * a FIFO whose reader stopped reading hung the process in that flush after
  * the library's bounded one had left the writer stuck, and raced with it.
  * Closing writes what the buffer holds for at most SIMPLE_CLOSE_MS; what is
- * left is lost and counted (simple_take_lost()).  QEMU writes every mapping when it opens
- * the file, we write each before its event's first record: simpletrace.py
- * reads both (checked by hand with QEMU's scripts/simpletrace.py on the
- * output of tests/lib-emit, arguments typed by tests/simpletrace/
- * tgroup.trace-events).  QEMU cuts strings at 512 bytes; we do not.
+ * left is lost and counted (simple_take_lost()).  QEMU writes every mapping
+ * when it opens the file, we write each before its event's first record:
+ * simpletrace.py reads both (checked by hand with QEMU's
+ * scripts/simpletrace.py on the output of tests/lib-emit, arguments typed by
+ * tests/simpletrace/tgroup.trace-events).  QEMU cuts strings at 512 bytes;
+ * we do not.
  * An argument is a string by its declared type, as QEMU decides
  * (simple_is_string()), not by its conversion: where the two differ the
  * record lacks the value QEMU writes, and an empty string or address 0

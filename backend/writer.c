@@ -894,8 +894,11 @@ static void writer_reap(void)
 static void writer_yield_lock(void)
 {
         for (int i = 0; i < WRITER_YIELD_MAX_MS * 10; i++) {
+                int_fast64_t tried = atomic_load(&w.lock_tried_until);
+
+                /* the usual pass: nobody waits, and no clock is read */
                 if (!atomic_load(&w.lock_wanted) &&
-                    tj_clock_ns(CLOCK_MONOTONIC) >= atomic_load(&w.lock_tried_until))
+                    (tried == 0 || tj_clock_ns(CLOCK_MONOTONIC) >= tried))
                         break;
                 nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
         }
