@@ -30,9 +30,6 @@
 
 #include "traceql.h"
 
-/* Exit code of leaks when it found unfreed allocations, as mtrace's non-zero. */
-#define CORR_EXIT_LEAKS 2
-
 struct corr_spec {
         char *event;            /* event name */
         const char *field;      /* argument name, NULL: deduce */
@@ -2142,7 +2139,7 @@ int correlate_main(int argc, char **argv, bool pairs)
                 }
         }
         if (!pairs && tot.leaks > 0)
-                ret = CORR_EXIT_LEAKS;
+                ret = TQ_EXIT_LEAKS;
         goto out;
 fail:
         if (r == -ENOMEM && !err.msg[0])

@@ -48,6 +48,7 @@ enum tq_exit {
         TQ_EXIT_CTL = 6,        /* ctl: no control endpoint, cannot connect, cut reply */
         TQ_EXIT_CTL_REQUEST = 7, /* ctl: the process answered "error ..." (refusal too) */
         TQ_EXIT_OUTPUT = 8,     /* standard output cannot be written (disk full, ...) */
+        TQ_EXIT_LEAKS = 9,      /* leaks: it found unfreed allocations */
 };
 
 #define TQ_MAX_ARGS 10          /* trace-events allows at most 10 arguments */

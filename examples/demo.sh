@@ -99,8 +99,8 @@ $TQ "select ptr(req) as req, sector, nb_sectors from blk_req_submit where pid = 
 step "which requests failed?"
 $TQ "select tid, ptr(req) as req, sector, reason from blk_req_error where pid = $pid order by seq limit 5"
 
-step "which buffers were never freed? (traceql leaks; exit status 2 means leaks)"
-$TQ --no-sync leaks --alloc qemu_vmalloc --free qemu_vfree --size size || [ $? -eq 2 ]
+step "which buffers were never freed? (traceql leaks; exit status 9 means leaks)"
+$TQ --no-sync leaks --alloc qemu_vmalloc --free qemu_vfree --size size || [ $? -eq 9 ]
 
 step "request latency from submit to complete, by direction (traceql pairs)"
 $TQ --no-sync pairs --begin blk_req_submit --end blk_req_complete --by is_write --histogram

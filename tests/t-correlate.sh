@@ -186,14 +186,15 @@ check_eq correlate-sql-error "traceql: $T/leaks.db: no such table: no_such_table
 rc=0
 $TQ --db "$T/leaks.db" --no-sync --write leaks --alloc qemu_malloc,qemu_valloc --free qemu_free \
         > /dev/null || rc=$?
-check_eq correlate-write-exit 2 "$rc"
+check_eq correlate-write-exit 9 "$rc"
 check_eq correlate-write-kept "3|5" "$($TQ --db "$T/leaks.db" --no-sync --format csv \
         "select (select count(*) from tq_leaks) || '|' || (select count(*) from tq_bad_frees)" | tail -n 1)"
 
-# No leaks: exit 0.
+# Requests still in flight count as unfreed: exit 9, a status of its own
+# (it was 2, a usage error's).
 rc=0
 $TQ --db "$T/pairs.db" --no-sync leaks --alloc req_submit --free req_complete > /dev/null || rc=$?
-check_eq correlate-no-leak-exit-is-not-2 2 "$rc"   # 0xc0... in flight reqs count as unfreed
+check_eq correlate-inflight-leak-exit 9 "$rc"   # the 0xc0... requests
 # Each command's --write replaces its own tables only.
 $TQ --db "$T/pairs.db" --no-sync --write pairs --begin req_submit --end req_complete > /dev/null
 $TQ --db "$T/pairs.db" --no-sync --write leaks --alloc req_submit --free req_complete > /dev/null || :
@@ -382,7 +383,7 @@ $TQ --db "$T/ex.db" import --identifier "$TJ_TEST_ID"
 rc=0
 $TQ --db "$T/ex.db" --no-sync --format csv leaks --alloc qemu_vmalloc --free qemu_vfree --size size \
         --sql "select count(*) from tq_leaks" > "$T/ex.out" || rc=$?
-check_eq correlate-example-leaks-exit 2 "$rc"
+check_eq correlate-example-leaks-exit 9 "$rc"
 check_eq correlate-example-leak-count 3 "$(tail -n 1 "$T/ex.out")"
 check_eq correlate-example-leak-funcs "bd_dev_open bd_dev_open bd_zero_page_init" \
         "$($TQ --db "$T/ex.db" --no-sync --format csv leaks --alloc qemu_vmalloc --free qemu_vfree \
