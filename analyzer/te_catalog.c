@@ -111,6 +111,8 @@ int te_list_load(struct te_list *list, const char *path, FILE *f, struct tq_erro
         msgs = open_memstream(&text, &size);
         if (!msgs)
                 return tq_error_set(err, -ENOMEM, "out of memory");
+        /* logs of QEMU before 9.1 hold events whose format has a newline */
+        list->newline_ok = true;
         r = te_parse_file(list, path, f, msgs);
         fclose(msgs);
         if (r == -ENOMEM)

@@ -84,6 +84,9 @@ struct te_list {
         size_t *names;          /* hash set of the events' upper-case names: an
                                    index into events plus 1, 0 for a free slot */
         size_t names_cap;       /* slots in names, a power of 2 */
+        bool newline_ok;        /* accept '\n' inside a format, as QEMU before
+                                   9.1 did: traceql reads those releases'
+                                   files; tracegen refuses it, as tracetool */
 };
 
 /* te_type.c */

@@ -659,7 +659,7 @@ static int te_parse_line(struct te_parse_ctx *ctx, struct te_list *list, const c
 
 int te_parse_file(struct te_list *list, const char *path, FILE *f, FILE *err)
 {
-        struct te_parse_ctx ctx = { .path = path, .err = err };
+        struct te_parse_ctx ctx = { .path = path, .err = err, .newline_ok = list->newline_ok };
         char *line = NULL, *name = NULL, **files;
         size_t cap = 0, len;
         ssize_t n;

@@ -13,6 +13,7 @@ struct te_parse_ctx {
         unsigned line;
         FILE *err;
         unsigned nerrors;
+        bool newline_ok;        /* te_list.newline_ok */
 };
 
 /*
