@@ -162,6 +162,27 @@ check_eq dtrace-macro-group "2|tracegen: --group 'linux' is a macro the compiler
 Try 'tracegen --help' for more information." "$rc|$(cat err)"
 rc=0; "$TG" --group=dt --backend=tracejournal --header=m.h --source=m.c macros.events || rc=$?
 check_eq dtrace-macro-names-tracejournal-alone 0 "$rc"
+# <sys/sdt.h>'s own object-like macro: 'g_nor_semaphore' undeclared.  An
+# argument so named is replaced in the parameter and the probe alike.
+printf '%s\n' 'STAP_SDT_ARG_CONSTRAINT(int a) "a %d"' 'z(int STAP_SDT_ARG_CONSTRAINT) "%d"' \
+        > sdt.events
+rc=0; "$TG" --group=dt --backend=dtrace --header=m.h --source=m.c sdt.events 2> err || rc=$?
+check_eq dtrace-sdt-macro-name "1|tracegen: sdt.events:1:1: event name 'STAP_SDT_ARG_CONSTRAINT' is a macro of <sys/sdt.h>: the dtrace backend's probe would be named by its value" \
+        "$rc|$(cat err)"
+rc=0; "$TG" --group=STAP_SDT_ARG_CONSTRAINT --backend=dtrace --header=m.h sdt.events 2> err || rc=$?
+check_eq dtrace-sdt-macro-group "2|tracegen: --group 'STAP_SDT_ARG_CONSTRAINT' is a macro of <sys/sdt.h>: the dtrace backend's provider would be named by its value
+Try 'tracegen --help' for more information." "$rc|$(cat err)"
+rc=0; "$TG" --group=dt --backend=tracejournal --header=m.h --source=m.c sdt.events || rc=$?
+check_eq dtrace-sdt-macro-tracejournal-alone 0 "$rc"
+sed 1d sdt.events > sdt-arg.events
+"$TG" --group=dt --backend=dtrace --header=sdt.h --source=sdt.c sdt-arg.events
+printf '#include "sdt.h"\nint main(void) { trace_z(1); return 0; }\n' > sdt_use.c
+if gcc -std=gnu11 -Wall -Wextra -Werror -I"$TOP/include" -I. -c sdt.c -o sdt.o 2> cc.err &&
+   gcc -std=gnu11 -Wall -Wextra -Werror -I"$TOP/include" -I. -c sdt_use.c -o sdt_use.o 2>> cc.err; then
+        pass dtrace-sdt-macro-arg-compiles
+else
+        fail dtrace-sdt-macro-arg-compiles "$(head -5 cc.err)"
+fi
 printf '%s\n' 'unix_ev(int a) "a %d"' 'disable linux(int a) "a %d"' 'x(int dt_x_sema) "x %d"' \
         > near.events
 printf '#include "near.h"\nint main(void) { trace_unix_ev(1); trace_linux(2); trace_x(3); return 0; }\n' \

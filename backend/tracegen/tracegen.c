@@ -200,6 +200,17 @@ static void tracegen_add_backends(struct tracegen_opts *o, const char *list)
         } while (*p++ == ',');
 }
 
+/* Why NAME, a probe's or its provider's, would be replaced by a macro with
+ * the dtrace backend: te_parse_macro_name()'s, or <sys/sdt.h>'s own
+ * object-like STAP_SDT_ARG_CONSTRAINT ("nor": 'g_nor_semaphore' undeclared).
+ * NULL when it is none. */
+static const char *tracegen_dtrace_macro(const char *name)
+{
+        if (strcmp(name, "STAP_SDT_ARG_CONSTRAINT") == 0)
+                return "is a macro of <sys/sdt.h>";
+        return te_parse_macro_name(name);
+}
+
 static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
 {
         static const struct option longopts[] = {
@@ -215,6 +226,7 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
                 { "version", no_argument, NULL, 'V' },
                 { NULL, 0, NULL, 0 },
         };
+        const char *why = NULL;
         int c;
 
         opterr = 0;
@@ -247,12 +259,14 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
                 tracegen_usage_error("--group must be a C identifier", o->group);
         /* the provider of the dtrace backend's probes and of the ust
          * backend's tracepoints, pasted as an event's name is */
-        if (o->group && (o->backends & (TE_BACKEND_DTRACE | TE_BACKEND_UST)) &&
-            te_parse_macro_name(o->group)) {
+        if (o->group && (o->backends & TE_BACKEND_DTRACE))
+                why = tracegen_dtrace_macro(o->group);
+        else if (o->group && (o->backends & TE_BACKEND_UST))
+                why = te_parse_macro_name(o->group);
+        if (why) {
                 fprintf(stderr, "tracegen: --group '%s' %s: the %s backend's provider would "
                         "be named by its value\nTry 'tracegen --help' for more information.\n",
-                        o->group, te_parse_macro_name(o->group),
-                        o->backends & TE_BACKEND_DTRACE ? "dtrace" : "ust");
+                        o->group, why, o->backends & TE_BACKEND_DTRACE ? "dtrace" : "ust");
                 exit(TRACEGEN_EXIT_USAGE);
         }
         if (o->group && (o->backends & TE_BACKEND_UST) && te_parse_ust_name(o->group)) {
@@ -400,7 +414,8 @@ static int tracegen_check_probes(const struct te_list *list, const char *group,
 
         for (i = 0; i < list->n; i++) {
                 const struct te_event *ev = &list->events[i];
-                const char *why = te_parse_macro_name(ev->name);
+                const char *why = dt ? tracegen_dtrace_macro(ev->name) :
+                                  te_parse_macro_name(ev->name);
                 unsigned j;
 
                 /* the header includes the provider, so a 'disable' event's
