@@ -18,6 +18,12 @@
  * multiple of 4) is an error: xentrace writes the window whole after it.
  * TRC_LOST_RECORDS (0x0001f001, lost count in data[0]) becomes a tj_dropped
  * row; one without data words is an error, not 0 lost.
+ * TRC_TRACE_WRAP_BUFFER (0x0001f002) is no row: Xen (insert_wrap_record() in
+ * xen/common/trace.c) writes it to pad a buffer's last bytes, its header and
+ * TSC only, its data words whatever the buffer held there (no data is
+ * copied); xenalyze skips it.  Its TSC is a record's, for the next reltsc,
+ * as xentrace_format counts it; the records skipped are counted, and
+ * import_xentrace() says how many.
  *
  * A formats file (tools/xentrace/formats) has one line per event id:
  * "0x00021011  CPU%(cpu)d  %(tsc)d (+%(reltsc)8d)  running_to_runnable
@@ -32,7 +38,7 @@
  * files have "0x00000000 ... unknown (0x%(event)016x) [ ... ]"), as
  * xentrace_format does.
  * Arguments: cpu, tsc (absent when the record has none) and d1..dN.  `seq`
- * counts the records in file order (time order within one CPU); `mono` is
+ * counts the rows in file order (time order within one CPU); `mono` is
  * left empty, the TSC not being nanoseconds.
  *
  * Errors are "FILE:OFFSET: why" for the trace and "FILE:LINE: why" for the
@@ -51,6 +57,7 @@
 
 #define XEN_CPU_CHANGE          0x0001f003u
 #define XEN_LOST_RECORDS        0x0001f001u
+#define XEN_WRAP_BUFFER         0x0001f002u
 #define XEN_MAX_CPUS            65536
 #define XEN_FORMAT_MAX          1024
 /* A formats file's line: an id and a format of XEN_FORMAT_MAX bytes at most
@@ -435,6 +442,7 @@ struct xen {
         uint64_t *last_tsc;             /* by CPU */
         size_t nlast;
         int64_t seq;
+        uint64_t wraps;                 /* wrap records skipped, of those stored */
         struct ingest_entry e;
 };
 
@@ -617,15 +625,20 @@ static int xen_record(struct xen *x, struct ingest *ing, size_t off, bool store,
                 reltsc = !*last ? 0 : back ? *last - tsc : tsc - *last;
                 *last = tsc;
         }
+        if (id == XEN_WRAP_BUFFER) {    /* padding: its words were never written */
+                x->wraps += store;
+                return 0;
+        }
         x->seq++;
         if (!store)
                 return 0;
         return xen_store(x, ing, id, has_tsc, tsc, reltsc, back, d, n, err);
 }
 
+/* RET_WRAPS (may be NULL): the wrap records skipped where rows are stored. */
 static int xen_parse(struct ingest *ing, const struct xen_formats *fs, const char *name,
                      const uint8_t *data, size_t size, int64_t skip, size_t *ret_used,
-                     struct tq_error *err)
+                     uint64_t *ret_wraps, struct tq_error *err)
 {
         struct xen x = { .fs = fs, .name = name, .data = data, .size = size,
                          .live = ret_used != NULL, .cpu = -1 };
@@ -644,6 +657,8 @@ static int xen_parse(struct ingest *ing, const struct xen_formats *fs, const cha
                 *ret_used = rec;        /* where the record cut short starts */
                 r = 0;
         }
+        if (r == 0 && ret_wraps)
+                *ret_wraps = x.wraps;
         free(x.last_tsc);
         ingest_entry_free(&x.e);
         return r;
@@ -652,6 +667,7 @@ static int xen_parse(struct ingest *ing, const struct xen_formats *fs, const cha
 /* The context import_file hands to the parser. */
 struct xen_ctx {
         struct xen_formats fs;
+        uint64_t *wraps;                /* where a parse counts the wrap records, or NULL */
 };
 
 int import_xentrace_parse(struct ingest *ing, const void *ctx, const char *name,
@@ -661,7 +677,8 @@ int import_xentrace_parse(struct ingest *ing, const void *ctx, const char *name,
         static const struct xen_formats none;
         const struct xen_ctx *c = ctx;
 
-        return xen_parse(ing, c ? &c->fs : &none, name, data, size, skip, ret_used, err);
+        return xen_parse(ing, c ? &c->fs : &none, name, data, size, skip, ret_used,
+                         c ? c->wraps : NULL, err);
 }
 
 int import_xentrace_formats(struct xen_ctx **ret_ctx, const char *path, FILE *f,
@@ -704,11 +721,18 @@ int import_xentrace(sqlite3 *db, const char *path, const char *formats, uint64_t
                     struct tq_error *err)
 {
         struct xen_ctx *c = NULL;
+        uint64_t wraps = 0;
         int r;
 
         r = import_xentrace_formats(&c, formats, NULL, err);
-        if (r == 0)
+        if (r == 0) {
+                c->wraps = &wraps;
                 r = import_file(db, "xentrace", path, 0, import_xentrace_parse, c, ret_added, err);
+        }
         import_xentrace_free(c);
+        if (r == 0 && wraps)
+                fprintf(stderr, "traceql: %s: %" PRIu64 " buffer wrap record%s skipped (Xen's "
+                        "padding, its data words never written)\n",
+                        strcmp(path, "-") == 0 ? "<stdin>" : path, wraps, wraps == 1 ? "" : "s");
         return r;
 }

@@ -15,7 +15,7 @@
 # fails at its line; CR LF formats lines read as LF ones, a CR or a NUL
 # inside a line fails at it; a TSC that steps back renders reltsc negative,
 # and the flags of integer conversions render, as Python does (tsc-back.xt,
-# formats-back).
+# formats-back); buffer wrap records are no rows, counted (wrap.xt).
 # TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
 . "$(dirname "$0")/lib/common.sh"
 
@@ -130,6 +130,28 @@ sys.stdout.buffer.write(struct.pack("<III", 0x0001f003 | 2 << 28, 0, 0) * 333333
 else
         skip xentrace-stdin-spooled-flat-memory "ulimit -d leaves valgrind and the sanitizers no room"
 fi
+
+# Buffer wrap records (wrap.xt: one with a TSC, one without) are Xen's
+# padding, their data words never written: no rows, counted on stderr; the
+# TSC of one is the reltsc base of the next record on its CPU, as in
+# xentrace_format; a re-import adds nothing and says nothing.  They were
+# rows, 'wrap_buffer' with the buffer's stale words as arguments.
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --xentrace wrap.xt --formats formats 2> "$T/err"
+$RUN "$TQ" --db "$T/db" import --xentrace wrap.xt --formats formats 2>> "$T/err"
+cat > "$T/exp" <<OUT
+traceql: wrap.xt: 2 buffer wrap records skipped (Xen's padding, its data words never written)
+OUT
+check_file xentrace-wrap-skipped-message "$T/exp" "$T/err"
+$TQ --db "$T/db" --no-sync --format csv "select seq, event, message, a0, a1, a2 from events
+        order by id" > "$T/got"
+cat > "$T/exp" <<OUT
+seq,event,message,a0,a1,a2
+1,VMENTRY,CPU0  1000 (+       0)  VMENTRY,0,1000,
+2,VMENTRY,CPU0  1300 (+     200)  VMENTRY,0,1300,
+3,running_to_runnable,CPU1  5000 (+       0)  running_to_runnable [ dom:vcpu = 0x00010002 ],1,5000,65538
+OUT
+check_file xentrace-wrap-no-rows "$T/exp" "$T/got"
 
 # formats-xen has Xen's id-0 line: ids it does not name are rendered by it,
 # as xentrace_format does, and keep their xen_<id> names.

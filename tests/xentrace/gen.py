@@ -61,6 +61,15 @@ write('tsc-high.xt', window(3, [rec(0x00081001, (), 2**63 + 5), rec(0x00081001, 
 write('tsc-back.xt', window(0, [rec(0x00081001, (), 1000), rec(0x00099998, (), 995),
                                 rec(0x00099998, (), 2000), rec(0x00099997, (0, 12345))]))
 
+# Buffer wrap records (TRC_TRACE_WRAP_BUFFER), which Xen writes to pad the
+# end of a CPU's buffer without writing their data words: one with a TSC and
+# 7 words of what the buffer held (40 bytes of padding), one without (16).
+# They are no rows; the first one's TSC counts for the next reltsc.
+WRAP = 0x0001f002
+write('wrap.xt', window(0, [rec(0x00081001, (), 1000), rec(WRAP, (0xdeadbeef,) * 7, 1100),
+                            rec(0x00081001, (), 1300)]) +
+      window(1, [rec(WRAP, (0x5a5a5a5a, 0, 0x12345678)), rec(0x00021011, (0x00010002,), 5000)]))
+
 # Malformed files; the expected messages are in bad.err.  A file that ends
 # inside a window or a record whose start is valid is not one (xentrace may be
 # in the middle of it: t-traceql-xentrace.sh cuts basic.xt); cut-* ones end
