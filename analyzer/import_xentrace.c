@@ -102,9 +102,11 @@ static int xen_key(const char *p, size_t n)
 /*
  * The flags, width and precision of the conversion at *PP, as printf wants
  * them, into SPEC (32 bytes, after its '%'); *PP left on the conversion
- * character.  Python takes every '0' before the width as a flag, and so
- * does this: "0000000008" is flag 0, width 8.  -ERANGE when the width or
- * the precision is over XEN_WIDTH_MAX.
+ * character, past a length modifier (one h, l or L, which Python accepts
+ * and ignores: "%(1)ld" is "%(1)d"; "%(1)lld" is an error there, and here
+ * the second 'l' is no conversion).  Python takes every '0' before the
+ * width as a flag, and so does this: "0000000008" is flag 0, width 8.
+ * -ERANGE when the width or the precision is over XEN_WIDTH_MAX.
  */
 static int xen_spec(const char **pp, char *spec)
 {
@@ -126,6 +128,8 @@ static int xen_spec(const char **pp, char *spec)
                                 return -ERANGE;
                 n += (size_t) snprintf(spec + n, 9, ".%lu", w);
         }
+        if (*p == 'h' || *p == 'l' || *p == 'L')
+                p++;
         spec[n] = '\0';
         *pp = p;
         return 0;
@@ -374,6 +378,53 @@ static void xen_render_int(char *out, size_t size, const char *spec, char conv, 
                 snprintf(out, size, "%*s%s%s%s", (int) (width - n), "", sign, pfx, digits);
 }
 
+/*
+ * Into OUT (SIZE bytes, XEN_WIDTH_MAX + 5 at least), the character of code
+ * point NEG ? -MAG : MAG by "%c" with SPEC's flags and width (SPEC after its
+ * '%'), as Python 3 renders it: UTF-8, padded with spaces to the width in
+ * characters (after it under '-'), other flags and the precision ignored.
+ * What Python cannot render, a negative number or one past U+10FFFF
+ * (OverflowError) or a surrogate (UnicodeEncodeError on output), and 0,
+ * which would end the message there, is U+FFFD.
+ */
+static void xen_render_char(char *out, size_t size, const char *spec, bool neg, uint64_t mag)
+{
+        char u[5];
+        bool left = false;
+        unsigned long width;
+        uint64_t c = neg || mag == 0 || mag > 0x10ffff || (mag >= 0xd800 && mag <= 0xdfff)
+                     ? 0xfffd : mag;
+
+        for (; *spec && strchr("-+ #0", *spec); spec++)
+                left |= *spec == '-';
+        width = strtoul(spec, NULL, 10);
+        if (c < 0x80) {
+                u[0] = (char) c;
+                u[1] = '\0';
+        } else if (c < 0x800) {
+                u[0] = (char) (0xc0 | c >> 6);
+                u[1] = (char) (0x80 | (c & 0x3f));
+                u[2] = '\0';
+        } else if (c < 0x10000) {
+                u[0] = (char) (0xe0 | c >> 12);
+                u[1] = (char) (0x80 | (c >> 6 & 0x3f));
+                u[2] = (char) (0x80 | (c & 0x3f));
+                u[3] = '\0';
+        } else {
+                u[0] = (char) (0xf0 | c >> 18);
+                u[1] = (char) (0x80 | (c >> 12 & 0x3f));
+                u[2] = (char) (0x80 | (c >> 6 & 0x3f));
+                u[3] = (char) (0x80 | (c & 0x3f));
+                u[4] = '\0';
+        }
+        if (width < 2)
+                snprintf(out, size, "%s", u);
+        else if (left)
+                snprintf(out, size, "%s%*s", u, (int) (width - 1), "");
+        else
+                snprintf(out, size, "%*s%s", (int) (width - 1), "", u);
+}
+
 /* Render F with VALS (cpu, tsc, reltsc, event, d1..d7), Python's way; the
  * reltsc is negative, -VALS[2], when NEG_RELTSC. */
 static char *xen_render(const struct xen_format *f, const uint64_t *vals, bool neg_reltsc)
@@ -414,8 +465,7 @@ static char *xen_render(const struct xen_format *f, const uint64_t *vals, bool n
                         xen_render_int(out, sizeof(out), spec + 1, *p, neg, v);
                         break;
                 case 'c':
-                        memcpy(spec + n, "c", 2);
-                        snprintf(out, sizeof(out), spec, (int) (unsigned char) v);
+                        xen_render_char(out, sizeof(out), spec + 1, neg, v);
                         break;
                 default:        /* e E f F g G */
                         spec[n++] = *p;

@@ -61,6 +61,12 @@ write('tsc-high.xt', window(3, [rec(0x00081001, (), 2**63 + 5), rec(0x00081001, 
 write('tsc-back.xt', window(0, [rec(0x00081001, (), 1000), rec(0x00099998, (), 995),
                                 rec(0x00099998, (), 2000), rec(0x00099997, (0, 12345))]))
 
+# %c of a formats file (formats-back), Python 3's: UTF-8, U+FFFD where
+# Python cannot render one (0, a surrogate, past U+10FFFF); and length
+# modifiers, which Python accepts and ignores.
+write('chars.xt', window(0, [rec(0x00099996, (65, 300, 0x1F600, 0xe9, 12345), 7),
+                             rec(0x00099995, (0, 0xD800, 0x110000, 0xffffffff), 9)]))
+
 # Buffer wrap records (TRC_TRACE_WRAP_BUFFER), which Xen writes to pad the
 # end of a CPU's buffer without writing their data words: one with a TSC and
 # 7 words of what the buffer held (40 bytes of padding), one without (16).
