@@ -774,7 +774,11 @@ int import_xentrace(sqlite3 *db, const char *path, const char *formats, uint64_t
         uint64_t wraps = 0;
         int r;
 
-        r = import_xentrace_formats(&c, formats, NULL, err);
+        /* "-": standard input, as for the trace (traceql refuses both) */
+        if (formats && strcmp(formats, "-") == 0)
+                r = import_xentrace_formats(&c, "<stdin>", stdin, err);
+        else
+                r = import_xentrace_formats(&c, formats, NULL, err);
         if (r == 0) {
                 c->wraps = &wraps;
                 r = import_file(db, "xentrace", path, 0, import_xentrace_parse, c, ret_added, err);

@@ -176,7 +176,7 @@ static void traceql_usage(FILE *f)
               "               [--events TRACE-EVENTS]...\n"
               "       traceql [--db FILE] import --simpletrace FILE|- --events TRACE-EVENTS...\n"
               "       traceql [--db FILE] import --ftrace FILE|- [--events TRACE-EVENTS]...\n"
-              "       traceql [--db FILE] import --xentrace FILE|- [--formats FILE]\n"
+              "       traceql [--db FILE] import --xentrace FILE|- [--formats FILE|-]\n"
               "       traceql [--db FILE] [--no-sync] [--format F] events|losses\n"
               "       traceql [--db FILE] [--no-sync] [--write] leaks\n"
               "               --alloc EVENT[:FIELD][,...] --free EVENT[:FIELD][,...]\n"
@@ -712,6 +712,11 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 fprintf(stderr, "traceql: %s\n", o->formats && !o->xentrace
                         ? "--formats goes with --xentrace"
                         : "--events goes with --syslog, --log, --simpletrace or --ftrace");
+                return TQ_EXIT_USAGE;
+        }
+        if (o->formats && strcmp(o->formats, "-") == 0 && strcmp(o->xentrace, "-") == 0) {
+                fputs("traceql: --formats -: standard input is the trace (--xentrace -)\n",
+                      stderr);
                 return TQ_EXIT_USAGE;
         }
         if ((o->simpletrace || o->ftrace || o->xentrace) &&

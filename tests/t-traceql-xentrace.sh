@@ -16,7 +16,8 @@
 # inside a line fails at it; a TSC that steps back renders reltsc negative,
 # and the flags of integer conversions render, as Python does (tsc-back.xt,
 # formats-back); so do %c and the length modifiers h, l, L (chars.xt);
-# buffer wrap records are no rows, counted (wrap.xt).
+# buffer wrap records are no rows, counted (wrap.xt); --formats - is
+# standard input.
 # TRACEQL_UPDATE_GOLDEN=1 rewrites the .out and .err files instead of comparing.
 . "$(dirname "$0")/lib/common.sh"
 
@@ -131,6 +132,26 @@ sys.stdout.buffer.write(struct.pack("<III", 0x0001f003 | 2 << 28, 0, 0) * 333333
 else
         skip xentrace-stdin-spooled-flat-memory "ulimit -d leaves valgrind and the sanitizers no room"
 fi
+
+# --formats - reads the formats file from standard input, as --xentrace -
+# reads the trace, its errors naming <stdin>; both standard input is a usage
+# error, nothing imported.  "-" was opened as a file: "-: No such file or
+# directory", exit 4.
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --xentrace basic.xt --formats - < formats
+{ $TQ --db "$T/db" --no-sync --format csv "$Q"
+  $TQ --db "$T/db" --no-sync --format csv "select * from event_args order by event, pos"
+} > "$T/got"
+check_file xentrace-formats-stdin basic.out "$T/got"
+rc=0
+$RUN "$TQ" --db "$T/in.db" import --xentrace basic.xt --formats - < bad-formats-key \
+        2> "$T/err" || rc=$?
+check_eq xentrace-formats-stdin-error "4|traceql: <stdin>:3: bad conversion '%(8)d' (keys: cpu, tsc, reltsc, event, 1 to 7)|no database" \
+        "$rc|$(cat "$T/err")|$(nevents "$T/in.db")"
+rc=0
+$RUN "$TQ" --db "$T/in.db" import --xentrace - --formats - < basic.xt 2> "$T/err" || rc=$?
+check_eq xentrace-formats-stdin-twice "2|traceql: --formats -: standard input is the trace (--xentrace -)|no database" \
+        "$rc|$(cat "$T/err")|$(nevents "$T/in.db")"
 
 # %c renders as Python 3's does (chars.out is its output, but for the
 # second line: Python fails on those values): UTF-8, padded to the width in
