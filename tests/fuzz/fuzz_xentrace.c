@@ -15,7 +15,8 @@
 static const char fuzz_formats[] =
         "0x00021011  CPU%(cpu)d  %(tsc)d (+%(reltsc)8d)  running_to_runnable [ dom:vcpu = 0x%(1)08x ]\n"
         "0x00081002  CPU%(cpu)d  %(tsc)d (+%(reltsc)8d)  VMEXIT [ exitcode = 0x%(1)08x, rIP = 0x%(2)08x ]\n"
-        "0x00082001  %(event)x %(7)-5s %(3)c %(4)e %%\n";
+        "0x00082001  %(event)x %(7)-5s %(3)c %(4)e %%\n"
+        "0x00012345  %(1)5lc %(2)-3hc %(3)Lc %(reltsc)c %(4)ld\n";
 
 static sqlite3 *fuzz_db;
 static struct xen_ctx *fuzz_ctx;
