@@ -13,9 +13,10 @@
  * signed and unsigned integers in decimal, pointers as 0x hex, strings in
  * double quotes with \" \\ \n \t \r and \xHH escapes (a NULL string is
  * (null), unquoted).  Losses are "tj_dropped[pid]: dropped=N".  A line is
- * at most FTRACE_LINE_MAX bytes, a long string being cut so that the
- * arguments after it still fit, and goes out as one write(2): the kernel
- * takes one marker entry per write and needs no lock of ours.
+ * at most FTRACE_LINE_MAX bytes, a long string being cut (between two UTF-8
+ * characters) so that the arguments after it still fit, and goes out as one
+ * write(2): the kernel takes one marker entry per write and needs no lock of
+ * ours.
  *
  * The marker is the path in TJ_FTRACE_MARKER (a plain file or a fifo for
  * tests), else /sys/kernel/tracing/trace_marker, else, as QEMU's ftrace
@@ -240,12 +241,28 @@ static void ftrace_add_i64(struct ftrace_line *l, int64_t i)
         ftrace_add_u64(l, i < 0 ? 0 - (uint64_t)i : (uint64_t)i, 10);
 }
 
+/* The string being added from START was cut before a UTF-8 continuation
+ * byte: take back the bytes of that character already added (its lead byte
+ * and up to 2 continuation bytes), so that the line does not end a string
+ * with part of a character.  Bytes that are no UTF-8 are left as they are. */
+static void ftrace_cut_utf8(struct ftrace_line *l, size_t start)
+{
+        size_t i = l->len;
+
+        while (i > start && l->len - i < 3 && ((unsigned char)l->buf[i - 1] & 0xc0) == 0x80)
+                i--;
+        if (i > start && ((unsigned char)l->buf[i - 1] & 0xc0) == 0xc0)
+                l->len = i - 1;
+}
+
 /* Append S quoted and escaped, cut to what fits with its closing quote and
- * RESERVE bytes more (the arguments after it, ftrace_arg_min()). */
+ * RESERVE bytes more (the arguments after it, ftrace_arg_min()), and at a
+ * character boundary when S is UTF-8. */
 static void ftrace_add_string(struct ftrace_line *l, const char *s, size_t reserve)
 {
         static const char hex[] = "0123456789abcdef";
         size_t end = sizeof(l->buf) - 2;        /* room for '"' and '\n' */
+        size_t start;                           /* where S's bytes begin */
 
         end = reserve < end ? end - reserve : 0;
         if (!s) {
@@ -257,6 +274,7 @@ static void ftrace_add_string(struct ftrace_line *l, const char *s, size_t reser
                 return;
         }
         l->buf[l->len++] = '"';
+        start = l->len;
         for (; *s; s++) {
                 unsigned char c = (unsigned char)*s;
                 char e[4];
@@ -274,8 +292,12 @@ static void ftrace_add_string(struct ftrace_line *l, const char *s, size_t reser
                         e[0] = '\\', e[1] = 'x', e[2] = hex[c >> 4], e[3] = hex[c & 15], n = 4;
                 else
                         e[n++] = (char)c;
-                if (l->len + n > end - 1)
-                        break;  /* cut: what comes after has its room */
+                if (l->len + n > end - 1) {
+                        /* cut: what comes after has its room */
+                        if ((c & 0xc0) == 0x80)
+                                ftrace_cut_utf8(l, start);
+                        break;
+                }
                 memcpy(l->buf + l->len, e, n);
                 l->len += n;
         }

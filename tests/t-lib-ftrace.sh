@@ -27,6 +27,19 @@ check_eq lib-ftrace-long-string-closed '"' "$(sed -n 9p "$T/marker" | sed 's/ i3
 # out, the string taking the whole line (an import read them as absent).
 check_eq lib-ftrace-long-string-args-after '" i32=8 u8=9' "$(sed -n 9p "$T/marker" | tail -c 13)"
 
+# A long string is cut at a character boundary: the cut fell inside a
+# UTF-8 character (a lone 0xc3 before the closing quote), whichever of these
+# two strings, one byte apart, puts it there with this pid's digits.
+e2=$(printf 'c3a9%.0s' $(seq 600))
+for pre in "" 79; do
+        : > "$T/marker"
+        TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS="tg*" \
+                $RUN "$E" init str:$pre$e2 flush > /dev/null 2> "$T/err"
+        s=$(LC_ALL=C sed -n 's/^tga_all\[[0-9.]*\]: i64=1 u64=2 ptr=0x3 s="\(.*\)" i32=4 u8=5$/\1/p' "$T/marker")
+        check_eq lib-ftrace-long-string-cut-utf8${pre:+-$pre} "${pre:+y}|1" \
+                "$(printf '%s' "$s" | LC_ALL=C sed 's/\xc3\xa9//g')|$(printf '%s' "$s" | iconv -f UTF-8 -t UTF-8 > /dev/null 2>&1 && echo 1)"
+done
+
 # With an asynchronous output too, the caller still writes each line once.
 : > "$T/marker"
 TJ_OUTPUT=simple,ftrace TJ_SIMPLE_FILE="$T/st" TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS=tgb_req \
