@@ -118,6 +118,7 @@ extern TJ_HIDDEN const struct tj_output out_ftrace;
 extern TJ_HIDDEN const struct tj_output out_simple;
 
 TJ_HIDDEN void out_log_reopen(void);
+TJ_HIDDEN int output_fd_above_stdio(int fd);
 TJ_HIDDEN void output_fd_install(atomic_int *slot, int fd);
 TJ_HIDDEN void output_fd_park(atomic_int *slot);
 struct iovec;

@@ -22,7 +22,8 @@
  * tests), else /sys/kernel/tracing/trace_marker, else, as QEMU's ftrace
  * backend finds it in /proc/mounts, that of tracefs mounted elsewhere or of
  * debugfs's tracing/ (where systems whose systemd mounts only debugfs have
- * tracefs, mounted when first looked at).
+ * tracefs, mounted when first looked at).  Its descriptor is above 2
+ * (output_fd_above_stdio()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -176,6 +177,7 @@ static int ftrace_open(void)
                 }
                 errno = err;
         }
+        fd = output_fd_above_stdio(fd);
         if (fd < 0) {
                 err = errno;
                 config_warn("ftrace: %s: %s", path, strerror(err));

@@ -25,7 +25,30 @@ static atomic_bool log_active;          /* the log output is selected */
 static atomic_uint log_writing;         /* callers between their log_active check and write */
 
 /*
- * Make *SLOT refer to FD's file (FD is consumed unless it is below 3).  Once
+ * FD, or, when it is 0, 1 or 2, a copy of it above 2 (FD closed): a program
+ * started with standard input, output or error closed gets one of those
+ * from open(), and its own use of stdio would reach the output's file (its
+ * printf() into the trace), while output_fd_install() takes a descriptor
+ * below 3 for stdio's own and never parks nor closes it (a leak at each
+ * reopen).  FD when it is -1; -1 with errno, FD closed, when the copy fails.
+ */
+int output_fd_above_stdio(int fd)
+{
+        int copy, err;
+
+        if (fd < 0 || fd > 2)
+                return fd;
+        copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        err = errno;
+        close(fd);
+        errno = err;
+        return copy;
+}
+
+/*
+ * Make *SLOT refer to FD's file (FD is consumed unless it is below 3: the
+ * stdio descriptor given as such, stderr for the log output; a file opened
+ * goes through output_fd_above_stdio() first).  Once
  * *SLOT holds a descriptor of our own its number never changes: dup3() swaps
  * the file under it atomically, so a thread writing while the outputs are
  * switched (the control endpoint does it at any time) writes to the old file
@@ -55,7 +78,7 @@ void output_fd_park(atomic_int *slot)
 
         if (atomic_load(slot) <= 2)
                 return;
-        null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        null = output_fd_above_stdio(open("/dev/null", O_WRONLY | O_CLOEXEC));
         if (null >= 0)
                 output_fd_install(slot, null);
 }
@@ -112,6 +135,7 @@ static int log_open(void)
 
                 fd = open(config.log_file, O_WRONLY | O_CREAT | (again ? 0 : O_TRUNC) |
                           O_APPEND | O_CLOEXEC, 0600);  /* trace data: the owner's only */
+                fd = output_fd_above_stdio(fd);
                 if (fd < 0) {
                         config_warn("log: %s: %s", config.log_file, strerror(errno));
                         fd = 2;

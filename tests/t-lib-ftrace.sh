@@ -81,6 +81,24 @@ for sync in 0 1; do
                 "$(awk -F'[= ]' '$2 != $4 + $6' "$T/out")"
 done
 
+# A program started with standard input or output closed: the marker was
+# opened as descriptor 0 or 1.  As 0 it stayed open when the outputs were
+# changed (a descriptor below 3 was taken for stdio, never parked nor
+# closed): a leak at each reopen, the marker still open after tj_shutdown().
+# As 1 the program's own output went into the marker.  The marker is a
+# descriptor above 2 now.
+: > "$T/marker"
+TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS=tga_void $RUN "$E" atexitfd:"$T/marker" \
+        init void outputs:nop outputs:ftrace void shutdown > "$T/out" 2> "$T/err" 0<&-
+check_eq lib-ftrace-stdin-closed-no-leak "outputs nop=0
+outputs ftrace=0
+fd $T/marker=closed|2" "$(cat "$T/out" "$T/err")|$(wc -l < "$T/marker")"
+: > "$T/marker"
+TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS=tga_void $RUN "$E" init void stats \
+        2> "$T/err" >&- || true
+check_eq lib-ftrace-stdout-closed-not-marker "tga_void[PID.1]:" \
+        "$(sed 's/^\([a-z_]*\)\[[0-9]*\./\1[PID./' "$T/marker")$(cat "$T/err")"
+
 TJ_QUIET=0 TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/nodir/marker" TJ_EVENTS=tga_void \
         $RUN "$E" init void flush > /dev/null 2> "$T/err"
 check_eq lib-ftrace-missing-marker-warns "tracejournal: ftrace: $T/nodir/marker: No such file or directory" "$(cat "$T/err")"

@@ -53,6 +53,14 @@ emitted=1 written=1 dropped=0
 file:no
 stderr:" "$(cat "$T/out"; test -s "$T/kept.log" && echo file:yes || echo file:no; echo "stderr:$(cat "$T/err")")"
 
+# Standard output closed: the file of file= was opened as descriptor 1, and
+# the program's own output (stats here) went into the trace log.
+rm -f "$T/fd1.log"
+TJ_OUTPUT=log TJ_EVENTS=tgb_req $RUN "$E" opt:file="$T/fd1.log" init req:1 flush stats \
+        2> "$T/err" >&- || true
+check_eq lib-outputs-log-file-not-stdout "tgb_req req 0x1000 sector 0 name r0" \
+        "$(cat "$T/fd1.log" "$T/err")"
+
 # The same in a fork child with only outputs the caller writes (log, and
 # ftrace): the child started no writer thread (the first event of a child
 # started one only on the ring's path, which those outputs never take), so
