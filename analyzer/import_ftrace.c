@@ -440,6 +440,12 @@ static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struc
 #define FTRACE_CUT "unterminated string (the line cut short? the kernel cuts a marker " \
                    "past about 4 KiB, 1 KiB before Linux 6.8)"
 
+/* The fewest bytes a marker the kernel cut holds: TRACE_BUF_SIZE, before
+ * Linux 6.8 (since then what fits in a ring buffer entry, about 4 KiB).
+ * libtracejournal writes fewer (at most 1023 and a newline), so a marker of
+ * ours this long was cut, or written by another program. */
+#define FTRACE_CUT_MIN 1024
+
 /* Unescape the quoted string at *PP (after its '"') into the scratch buffer. */
 static int fparse_string(struct ftrace *f, const char **pp, const char *end, struct fspan *ret,
                          struct tq_error *err)
@@ -504,9 +510,13 @@ static struct farg *fadd_arg(struct fline *l, const char *name, size_t n)
         return a;
 }
 
-/* Our marker arguments: " name=value" ..., strings quoted. */
-static int fparse_ours(struct ftrace *f, const char *p, const char *end, struct fline *l,
-                       struct tq_error *err)
+/* Our marker arguments: " name=value" ..., strings quoted, from P to END,
+ * the end of the marker, MARKER_LEN bytes long.  A value that is no string
+ * at the end of a marker that long may be cut short, as an unterminated
+ * string is: a number the kernel cut, "sector=12" of sector=1234, would be
+ * imported wrong without a word.  It fails as the string does. */
+static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t marker_len,
+                       struct fline *l, struct tq_error *err)
 {
         while ((p = fskip_spaces(p, end)) < end) {
                 const char *name = p, *v;
@@ -532,6 +542,14 @@ static int fparse_ours(struct ftrace *f, const char *p, const char *end, struct 
                         while (p < end && *p != ' ')
                                 p++;
                         val = (struct fspan) { v, (size_t) (p - v) };
+                        if (p == end && marker_len >= FTRACE_CUT_MIN)
+                                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument "
+                                                    "%.*s, not a string, ends a marker of %zu "
+                                                    "bytes (the line cut short? the kernel "
+                                                    "cuts a marker past about 4 KiB, 1 KiB "
+                                                    "before Linux 6.8)", f->name, f->lineno,
+                                                    (int) (v - 1 - name < 64 ? v - 1 - name : 64),
+                                                    name, marker_len);
                 }
                 if (a) {
                         a->value = val;
@@ -748,7 +766,7 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
                         l->event = ev;
                         q = fskip_spaces(q + 2, end);
                         l->text = (struct fspan) { q, (size_t) (end - q) };
-                        return fparse_ours(f, q, end, l, err);
+                        return fparse_ours(f, q, end, (size_t) (end - name), l, err);
                 }
                 l->has_pid = l->has_seq = false;
         }

@@ -12,8 +12,9 @@
 # sym-addr on) tracefs-sym.out; each bad-NAME.trace (bad-latency,
 # bad-latency-verbose, bad-raw, bad-hex, bad-noctx: real captures with the
 # trace options latency-format, verbose, raw, hex on and context-info off;
-# bad-string-cut and bad-string-cut-escape: real captures of a marker of
-# ours longer than the kernel keeps, cut in a string and in its \x escape)
+# bad-string-cut, bad-string-cut-escape and bad-number-cut: real captures
+# of a marker of ours longer than the kernel keeps, cut in a string, in its
+# \x escape and in a number)
 # fails with the message in bad.err and adds
 # nothing; leaks and pairs work on the rows; the library's ftrace output
 # written to a file comes back with its arguments.
@@ -74,6 +75,29 @@ done
 [ "$update" = 1 ] && cp "$T/bad" bad.err
 check_file ftrace-bad-files bad.err "$T/bad"
 check_eq ftrace-bad-imports-nothing "no database" "$(ls "$T/bad.db"* 2> /dev/null || echo no database)"
+
+# A number at the end of a marker of ours the kernel cut (bad-number-cut,
+# 6.18's cut; here 1024 bytes, as before Linux 6.8) was imported with the
+# digits that were left, u8=25 for u8=255, without a word.  It fails as a
+# cut string does, naming the line; a marker of 1023 bytes, the longest the
+# library writes, imports.
+mk() {  # WRITTEN KEPT: our marker of WRITTEN bytes ending in u8=255, its first KEPT
+        pre='tga_all[1234.5]: i64=1 u64=2 ptr=0x3 s="' post='" i32=4 u8=255'
+        printf '# tracer: nop\n  a-1 [000] ..... 1.000000: tracing_mark_write: '
+        printf '%s%s%s' "$pre" "$(head -c $(($1 - ${#pre} - ${#post})) /dev/zero | tr '\0' y)" \
+                "$post" | head -c $2
+        echo
+}
+for len in 1023 1024; do
+        mk $((len == 1023 ? 1023 : 1025)) $len > "$T/numcut.trace"
+        rm -f "$T/numcut.db"
+        rc=0
+        $RUN "$TQ" --db "$T/numcut.db" import --ftrace "$T/numcut.trace" 2> "$T/numcut.err" || rc=$?
+        echo "$rc|$(cat "$T/numcut.err")|$($TQ --db "$T/numcut.db" --no-sync --format csv \
+                'select a5 from events' 2> /dev/null | tail -n +2)" > "$T/numcut.$len"
+done
+check_eq ftrace-number-cut "0||255;4|traceql: $T/numcut.trace:2: argument u8, not a string, ends a marker of 1024 bytes (the line cut short? the kernel cuts a marker past about 4 KiB, 1 KiB before Linux 6.8)|" \
+        "$(cat "$T/numcut.1023");$(cat "$T/numcut.1024")"
 
 # The library's output, through a plain file and standard input.
 : > "$T/marker"
