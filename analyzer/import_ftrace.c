@@ -42,7 +42,7 @@
  * " <addr>" after a marker's or trace_printk()'s function and the function
  * tracer's two: left out (fskip_sym(), fsym_name()).  The layouts of
  * latency-format, raw, hex and context-info off fail, naming the option
- * (flayout()).
+ * (flayout()), and so does the binary data of bin (fnul()).
  *
  * A text holding a newline (a marker's, trace_printk()'s "FUNC: TEXT", a
  * kernel event's string) goes on, as written, on the lines after
@@ -925,6 +925,47 @@ static int flost(struct ftrace *f, struct ingest *ing, const char *p, const char
         return r < 0 ? r : 0;
 }
 
+/* Is P to END, which begins with a space, a trace line, well formed or not:
+ * a " [digits]" field with TASK-PID before it or a timestamp after it? */
+static bool flooks_traced(const char *p, const char *end)
+{
+        const char *q, *body;
+        struct fline l;
+        size_t i;
+
+        for (q = p; q < end; q++) {
+                if (*q != '[' || q == p || q[-1] != ' ')
+                        continue;
+                for (i = 1; q + i < end && fis_digit(q[i]); i++)
+                        ;
+                if (i == 1 || q + i == end || q[i] != ']')
+                        continue;
+                if (!fparse_task(p, q, &l) || !fparse_time(q + i + 1, end, &l, &body))
+                        return true;
+        }
+        return false;
+}
+
+/*
+ * Why the line P to END, which holds a NUL byte, fails.  The trace option
+ * bin writes each entry as binary data, no text: the pid, the CPU and the
+ * timestamp as 4-, 4- and 8-byte integers, then the event's own binary
+ * layout, for most "type: N\n" (trace_nop_print()).  A text trace holds no
+ * NUL (the kernel prints strings with %s), so a line with one is bin's,
+ * unless what comes before the NUL starts a trace line or the line is all
+ * NULs (a file zeroed by a crash).
+ */
+static int fnul(struct ftrace *f, const char *p, const char *end, struct tq_error *err)
+{
+        const char *nul = memchr(p, '\0', (size_t) (end - p)), *q;
+
+        for (q = p; q < end && *q == '\0'; q++)
+                ;
+        if (q == end || flooks_traced(p, nul))
+                return ftrace_error(f, err, "NUL byte in a line");
+        return ftrace_error(f, err, "binary data (the trace option bin is on): not supported");
+}
+
 /* An entry of several lines at *P (its first ending at *LINE_END, the last
  * at *END) from a CRLF file: a copy without the CR before each newline, as
  * --log drops a CR at the end of each line it joins.  0 or -ENOMEM. */
@@ -963,6 +1004,10 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
         const char *body = end, *line = p;
         int r;
 
+        /* before the '#' lines are passed over: bin's binary data may
+         * begin with '#' (a pid of 0x..23) */
+        if (memchr(p, '\0', (size_t) (end - p)))
+                return fnul(f, p, end, err);
         /* the header's '#' lines and "CPU:N [LOST M EVENTS]" begin in the
          * first column, a trace line never does (the kernel right-aligns
          * TASK, 15 bytes at most, in 16 columns): its TASK may begin with
@@ -979,8 +1024,6 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
         p = fskip_spaces(p, end);
         if (p == end)
                 return 0;
-        if (memchr(p, '\0', (size_t) (end - p)))
-                return ftrace_error(f, err, "NUL byte in a line");
         if (p == line && end - p > 4 && memcmp(p, "CPU:", 4) == 0)
                 return flost(f, ing, p, end, store, err);
         if (fjoin_crlf(f, &p, &line_end, &end) < 0)
@@ -1031,27 +1074,6 @@ static enum fmore fmore_kind(struct ftrace *f, const char *p, const char *end)
         for (p = body; p < end && fis_ident(*p); p++)
                 ;
         return p > body && p < end && *p == ':' ? FMORE_TEXT : FMORE_NONE;
-}
-
-/* Is P to END, which begins with a space, a trace line, well formed or not:
- * a " [digits]" field with TASK-PID before it or a timestamp after it? */
-static bool flooks_traced(const char *p, const char *end)
-{
-        const char *q, *body;
-        struct fline l;
-        size_t i;
-
-        for (q = p; q < end; q++) {
-                if (*q != '[' || q == p || q[-1] != ' ')
-                        continue;
-                for (i = 1; q + i < end && fis_digit(q[i]); i++)
-                        ;
-                if (i == 1 || q + i == end || q[i] != ']')
-                        continue;
-                if (!fparse_task(p, q, &l) || !fparse_time(q + i + 1, end, &l, &body))
-                        return true;
-        }
-        return false;
 }
 
 /* Does P to END begin with LIT, then digits, then end with TAIL? */

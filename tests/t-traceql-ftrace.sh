@@ -10,8 +10,9 @@
 # real capture of lib-emit's ftrace output among kernel events, gives
 # tracefs.out, and tracefs-sym.trace (the trace options sym-offset and
 # sym-addr on) tracefs-sym.out; each bad-NAME.trace (bad-latency,
-# bad-latency-verbose, bad-raw, bad-hex, bad-noctx: real captures with the
-# trace options latency-format, verbose, raw, hex on and context-info off;
+# bad-latency-verbose, bad-raw, bad-hex, bad-bin, bad-noctx: real captures
+# with the trace options latency-format, verbose, raw, hex, bin on and
+# context-info off;
 # bad-string-cut, bad-string-cut-escape and bad-number-cut: real captures
 # of a marker of ours longer than the kernel keeps, cut in a string, in its
 # \x escape and in a number)
@@ -75,6 +76,17 @@ done
 [ "$update" = 1 ] && cp "$T/bad" bad.err
 check_file ftrace-bad-files bad.err "$T/bad"
 check_eq ftrace-bad-imports-nothing "no database" "$(ls "$T/bad.db"* 2> /dev/null || echo no database)"
+
+# The trace option bin writes binary entries (pid, CPU, timestamp, then
+# "type: N\n"): bad-bin failed with "NUL byte in a line", not naming the
+# option, and an entry whose pid's low byte is '#' (0x2023 here) was passed
+# over up to its newline as a header line: exit 0, nothing said.
+printf '# tracer: nop\n#\n\043\040\000\000\000\000\000\000\001\002\003\004\005\000\000\000type: 5\n' \
+        > "$T/bin.trace"
+rc=0
+$RUN "$TQ" --db "$T/bin.db" import --ftrace "$T/bin.trace" 2> "$T/bin.err" || rc=$?
+check_eq ftrace-bin-hash-pid "4|traceql: $T/bin.trace:3: binary data (the trace option bin is on): not supported|no database" \
+        "$rc|$(cat "$T/bin.err")|$(ls "$T/bin.db"* 2> /dev/null || echo no database)"
 
 # A number at the end of a marker of ours the kernel cut (bad-number-cut,
 # 6.18's cut; here 1024 bytes, as before Linux 6.8) was imported with the
