@@ -51,7 +51,13 @@ PIC_CFLAGS  := $(ALL_CFLAGS) -fPIC -fvisibility=hidden
 LIB_SRCS    := $(wildcard backend/*.c)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(B)/%.o)
 LIB_PIC     := $(LIB_SRCS:%.c=$(B)/pic/%.o)
-LIB_SO      := $(B)/libtracejournal.so.$(SOVERSION)
+# The shared library: the real file libtracejournal.so.VERSION, the
+# SONAME link libtracejournal.so.SOVERSION to it (what programs load;
+# ldconfig makes the same link) and the development link libtracejournal.so
+# (what -ltracejournal finds), in the tree and installed.
+LIB_SONAME  := libtracejournal.so.$(SOVERSION)
+LIB_REAL    := libtracejournal.so.$(VERSION)
+LIB_SO      := $(B)/$(LIB_REAL)
 LIB_LIBS    := $(SYSTEMD_LIBS) -lpthread
 
 # The generator: backend/tracegen/.
@@ -71,7 +77,8 @@ ifneq ($(TQ_SRCS),)
 PROGS       += $(B)/traceql
 endif
 
-all: $(PROGS) $(LIB_SO) $(B)/libtracejournal.so $(B)/libtracejournal.a $(B)/tracejournal.pc
+all: $(PROGS) $(LIB_SO) $(B)/$(LIB_SONAME) $(B)/libtracejournal.so $(B)/libtracejournal.a \
+	$(B)/tracejournal.pc
 
 $(B)/%.o: %.c
 	@mkdir -p "$(@D)"
@@ -82,12 +89,15 @@ $(B)/pic/%.o: %.c
 	$(CC) $(PIC_CFLAGS) -c -o "$@" "$<"
 
 $(LIB_SO): $(LIB_PIC) backend/libtracejournal.map
-	$(CC) -shared -Wl,-soname,libtracejournal.so.$(SOVERSION) \
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=backend/libtracejournal.map $(LDFLAGS) \
 		-o "$@" $(LIB_PIC) $(LIB_LIBS)
 
-$(B)/libtracejournal.so: $(LIB_SO)
-	ln -sf libtracejournal.so.$(SOVERSION) "$@"
+$(B)/$(LIB_SONAME): $(LIB_SO)
+	ln -sf $(LIB_REAL) "$@"
+
+$(B)/libtracejournal.so: $(B)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) "$@"
 
 # One relocatable object with the library's internal (hidden) symbols made
 # local, so that a program linking the static library statically cannot
@@ -261,7 +271,7 @@ bench-callgrind: $(B)/bench/tjbench
 # Packages (DESTDIR set) leave that to their triggers.
 LDCONFIG_RUN = @if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
 		echo "$(LDCONFIG)"; PATH="$$PATH:/sbin:/usr/sbin" $(LDCONFIG) || \
-		echo "make: $(LDCONFIG) failed: run it before using $(LIBDIR)/libtracejournal.so.$(SOVERSION)" >&2; fi
+		echo "make: $(LDCONFIG) failed: run it before using $(LIBDIR)/$(LIB_SONAME)" >&2; fi
 
 # MAN_NAMES PAGE: the names a page documents (each .Nm of its NAME section).
 # Those other than the file's own name (tj_init, tj_enable, ... of
@@ -275,8 +285,9 @@ install: all
 		"$(DESTDIR)$(PKGCONFIGDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man3" \
 		"$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(BASHCOMPDIR)"
 	$(INSTALL) -m 755 $(PROGS) "$(DESTDIR)$(BINDIR)"
-	$(INSTALL) -m 755 "$(LIB_SO)" "$(DESTDIR)$(LIBDIR)/libtracejournal.so.$(SOVERSION)"
-	ln -sf "libtracejournal.so.$(SOVERSION)" "$(DESTDIR)$(LIBDIR)/libtracejournal.so"
+	$(INSTALL) -m 755 "$(LIB_SO)" "$(DESTDIR)$(LIBDIR)/$(LIB_REAL)"
+	ln -sf "$(LIB_REAL)" "$(DESTDIR)$(LIBDIR)/$(LIB_SONAME)"
+	ln -sf "$(LIB_SONAME)" "$(DESTDIR)$(LIBDIR)/libtracejournal.so"
 	$(INSTALL) -m 644 $(B)/libtracejournal.a "$(DESTDIR)$(LIBDIR)"
 	$(INSTALL) -m 644 include/tracejournal.h "$(DESTDIR)$(INCLUDEDIR)"
 	$(INSTALL) -m 644 $(B)/tracejournal.pc "$(DESTDIR)$(PKGCONFIGDIR)"
@@ -290,7 +301,7 @@ install: all
 
 uninstall:
 	for p in $(notdir $(PROGS)); do rm -f "$(DESTDIR)$(BINDIR)/$$p"; done
-	rm -f "$(DESTDIR)$(LIBDIR)/libtracejournal.so.$(SOVERSION)" \
+	rm -f "$(DESTDIR)$(LIBDIR)/$(LIB_REAL)" "$(DESTDIR)$(LIBDIR)/$(LIB_SONAME)" \
 		"$(DESTDIR)$(LIBDIR)/libtracejournal.so" "$(DESTDIR)$(LIBDIR)/libtracejournal.a" \
 		"$(DESTDIR)$(INCLUDEDIR)/tracejournal.h" "$(DESTDIR)$(PKGCONFIGDIR)/tracejournal.pc"
 	for m in man/*.[1-9]; do \

@@ -8,6 +8,7 @@
 . "$(dirname "$0")/lib/common.sh"
 
 R=$T/root
+VERSION=$(sed -n 's/^VERSION *= *//p' "$TOP/Makefile")
 # No sanitizers here: the consumer is linked without them.
 MK="make -s -C $TOP B=$T/build PREFIX=/usr DESTDIR=$R SANITIZE="
 unset TJ_EVENTS TJ_EVENTS_FILE TJ_IDENTIFIER TJ_LOG_TIMESTAMP
@@ -27,7 +28,8 @@ cat > "$T/files.expected" <<'LIST'
 644 ./usr/include/tracejournal.h
 644 ./usr/lib/libtracejournal.a
 l ./usr/lib/libtracejournal.so -> libtracejournal.so.0
-755 ./usr/lib/libtracejournal.so.0
+l ./usr/lib/libtracejournal.so.0 -> libtracejournal.so.VERSION
+755 ./usr/lib/libtracejournal.so.VERSION
 644 ./usr/lib/pkgconfig/tracejournal.pc
 644 ./usr/share/bash-completion/completions/tracegen
 644 ./usr/share/bash-completion/completions/traceql
@@ -50,6 +52,7 @@ l ./usr/share/man/man3/tj_trace_opt.3 -> tracejournal.3
 644 ./usr/share/man/man5/trace-events.5
 644 ./usr/share/man/man7/tracejournal.7
 LIST
+sed -i "s/VERSION/$VERSION/" "$T/files.expected"
 check_file install-file-list "$T/files.expected" "$T/files"
 
 # Every function of tracejournal.3's NAME section has its page: `man tj_init`
@@ -62,8 +65,19 @@ else
         skip install-man-api-names "man missing"
 fi
 
+# The real file is libtracejournal.so.VERSION, with the links of a shared
+# library: libtracejournal.so.0, its SONAME (what programs load, the link
+# ldconfig makes), and libtracejournal.so (what -ltracejournal finds).  It
+# was installed as libtracejournal.so.0 itself.
 check_eq install-soname "libtracejournal.so.0" \
-        "$(objdump -p "$R/usr/lib/libtracejournal.so.0" | awk '$1 == "SONAME" { print $2 }')"
+        "$(readelf -d "$R/usr/lib/libtracejournal.so.$VERSION" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')"
+check_eq install-so-links "$R/usr/lib/libtracejournal.so.$VERSION
+$R/usr/lib/libtracejournal.so.$VERSION" \
+        "$(readlink -f "$R/usr/lib/libtracejournal.so.0"; readlink -f "$R/usr/lib/libtracejournal.so")"
+# The same three in the build tree.
+check_eq install-so-links-tree "libtracejournal.so.0|libtracejournal.so.$VERSION|libtracejournal.so.0" \
+        "$(readlink "$T/build/libtracejournal.so")|$(readlink "$T/build/libtracejournal.so.0")|$(
+           readelf -d "$T/build/libtracejournal.so.$VERSION" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')"
 # Only tj_ symbols are exported by the shared library.
 check_eq install-exports-tj-only "" \
         "$(nm -D --defined-only "$R/usr/lib/libtracejournal.so.0" | awk '$2 != "A" { print $3 }' |
@@ -185,6 +199,7 @@ check_eq install-libdir-status 0 "$rc"
 check_eq install-libdir-files "./usr/lib64/libtracejournal.a
 ./usr/lib64/libtracejournal.so
 ./usr/lib64/libtracejournal.so.0
+./usr/lib64/libtracejournal.so.$VERSION
 ./usr/lib64/pkgconfig/tracejournal.pc
 ./usr/man/man1/tracegen.1" \
         "$(cd "$R2" && find ./usr/lib64 ./usr/man/man1/tracegen.1 ! -type d 2>/dev/null | sort)"
