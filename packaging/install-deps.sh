@@ -14,6 +14,10 @@
 #                                        install them as root, or print the
 #                                        apt-get command and fail (make check)
 #
+# --missing, --command and --ensure need dpkg-query, the installation
+# apt-get: without them (another distribution) it says so, lists the
+# packages whose equivalents to install, and fails.
+#
 # Keep the list in step with what the Makefile, tests/, examples/demo.sh,
 # bench/ and .ci/run call.
 set -eu
@@ -30,6 +34,18 @@ git ca-certificates
 systemtap-sdt-dev liblttng-ust-dev lttng-tools babeltrace2 bpftrace util-linux
 "
 
+# need_dpkg: the list is Debian's, and dpkg-query says which are installed:
+# without it (another distribution) every package looked missing, and
+# --ensure printed an apt-get command for all of them, or as root ran
+# apt-get, which failed with "apt-get: not found" under make check.
+need_dpkg() {
+        command -v dpkg-query > /dev/null && return 0
+        echo "install-deps.sh: dpkg-query not found: the packages are Debian's, and whether they are installed cannot be checked here" >&2
+        echo "install-deps.sh: install the equivalents of: $(echo $PACKAGES)" >&2
+        echo "install-deps.sh: then run 'make check-run' (make check without this step)" >&2
+        exit 1
+}
+
 missing() {
         out=
         for p in $PACKAGES; do
@@ -41,14 +57,17 @@ missing() {
 
 case "${1:-}" in
 --missing)
+        need_dpkg
         m=$(missing)
         [ -z "$m" ] || echo "$m" ;;
 --command)
+        need_dpkg
         m=$(missing)
         [ -z "$m" ] || echo "apt-get update && apt-get install -y $m" ;;
 --list)
         echo $PACKAGES ;;
 --ensure)
+        need_dpkg
         m=$(missing)
         [ -n "$m" ] || exit 0
         if [ "$(id -u)" != 0 ]; then
@@ -58,6 +77,10 @@ case "${1:-}" in
         fi
         exec sh "$0" ;;
 "")
+        if ! command -v apt-get > /dev/null; then
+                echo "install-deps.sh: apt-get not found: the packages are Debian's; install the equivalents of: $(echo $PACKAGES)" >&2
+                exit 1
+        fi
         if [ "$(id -u)" != 0 ]; then
                 echo "install-deps.sh: must run as root; or run:" >&2
                 echo "  sudo apt-get update && sudo apt-get install -y $(echo $PACKAGES)" >&2
