@@ -134,14 +134,60 @@ int te_catalog_add(struct te_catalog *cat, const char *path, FILE *f, struct tq_
         return r;
 }
 
+/* Standard input as a trace-events file, read whole the first time it is
+ * opened: import --ftrace loads its --events twice (its catalog here, its
+ * patterns in te_pattern.c).  Kept until the process ends. */
+static char *te_stdin_text;
+static size_t te_stdin_size;
+static bool te_stdin_read;
+
+int te_events_open(const char *path, FILE **ret_f, const char **ret_name, struct tq_error *err)
+{
+        char buf[65536];
+        FILE *m;
+        size_t n;
+
+        if (strcmp(path, "-") != 0) {
+                *ret_name = path;
+                *ret_f = fopen(path, "re");
+                if (!*ret_f)
+                        return tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
+                return 0;
+        }
+        *ret_name = "<stdin>";
+        if (!te_stdin_read) {
+                m = open_memstream(&te_stdin_text, &te_stdin_size);
+                if (!m)
+                        return tq_error_set(err, -ENOMEM, "out of memory");
+                while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+                        if (fwrite(buf, 1, n, m) != n)
+                                break;
+                if (ferror(stdin)) {
+                        int e = errno ? errno : EIO;
+
+                        fclose(m);
+                        return tq_error_set(err, -e, "<stdin>: %s", strerror(e));
+                }
+                if (fclose(m) != 0 || n > 0)
+                        return tq_error_set(err, -ENOMEM, "out of memory");
+                te_stdin_read = true;
+        }
+        *ret_f = fmemopen(te_stdin_text, te_stdin_size, "r");
+        if (!*ret_f)
+                return tq_error_set(err, -ENOMEM, "out of memory");
+        return 0;
+}
+
 int te_catalog_add_path(struct te_catalog *cat, const char *path, struct tq_error *err)
 {
-        FILE *f = fopen(path, "re");
+        const char *name;
+        FILE *f;
         int r;
 
-        if (!f)
-                return tq_error_set(err, -errno, "%s: %s", path, strerror(errno));
-        r = te_catalog_add(cat, path, f, err);
+        r = te_events_open(path, &f, &name, err);
+        if (r < 0)
+                return r;
+        r = te_catalog_add(cat, name, f, err);
         fclose(f);
         return r;
 }

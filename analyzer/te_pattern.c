@@ -177,11 +177,13 @@ int te_patterns_load(struct te_patterns *p, char *const *files, struct tq_error 
         int r = 0;
 
         for (; files && *files && r == 0; files++) {
-                FILE *f = fopen(*files, "re");
+                const char *name;
+                FILE *f;
 
-                if (!f)
-                        return tq_error_set(err, -errno, "%s: %s", *files, strerror(errno));
-                r = te_patterns_add(p, *files, f, err);
+                r = te_events_open(*files, &f, &name, err);
+                if (r < 0)
+                        return r;
+                r = te_patterns_add(p, name, f, err);
                 fclose(f);
         }
         return r;

@@ -173,9 +173,10 @@ static void traceql_usage(FILE *f)
               "               [--until TIME] [--boot[=ID]]\n"
               "               [--directory DIR | --file FILE... | --export FILE|-] [--follow]\n"
               "       traceql [--db FILE] import --syslog FILE|- | --log FILE|-\n"
-              "               [--events TRACE-EVENTS]...\n"
-              "       traceql [--db FILE] import --simpletrace FILE|- --events TRACE-EVENTS...\n"
-              "       traceql [--db FILE] import --ftrace FILE|- [--events TRACE-EVENTS]...\n"
+              "               [--events TRACE-EVENTS|-]...\n"
+              "       traceql [--db FILE] import --simpletrace FILE|-\n"
+              "               --events TRACE-EVENTS|-...\n"
+              "       traceql [--db FILE] import --ftrace FILE|- [--events TRACE-EVENTS|-]...\n"
               "       traceql [--db FILE] import --xentrace FILE|- [--formats FILE|-]\n"
               "       traceql [--db FILE] [--no-sync] [--format F] events|losses\n"
               "       traceql [--db FILE] [--no-sync] [--write] leaks\n"
@@ -557,6 +558,31 @@ static int traceql_boot(const char *arg, char *buf)
         return 0;
 }
 
+/* "--events -" reads standard input: once, and not when it is the trace.
+ * Returns an exit status. */
+static int traceql_events_stdin(const struct traceql_opts *o)
+{
+        const char *const trace[][2] = {
+                { "--syslog", o->syslog_path }, { "--log", o->log_path },
+                { "--simpletrace", o->simpletrace }, { "--ftrace", o->ftrace },
+        };
+        size_t i, n = 0;
+
+        for (i = 0; i < o->nevents; i++)
+                n += strcmp(o->events[i], "-") == 0;
+        if (n > 1) {
+                fputs("traceql: --events -: standard input given twice\n", stderr);
+                return TQ_EXIT_USAGE;
+        }
+        for (i = 0; n && i < sizeof(trace) / sizeof(trace[0]); i++)
+                if (trace[i][1] && strcmp(trace[i][1], "-") == 0) {
+                        fprintf(stderr, "traceql: --events -: standard input is the trace "
+                                "(%s -)\n", trace[i][0]);
+                        return TQ_EXIT_USAGE;
+                }
+        return TQ_EXIT_OK;
+}
+
 /* import --syslog / --log: a text file, with a summary line on stderr that
  * counts the lines whose event was not recognised. */
 static int traceql_import_text(const char *path, struct traceql_opts *o)
@@ -576,6 +602,9 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
                         is_syslog ? "syslog" : "log");
                 return TQ_EXIT_USAGE;
         }
+        ret = traceql_events_stdin(o);
+        if (ret != TQ_EXIT_OK)
+                return ret;
         r = store_open_created(path, STORE_WRITE | STORE_IMPORT, &db, &created, &err);
         if (r < 0) {
                 ret = traceql_fail(TQ_EXIT_DB, r, &err);
@@ -719,6 +748,9 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                       stderr);
                 return TQ_EXIT_USAGE;
         }
+        ret = traceql_events_stdin(o);
+        if (ret != TQ_EXIT_OK)
+                return ret;
         if ((o->simpletrace || o->ftrace || o->xentrace) &&
             (o->identifiers || o->since || o->until || o->boot || o->follow)) {
                 fputs("traceql: a trace file import takes no filter and no --follow\n", stderr);

@@ -410,7 +410,7 @@ void te_patterns_free(struct te_patterns *p);
 /* Read the trace-events file PATH from F (tracegen's parser); a bad file
  * fails with -EINVAL and ERR "PATH:LINE:COL: why". */
 int te_patterns_add(struct te_patterns *p, const char *path, FILE *f, struct tq_error *err);
-/* te_patterns_add() for each of the NULL-terminated FILES. */
+/* te_patterns_add() for each of the NULL-terminated FILES ("-": te_events_open()). */
 int te_patterns_load(struct te_patterns *p, char *const *files, struct tq_error *err);
 size_t te_patterns_count(const struct te_patterns *p);
 /* The "name:k ..." signature of EVENT (LEN bytes), NULL when not declared. */
@@ -529,6 +529,9 @@ void te_catalog_free(struct te_catalog *cat);      /* accepts NULL */
  * -EINVAL with ERR "FILE:LINE:COL: why" when it does not parse. */
 int te_catalog_add(struct te_catalog *cat, const char *path, FILE *f, struct tq_error *err);
 int te_catalog_add_path(struct te_catalog *cat, const char *path, struct tq_error *err);
+/* Open the trace-events file PATH, "-" standard input (read once, kept, so
+ * that it opens again); *RET_NAME is its name in errors, "<stdin>" for it. */
+int te_events_open(const char *path, FILE **ret_f, const char **ret_name, struct tq_error *err);
 /* The declaration of event NAME (LEN bytes), borrowed; NULL when unknown or CAT is NULL. */
 const struct te_event *te_catalog_find(const struct te_catalog *cat, const char *name, size_t len);
 char te_catalog_kind(const struct te_arg *a);      /* 'i', 'u', 'p' or 's' */

@@ -57,6 +57,35 @@ check_eq ftrace-reimport-adds-nothing 26 \
 # name"; the same rows as without them.
 golden tracefs-sym tracefs-sym.trace --events "$EV"
 
+# --events - reads the trace-events file from standard input, as --ftrace -
+# reads the trace (both its catalog and its patterns: standard input read
+# once), its errors naming <stdin>; standard input twice, or as the trace
+# too, is a usage error, nothing imported.  "-" was opened as a file: "-: No
+# such file or directory", exit 4.
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --ftrace qemu.trace --events - < "$EV"
+{ $TQ --db "$T/db" --no-sync --format csv "$Q"
+  $TQ --db "$T/db" --no-sync --format csv "select * from event_args order by event, pos"
+} > "$T/got"
+check_file ftrace-events-stdin qemu.out "$T/got"
+rm -f "$T/ev.db"
+rc=0
+printf 'x(int a) "%%d"\nbad(\n' |
+        $RUN "$TQ" --db "$T/ev.db" import --ftrace qemu.trace --events - 2> "$T/err" || rc=$?
+check_eq ftrace-events-stdin-error "4|traceql: <stdin>:2:4: missing ')' to close the argument list|no database" \
+        "$rc|$(cat "$T/err")|$([ -e "$T/ev.db" ] && echo database || echo no database)"
+for src in ftrace simpletrace; do
+        rc=0
+        $RUN "$TQ" --db "$T/ev.db" import --$src - --events - < qemu.trace 2> "$T/err" || rc=$?
+        check_eq ftrace-events-stdin-is-$src "2|traceql: --events -: standard input is the trace (--$src -)|no database" \
+                "$rc|$(cat "$T/err")|$([ -e "$T/ev.db" ] && echo database || echo no database)"
+done
+rc=0
+$RUN "$TQ" --db "$T/ev.db" import --ftrace qemu.trace --events - --events "$EV" --events - \
+        < "$EV" 2> "$T/err" || rc=$?
+check_eq ftrace-events-stdin-twice "2|traceql: --events -: standard input given twice|no database" \
+        "$rc|$(cat "$T/err")|$([ -e "$T/ev.db" ] && echo database || echo no database)"
+
 rm -f "$T/db"
 $TQ --db "$T/db" import --ftrace mixed.trace --events "$EV"
 rc=0

@@ -76,6 +76,19 @@ check_eq syslog-stdin "traceql: <stdin>: 1 lines, 1 new events, 0 of them withou
         "$(cat "$T/err")|$("$TQ" --db "$T/stdin.db" --no-sync --format csv \
         "select (select location || '|' || ifnull(offset, '') from sources) || '|' || pid as v
          from events" | tail -n +2)"
+# --events - reads the trace-events file from standard input ("-" was opened
+# as a file); not when standard input is the trace: a usage error, nothing
+# imported.
+printf 'Jan  2 03:04:05 h app[9]: blk_req_complete req 0x9 ret 0\n' > "$T/ev.log"
+"$TQ" --db "$T/ev.db" import --syslog "$T/ev.log" --events - < "$EV" 2> "$T/err"
+check_eq syslog-events-stdin "traceql: $T/ev.log: 1 lines, 1 new events, 0 of them without a known event|9" \
+        "$(cat "$T/err")|$("$TQ" --db "$T/ev.db" --no-sync --format csv "select a0 from events" | tail -n +2)"
+for src in syslog log; do
+        rc=0
+        "$TQ" --db "$T/ev2.db" import --$src - --events - < "$T/ev.log" 2> "$T/err" || rc=$?
+        check_eq $src-events-stdin-is-trace "2|traceql: --events -: standard input is the trace (--$src -)|no database" \
+                "$rc|$(cat "$T/err")|$([ -e "$T/ev2.db" ] && echo database || echo no database)"
+done
 # ... and its last line without a newline is imported: nothing comes after it.
 printf 'Jan  2 03:04:05 h app[9]: blk_req_complete req 0x9 ret 0\nJan  2 03:04:06 h app[9]: blk_req_complete req 0xa ret 0' |
         "$TQ" --db "$T/stdin2.db" import --syslog - --events "$EV" 2> "$T/err"
