@@ -209,6 +209,53 @@ static void xen_format_name(struct xen_format *f)
                 snprintf(f->name, sizeof(f->name), "xen_%08" PRIx32, f->id);
 }
 
+/*
+ * The event id S (N bytes), as xentrace_format's eval() of Python 3 reads
+ * it: an integer literal, 0x, 0o or 0b and its digits, or decimal without
+ * leading zeros ("010" is a syntax error there, no octal 8; "0" and "00"
+ * are 0), a '_' between two digits or after the prefix ("0x_1f", "1_000").
+ * -EINVAL when it is none, -EDOM for a decimal with a leading zero, -ERANGE
+ * when it is over the 28 bits of an event id.
+ */
+static int xen_event_id(const char *s, size_t n, uint32_t *ret)
+{
+        unsigned base = 10, d;
+        uint64_t v = 0;
+        bool digits = false, after = false;     /* a digit, a digit or the prefix */
+        size_t i = 0;
+
+        if (n > 2 && s[0] == '0' && strchr("xXoObB", s[1])) {
+                base = (s[1] | 0x20) == 'x' ? 16 : (s[1] | 0x20) == 'o' ? 8 : 2;
+                i = 2;
+                after = true;
+        }
+        for (; i < n; i++) {
+                if (s[i] == '_' && after && i + 1 < n && s[i + 1] != '_') {
+                        after = false;
+                        continue;
+                }
+                if (s[i] >= '0' && s[i] <= '9')
+                        d = (unsigned) (s[i] - '0');
+                else if ((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'f')
+                        d = (unsigned) ((s[i] | 0x20) - 'a') + 10;
+                else
+                        return -EINVAL;
+                if (d >= base)
+                        return -EINVAL;
+                if (v <= 0x0fffffff)
+                        v = v * base + d;
+                digits = after = true;
+        }
+        if (!digits)
+                return -EINVAL;
+        if (base == 10 && s[0] == '0' && v != 0)
+                return -EDOM;
+        if (v > 0x0fffffff)
+                return -ERANGE;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
 static void xen_formats_free(struct xen_formats *fs)
 {
         size_t i;
@@ -233,8 +280,10 @@ static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned l
         struct xen_format *f, *v;
         const char *bad = NULL;
         bool wide = false;
-        char *end, *fmt;
-        unsigned long long id;
+        char *id_at, *fmt;
+        size_t id_len;
+        uint32_t id;
+        int r, shown;
 
         if (len > 0 && line[len - 1] == '\n')
                 len--;
@@ -248,11 +297,22 @@ static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned l
                 return tq_error_set(err, -EBADMSG, "%s:%u: NUL byte in a line", path, lineno);
         if (line[0] == '#' || line[strspn(line, " \t")] == '\0')
                 return 0;
-        errno = 0;
-        id = strtoull(line, &end, 0);
-        if (errno || end == line || (*end != ' ' && *end != '\t' && *end) || id > 0x0fffffff)
-                return tq_error_set(err, -EBADMSG, "%s:%u: bad event id", path, lineno);
-        fmt = end + strspn(end, " \t");
+        id_at = line + strspn(line, " \t");
+        id_len = strcspn(id_at, " \t");
+        shown = (int) (id_len > 24 ? 24 : id_len);
+        r = xen_event_id(id_at, id_len, &id);
+        if (r == -EDOM)
+                return tq_error_set(err, -EBADMSG, "%s:%u: bad event id '%.*s': a decimal "
+                                    "with a leading zero, which Python 3 refuses (0o for "
+                                    "octal)", path, lineno, shown, id_at);
+        if (r == -ERANGE)
+                return tq_error_set(err, -EBADMSG, "%s:%u: event id '%.*s' over 0x0fffffff "
+                                    "(28 bits)", path, lineno, shown, id_at);
+        if (r < 0)
+                return tq_error_set(err, -EBADMSG, "%s:%u: bad event id '%.*s' (a Python "
+                                    "integer: decimal, 0x, 0o or 0b)", path, lineno,
+                                    shown, id_at);
+        fmt = id_at + id_len + strspn(id_at + id_len, " \t");
         if (!*fmt)
                 return tq_error_set(err, -EBADMSG, "%s:%u: no format", path, lineno);
         if (strlen(fmt) > XEN_FORMAT_MAX)
