@@ -136,8 +136,13 @@ static int xen_spec(const char **pp, char *spec)
 }
 
 /* Walk FMT's conversions; false with *RET_BAD when one is not understood,
- * and *RET_WIDE too when its width or precision is too large. */
-static bool xen_check_format(const char *fmt, const char **ret_bad, bool *ret_wide)
+ * and *RET_WHY what is wrong with it: XEN_BAD_KEY (no key, or not one of
+ * them), XEN_BAD_WIDE (its width or precision is too large), XEN_BAD_LENGTH
+ * (a second length modifier: "%(1)lld") or XEN_BAD_CONV (no conversion
+ * character, or one Python has not). */
+enum { XEN_BAD_KEY, XEN_BAD_WIDE, XEN_BAD_LENGTH, XEN_BAD_CONV };
+
+static bool xen_check_format(const char *fmt, const char **ret_bad, int *ret_why)
 {
         const char *p;
 
@@ -150,6 +155,7 @@ static bool xen_check_format(const char *fmt, const char **ret_bad, bool *ret_wi
                         continue;
                 }
                 *ret_bad = p;
+                *ret_why = XEN_BAD_KEY;
                 if (p[1] != '(')
                         return false;
                 k = p + 2;
@@ -158,11 +164,14 @@ static bool xen_check_format(const char *fmt, const char **ret_bad, bool *ret_wi
                         return false;
                 p = close + 1;
                 if (xen_spec(&p, spec) < 0) {
-                        *ret_wide = true;
+                        *ret_why = XEN_BAD_WIDE;
                         return false;
                 }
-                if (!*p || !strchr("diouxXeEfFgGcrs", *p))
+                if (!*p || !strchr("diouxXeEfFgGcrs", *p)) {
+                        *ret_why = *p && strchr("hlL", *p) && strchr("hlL", p[-1]) ?
+                                   XEN_BAD_LENGTH : XEN_BAD_CONV;
                         return false;
+                }
                 p++;
         }
         return true;
@@ -279,7 +288,7 @@ static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned l
 {
         struct xen_format *f, *v;
         const char *bad = NULL;
-        bool wide = false;
+        int why = XEN_BAD_KEY;
         char *id_at, *fmt;
         size_t id_len;
         uint32_t id;
@@ -318,10 +327,18 @@ static int xen_formats_line(struct xen_formats *fs, const char *path, unsigned l
         if (strlen(fmt) > XEN_FORMAT_MAX)
                 return tq_error_set(err, -EBADMSG, "%s:%u: format longer than %d bytes", path,
                                     lineno, XEN_FORMAT_MAX);
-        if (!xen_check_format(fmt, &bad, &wide)) {
-                if (wide)
+        if (!xen_check_format(fmt, &bad, &why)) {
+                if (why == XEN_BAD_WIDE)
                         return tq_error_set(err, -EBADMSG, "%s:%u: width or precision over %d "
                                             "in '%.24s'", path, lineno, XEN_WIDTH_MAX, bad);
+                if (why == XEN_BAD_LENGTH)
+                        return tq_error_set(err, -EBADMSG, "%s:%u: bad conversion '%.12s': one "
+                                            "length modifier (h, l or L) at most, as Python "
+                                            "takes", path, lineno, bad);
+                if (why == XEN_BAD_CONV)
+                        return tq_error_set(err, -EBADMSG, "%s:%u: bad conversion '%.12s': missing "
+                                            "or unknown conversion character (one of "
+                                            "diouxXeEfFgGcrs)", path, lineno, bad);
                 return tq_error_set(err, -EBADMSG, "%s:%u: bad conversion '%.12s' (keys: cpu, "
                                     "tsc, reltsc, event, 1 to 7)", path, lineno, bad);
         }
