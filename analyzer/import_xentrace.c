@@ -13,8 +13,8 @@
  *
  * xentrace copies one per-CPU buffer window at a time, each preceded by a
  * TRC_TRACE_CPU_CHANGE record (0x0001f003, two data words: the CPU and the
- * byte count of the window that follows); records carry their CPU only
- * through it.  One inside a window (its byte count too large, or not a
+ * byte count of the window that follows, no TSC: one with a TSC is an
+ * error, as in xenalyze); records carry their CPU only through it.  One inside a window (its byte count too large, or not a
  * multiple of 4) is an error: xentrace writes the window whole after it.
  * TRC_LOST_RECORDS (0x0001f001, lost count in data[0]) becomes a tj_dropped
  * row; one without data words is an error, not 0 lost.
@@ -717,6 +717,11 @@ static int xen_record(struct xen *x, struct ingest *ing, size_t off, bool store,
                 return tq_error_set(err, -EBADMSG, "%s:%zu: CPU change record inside the "
                                     "window of CPU %lld (which ends at byte %zu)", x->name,
                                     off, (long long) x->cpu, x->window_end);
+        /* xentrace writes its header as the id and 2 words, no TSC, and
+         * xenalyze fails on one with a TSC ("Unexpected record event") */
+        if (id == XEN_CPU_CHANGE && has_tsc)
+                return xen_error(x, off, err, "CPU change record with a TSC (xentrace writes "
+                                 "none)");
         if (id == XEN_CPU_CHANGE && n != 2)
                 return xen_error(x, off, err, "CPU change record without its 2 data words");
         if (id == XEN_CPU_CHANGE && x->size - off >= words + 4 &&
