@@ -224,7 +224,14 @@ int import_resume(struct ingest *ing, int fd, int64_t size, int64_t offset, cons
         r = ingest_find_renamed(ing, fd, size, &at, &from, err);
         if (r < 0)
                 return r;
-        if (from) {
+        if (from && strcmp(from, ingest_location(ing)) == 0) {
+                /* its source forgotten (traceql forget), or replaced and the
+                 * file put back: a source of before with this location */
+                fprintf(stderr, "traceql: %s: the file imported before by an earlier source "
+                        "of this name: resuming at byte %" PRId64 "\n", name, at);
+                free(from);
+                *ret_offset = at;
+        } else if (from) {
                 fprintf(stderr, "traceql: %s: the file imported before as %s (renamed): "
                         "resuming at byte %" PRId64 "\n", name, from, at);
                 free(from);

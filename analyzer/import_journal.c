@@ -1446,8 +1446,10 @@ static int import_journal_set_window(struct import_journal *im, struct tq_error 
         return ingest_set_window(im->ing, n ? window + 1 : NULL, err);
 }
 
-int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *ret_added,
-                   struct tq_error *err)
+/* import_journal(), and whether it failed because the journal could not be
+ * opened or read at all (*RET_UNOPENED): a directory or file gone, say. */
+static int import_journal_run(sqlite3 *db, const struct import_journal_opts *o,
+                              uint64_t *ret_added, bool *ret_unopened, struct tq_error *err)
 {
         struct import_journal im = { .o = o };
         char *location = NULL, *filter = NULL, *cursor = NULL;
@@ -1471,8 +1473,10 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
         r = import_journal_open(o, &im.tail, err);
         if (r == 0)
                 r = import_journal_readable(o, im.tail, err);
-        if (r < 0)
+        if (r < 0) {
+                *ret_unopened = r != -ENOMEM;
                 goto out;
+        }
         import_journal_fd_room(o, fds);
         if (o->follow)
                 (void) sd_journal_get_fd(im.tail);      /* watch for new files */
@@ -1520,6 +1524,14 @@ out:
         sqlite3_free(location);
         sqlite3_free(filter);
         return r;
+}
+
+int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *ret_added,
+                   struct tq_error *err)
+{
+        bool unopened = false;
+
+        return import_journal_run(db, o, ret_added, &unopened, err);
 }
 
 static void import_journal_strv_free(char **v)
@@ -1600,9 +1612,10 @@ static int import_journal_window_parse(const char *window, struct import_journal
         return 0;
 }
 
-/* Replay one stored journal source, with the window of its last import. */
+/* Replay one stored journal source, with the window of its last import;
+ * *RET_UNOPENED as import_journal_run() says. */
 static int import_journal_replay(sqlite3 *db, const char *location, const char *filter,
-                                 const char *window, struct tq_error *err)
+                                 const char *window, bool *ret_unopened, struct tq_error *err)
 {
         struct import_journal_opts o = { 0 };
         char **files = NULL, **idents = NULL, boot[33];
@@ -1639,7 +1652,7 @@ static int import_journal_replay(sqlite3 *db, const char *location, const char *
                         goto out;
                 o.identifiers = idents;
         }
-        r = import_journal(db, &o, NULL, err);
+        r = import_journal_run(db, &o, NULL, ret_unopened, err);
 out:
         import_journal_strv_free(files);
         import_journal_strv_free(idents);
@@ -1670,70 +1683,105 @@ static void import_journal_not_synced(sqlite3 *db)
                 "reads what it committed\n", store_name(db));
 }
 
+/* A journal source the sync replays, as its sources row holds it. */
+struct import_journal_source {
+        int64_t id;
+        char *location, *filter, *window;
+};
+
+/* The journal sources of DB that the sync replays, in *RET_SRC (*RET_N of
+ * them, to free with import_journal_sources_free()); *RET_ANY: DB has
+ * sources at all, forgotten ones and other kinds too. */
+static int import_journal_sources(sqlite3 *db, struct import_journal_source **ret_src,
+                                  size_t *ret_n, bool *ret_any, struct tq_error *err)
+{
+        struct import_journal_source *src = NULL, *v;
+        sqlite3_stmt *st = NULL;
+        size_t n = 0, size = 0;
+        int rc, r = 0;
+
+        *ret_any = false;
+        rc = sqlite3_prepare_v2(db, "SELECT id, location, filter, coalesce(window, ''), "
+                                "kind = 'journal' AND NOT " TQ_SOURCE_FORGOTTEN " "
+                                "FROM sources ORDER BY id", -1, &st, NULL);
+        while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+                rc = sqlite3_step(st);
+                if (rc != SQLITE_ROW)
+                        break;
+                *ret_any = true;
+                if (!sqlite3_column_int(st, 4))
+                        continue;       /* forgotten, or no journal */
+                if (n == size) {
+                        v = realloc(src, (size ? size * 2 : 4) * sizeof(*v));
+                        if (!v) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                        src = v;
+                        size = size ? size * 2 : 4;
+                }
+                src[n].id = sqlite3_column_int64(st, 0);
+                src[n].location = strdup((const char *) sqlite3_column_text(st, 1));
+                src[n].filter = strdup((const char *) sqlite3_column_text(st, 2));
+                src[n].window = strdup((const char *) sqlite3_column_text(st, 3));
+                n++;
+                if (!src[n - 1].location || !src[n - 1].filter || !src[n - 1].window) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+        }
+        if (rc != SQLITE_DONE)
+                r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
+out:
+        sqlite3_finalize(st);
+        *ret_src = src;
+        *ret_n = n;
+        return r;
+}
+
+static void import_journal_sources_free(struct import_journal_source *src, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                free(src[i].location);
+                free(src[i].filter);
+                free(src[i].window);
+        }
+        free(src);
+}
+
 int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err)
 {
-        sqlite3_stmt *st = NULL;
-        char **locs = NULL;
-        size_t n = 0, size = 0, i;
-        int rc, r = 0;
-        bool any = false;
+        struct import_journal_source *src = NULL;
+        bool any = false, unopened = false;
+        size_t n = 0, i;
+        int r;
 
         if (!import_journal_writable(db)) {
                 import_journal_not_synced(db);
                 *ret_any = true;
                 return 0;
         }
-        rc = sqlite3_prepare_v2(db, "SELECT kind, location, filter, window FROM sources "
-                                "ORDER BY id", -1, &st, NULL);
-        while (rc == SQLITE_OK || rc == SQLITE_ROW) {
-                rc = sqlite3_step(st);
-                if (rc != SQLITE_ROW)
-                        break;
-                any = true;
-                if (strcmp((const char *) sqlite3_column_text(st, 0), "journal") != 0)
-                        continue;
-                if (n + 3 > size) {
-                        char **v = realloc(locs, (size ? size * 2 : 9) * sizeof(*v));
-
-                        if (!v) {
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                        locs = v;
-                        size = size ? size * 2 : 9;
-                }
-                locs[n] = strdup((const char *) sqlite3_column_text(st, 1));
-                locs[n + 1] = strdup((const char *) sqlite3_column_text(st, 2));
-                locs[n + 2] = strdup(sqlite3_column_type(st, 3) == SQLITE_NULL ? "" :
-                                     (const char *) sqlite3_column_text(st, 3));
-                n += 3;
-                if (!locs[n - 3] || !locs[n - 2] || !locs[n - 1]) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-        }
-        if (rc != SQLITE_DONE) {
-                r = tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
-                goto out;
-        }
-        sqlite3_finalize(st);
-        st = NULL;
-        if (!any)
-                r = import_journal_replay(db, "", "", "", err); /* a new database: the local journal */
-        for (i = 0; r == 0 && i < n; i += 3) {
+        r = import_journal_sources(db, &src, &n, &any, err);
+        if (r == 0 && !any)     /* a new database: the local journal */
+                r = import_journal_replay(db, "", "", "", &unopened, err);
+        for (i = 0; r == 0 && i < n; i++) {
                 /* another import may have taken the lock since */
                 if (i > 0 && !import_journal_writable(db)) {
                         import_journal_not_synced(db);
                         break;
                 }
-                r = import_journal_replay(db, locs[i], locs[i + 1], locs[i + 2], err);
+                r = import_journal_replay(db, src[i].location, src[i].filter, src[i].window,
+                                          &unopened, err);
+                /* a --directory or --file source whose journal is gone
+                 * (journal-remote's files rotate and get vacuumed): the
+                 * way out */
+                if (r < 0 && unopened && *src[i].location)
+                        tq_error_set(err, r, "%s (source %" PRId64 " of %s; 'traceql forget "
+                                     "%" PRId64 "' stops syncing it, --no-sync skips the sync)",
+                                     err->msg, src[i].id, store_name(db), src[i].id);
         }
         *ret_any = any;
-out:
-        sqlite3_finalize(st);
-        for (i = 0; i < n; i++)
-                free(locs[i]);
-        free(locs);
+        import_journal_sources_free(src, n);
         if (r == -ENOMEM)
                 tq_error_set(err, r, "out of memory");
         return r;

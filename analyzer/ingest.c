@@ -1633,6 +1633,11 @@ static bool ingest_still_there(const char *location, int64_t offset, const char 
         return there;
 }
 
+const char *ingest_location(const struct ingest *ing)
+{
+        return ing->location;
+}
+
 int ingest_find_renamed(struct ingest *ing, int fd, int64_t size, int64_t *ret_offset,
                         char **ret_location, struct tq_error *err)
 {

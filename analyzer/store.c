@@ -341,6 +341,71 @@ out:
         return r;
 }
 
+/* Is source ID of DB forgotten (*RET_FORGOTTEN)?  -ENOENT, said, when DB
+ * has no such source. */
+static int store_source_forgotten(sqlite3 *db, int64_t id, bool *ret_forgotten,
+                                  struct tq_error *err)
+{
+        sqlite3_stmt *st = NULL;
+        int rc, r = 0;
+
+        rc = sqlite3_prepare_v2(db, "SELECT " TQ_SOURCE_FORGOTTEN " FROM sources WHERE id = ?1",
+                                -1, &st, NULL);
+        if (rc == SQLITE_OK) {
+                sqlite3_bind_int64(st, 1, id);
+                rc = sqlite3_step(st);
+        }
+        if (rc == SQLITE_ROW)
+                *ret_forgotten = sqlite3_column_int(st, 0) != 0;
+        else if (rc == SQLITE_DONE)
+                r = tq_error_set(err, -ENOENT, "%s: no source %" PRId64 " ('traceql sources' "
+                                 "lists them)", store_name(db), id);
+        else
+                r = query_error(db, rc, err);
+        sqlite3_finalize(st);
+        return r;
+}
+
+int store_forget(sqlite3 *db, const int64_t *ids, size_t n, bool *ret_already,
+                 struct tq_error *err)
+{
+        sqlite3_stmt *st = NULL;
+        size_t i;
+        int rc, r;
+
+        r = store_exec(db, "BEGIN IMMEDIATE", err);
+        if (r < 0)
+                return r;
+        for (i = 0; r == 0 && i < n; i++)
+                r = store_source_forgotten(db, ids[i], &ret_already[i], err);
+        if (r < 0)
+                goto out;
+        /* the filter it had after a newline; a boot's line ("\nboot=ID",
+         * no identifier) has its own */
+        rc = sqlite3_prepare_v2(db, "UPDATE sources SET filter = 'forgotten ' || id || "
+                                "CASE WHEN filter = '' OR substr(filter, 1, 1) = char(10) "
+                                "THEN '' ELSE char(10) END || filter WHERE id = ?1", -1, &st,
+                                NULL);
+        for (i = 0; rc == SQLITE_OK && i < n; i++) {
+                if (ret_already[i])
+                        continue;
+                sqlite3_bind_int64(st, 1, ids[i]);
+                rc = sqlite3_step(st);
+                if (rc == SQLITE_DONE)
+                        rc = sqlite3_reset(st);
+        }
+        if (rc != SQLITE_OK) {
+                r = query_error(db, rc, err);
+                goto out;
+        }
+        r = store_exec(db, "COMMIT", err);
+out:
+        sqlite3_finalize(st);
+        if (r < 0 && !sqlite3_get_autocommit(db))
+                (void) store_exec(db, "ROLLBACK", NULL);
+        return r;
+}
+
 /* Create the schema in the empty database DB; another process may have
  * done it since we looked, so look again inside the transaction. */
 static int store_create(sqlite3 *db, struct tq_error *err)

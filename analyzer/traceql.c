@@ -6,6 +6,8 @@
  *           [--boot[=ID]] [--directory DIR | --file FILE... | --export FILE|-] [--follow]
  *   traceql [--db FILE] import --syslog FILE|- | --log FILE|- [--events TRACE-EVENTS]...
  *   traceql [--db FILE] [--no-sync] [--format F] events|losses
+ *   traceql [--db FILE] [--format F] sources
+ *   traceql [--db FILE] forget ID...
  *   traceql [--db FILE] [--no-sync] [--write] leaks|pairs ...   (correlate.c)
  *
  * This file only parses the command line, picks the database, and maps
@@ -16,6 +18,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -29,6 +32,7 @@
 struct traceql_opts {
         const char *db;                 /* --db, or NULL for the default */
         bool no_sync, write, follow, have_format;
+        bool operands;                  /* forget: the words after the subcommand are its */
         enum query_format format;
         char **identifiers;             /* NULL-terminated */
         size_t nidentifiers;
@@ -179,6 +183,8 @@ static void traceql_usage(FILE *f)
               "       traceql [--db FILE] import --ftrace FILE|- [--events TRACE-EVENTS|-]...\n"
               "       traceql [--db FILE] import --xentrace FILE|- [--formats FILE|-]\n"
               "       traceql [--db FILE] [--no-sync] [--format F] events|losses\n"
+              "       traceql [--db FILE] [--format F] sources\n"
+              "       traceql [--db FILE] forget ID...\n"
               "       traceql [--db FILE] [--no-sync] [--write] leaks\n"
               "               --alloc EVENT[:FIELD][,...] --free EVENT[:FIELD][,...]\n"
               "               [--size FIELD] [--format table|csv|json] [--sql SQL]\n"
@@ -377,8 +383,8 @@ static unsigned traceql_distance(const char *a, const char *b)
  */
 static bool traceql_mistyped(const char *what)
 {
-        static const char *const subs[] = { "import", "events", "losses", "leaks", "pairs",
-                                            "ctl" };
+        static const char *const subs[] = { "import", "events", "losses", "sources", "forget",
+                                            "leaks", "pairs", "ctl" };
         const char *best = NULL;
         unsigned d, bd = 3;
         size_t i;
@@ -426,9 +432,11 @@ static void traceql_correlate_misplaced(int argc, char **argv, const char *arg)
 }
 
 /* Read traceql's options in ARGV[1] to ARGV[ARGC - 1], and the SQL or the
- * subcommand (*RET_FIRST, its index).  BEFORE_CORRELATE: ARGV ends before
- * leaks or pairs, whose own options there (and their values) are passed
- * over, left to them.  -EINVAL, said, on a bad command line. */
+ * subcommand (*RET_FIRST, its index; with O->operands, the words after it
+ * are the subcommand's, from *RET_FIRST + 1 to the end once getopt_long()
+ * put them there).  BEFORE_CORRELATE: ARGV ends before leaks or pairs, whose
+ * own options there (and their values) are passed over, left to them.
+ * -EINVAL, said, on a bad command line. */
 static int traceql_parse(int argc, char **argv, struct traceql_opts *o, bool before_correlate,
                          int *ret_first)
 {
@@ -493,7 +501,7 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, bool bef
          * or the SQL, which may thus come anywhere ("--" ends the options). */
         if (optind < argc)
                 *ret_first = optind++;
-        if (optind < argc) {
+        if (optind < argc && !o->operands) {
                 tq_message("unexpected argument '%s' (quote the SQL as one argument)",
                            argv[optind]);
                 return -EINVAL;
@@ -856,12 +864,120 @@ out:
         return ret;
 }
 
+/* traceql sources: the sources table as sql/sources.sql shows it; never
+ * synced, so that it lists a source whose journal is gone, which a query's
+ * sync fails on. */
+static int traceql_sources(const char *path, const struct traceql_opts *o)
+{
+        struct traceql_opts so = *o;
+
+        so.no_sync = true;
+        return traceql_query(path, tq_sql_get("sources"), &so);
+}
+
+/* The source id WORD (digits, 1 to INT64_MAX) in *RET_ID; -EINVAL for any
+ * other word. */
+static int traceql_source_id(const char *word, int64_t *ret_id)
+{
+        int64_t id = 0;
+        const char *p;
+
+        for (p = word; *p >= '0' && *p <= '9'; p++) {
+                if (id > (INT64_MAX - (*p - '0')) / 10)
+                        return -EINVAL;
+                id = id * 10 + (*p - '0');
+        }
+        if (p == word || *p)
+                return -EINVAL;
+        *ret_id = id;
+        return 0;
+}
+
+/* traceql forget ID...: detach the sources WORDS[0..N) (store_forget()),
+ * in one transaction: a word that is no number is a usage error, an id with
+ * no source fails it whole (exit 4, as leaks' unknown event), nothing
+ * changed.  A source forgotten already is said, not an error. */
+static int traceql_forget(const char *path, char **words, size_t n)
+{
+        struct tq_error err = { "" };
+        int64_t *ids = NULL;
+        bool *already = NULL;
+        size_t i, j, m = 0;
+        sqlite3 *db = NULL;
+        int r, ret = TQ_EXIT_OK;
+
+        if (n == 0) {
+                fputs("traceql: forget: no source id given (traceql forget ID..., with the "
+                      "ids 'traceql sources' lists)\n", stderr);
+                return TQ_EXIT_USAGE;
+        }
+        ids = calloc(n, sizeof(*ids));
+        already = calloc(n, sizeof(*already));
+        if (!ids || !already)
+                traceql_nomem();
+        for (i = 0; i < n; i++) {
+                if (traceql_source_id(words[i], &ids[m]) < 0) {
+                        tq_message("forget: '%s' is not a source id (a number 'traceql sources' "
+                                   "lists)", words[i]);
+                        ret = TQ_EXIT_USAGE;
+                        goto out;
+                }
+                for (j = 0; j < m && ids[j] != ids[m]; j++)
+                        ;
+                m += j == m;    /* an id given twice is forgotten once */
+        }
+        /* forget writes a database it finds, and makes none */
+        if (access(path, F_OK) < 0) {
+                tq_message("%s: %s", path, strerror(errno));
+                ret = TQ_EXIT_DB;
+                goto out;
+        }
+        r = store_open(path, STORE_WRITE | STORE_IMPORT, &db, &err);
+        if (r < 0) {
+                ret = traceql_fail(TQ_EXIT_DB, r, &err);
+                goto out;
+        }
+        r = store_forget(db, ids, m, already, &err);
+        if (r < 0) {
+                ret = traceql_fail(r == -ENOENT || r == -ENOSPC || r == -ENXIO ?
+                                   TQ_EXIT_INPUT : TQ_EXIT_DB, r, &err);
+                goto out;
+        }
+        for (i = 0; i < m; i++)
+                if (already[i])
+                        fprintf(stderr, "traceql: %s: source %" PRId64 " is forgotten "
+                                "already\n", store_name(db), ids[i]);
+out:
+        sqlite3_close_v2(db);
+        free(ids);
+        free(already);
+        return ret;
+}
+
+/* The option of O that the subcommand SUB (CTL: ctl) has no use for, NULL
+ * when none: import, ctl and forget neither sync nor query; events, losses
+ * and sources only read, and sources never syncs. */
+static const char *traceql_unused_option(const char *sub, bool ctl, const struct traceql_opts *o)
+{
+        bool writes = ctl || strcmp(sub, "import") == 0 || strcmp(sub, "forget") == 0;
+        bool reads = strcmp(sub, "events") == 0 || strcmp(sub, "losses") == 0 ||
+                     strcmp(sub, "sources") == 0;
+
+        if (o->no_sync && (writes || strcmp(sub, "sources") == 0))
+                return "--no-sync";
+        if (o->write && (writes || reads))
+                return "--write";
+        if (o->have_format && writes)
+                return "--format";
+        return NULL;
+}
+
 int main(int argc, char **argv)
 {
         struct traceql_opts o = { 0 };
         struct tq_error err = { "" };
         char *path = NULL, *sql = NULL;
-        const char *what, *sub;
+        const char *what, *sub, *unused;
         int first = -1, ctl = 0, r, ret;
         bool dashdash = false;
 
@@ -923,6 +1039,7 @@ int main(int argc, char **argv)
                                 ret = TQ_EXIT_USAGE;
                                 goto out;
                         }
+                        o.operands = strcmp(argv[i], "forget") == 0;
                         break;          /* the SQL or another subcommand */
                 }
         }
@@ -951,14 +1068,11 @@ int main(int argc, char **argv)
                 ret = TQ_EXIT_USAGE;
                 goto out;
         }
-        /* an option the subcommand has no use for is a mistake, not a no-op:
-         * import and ctl neither sync nor query, events and losses only read
+        /* an option the subcommand has no use for is a mistake, not a no-op
          * (ctl takes --db as it takes TRACEQL_DB: not used, not refused) */
-        if (((strcmp(sub, "import") == 0 || ctl) && (o.no_sync || o.write || o.have_format)) ||
-            ((strcmp(sub, "events") == 0 || strcmp(sub, "losses") == 0) && o.write)) {
-                fprintf(stderr, "traceql: %s: not an option of %s\n", o.no_sync &&
-                        (sub[0] == 'i' || ctl) ? "--no-sync" : o.write ? "--write" : "--format",
-                        sub);
+        unused = traceql_unused_option(sub, ctl, &o);
+        if (unused) {
+                fprintf(stderr, "traceql: %s: not an option of %s\n", unused, sub);
                 ret = TQ_EXIT_USAGE;
                 goto out;
         }
@@ -981,6 +1095,10 @@ int main(int argc, char **argv)
                 ret = traceql_import(path, &o);
         else if (strcmp(sub, "events") == 0 || strcmp(sub, "losses") == 0)
                 ret = traceql_query(path, tq_sql_get(sub), &o);
+        else if (strcmp(sub, "sources") == 0)
+                ret = traceql_sources(path, &o);
+        else if (strcmp(sub, "forget") == 0)
+                ret = traceql_forget(path, argv + first + 1, (size_t) (argc - first - 1));
         else {
                 if (strcmp(what, "-") == 0) {
                         sql = traceql_read_stdin(&ret);

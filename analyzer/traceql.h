@@ -166,6 +166,17 @@ void store_stop_waiting(atomic_int *stop);
  * Returns 0 and a malloc'ed path in *ret_path. */
 int store_default_path(char **ret_path, struct tq_error *err);
 
+/*
+ * Forget the sources IDS[0..N) of DB (distinct ids), in one transaction: the
+ * sync before a query no longer replays them, their rows stay, and an import
+ * of the same source starts a new source (TQ_SOURCE_FORGOTTEN).  A source
+ * forgotten already is left as it is, RET_ALREADY[i] set (N of them).  An id
+ * with no source fails the whole: -ENOENT with ERR "DB: no source ID ...",
+ * nothing changed; so does any other failure (query_error()'s -errno).
+ */
+int store_forget(sqlite3 *db, const int64_t *ids, size_t n, bool *ret_already,
+                 struct tq_error *err);
+
 /* The file name of DB, for messages. Borrowed from SQLite. */
 const char *store_name(sqlite3 *db);
 
@@ -264,6 +275,8 @@ int ingest_set_window(struct ingest *ing, const char *window, struct tq_error *e
  * and position under the filter 'replaced ID' (its own id), where
  * ingest_find_renamed() can find them, and a new row takes its key. */
 int ingest_retire_source(struct ingest *ing, struct tq_error *err);
+/* The location of ING's source, as its sources row has it.  Borrowed. */
+const char *ingest_location(const struct ingest *ing);
 /* Is the regular file FD (SIZE bytes) one imported before under another
  * name (logrotate's y.log.1 of y.log)?  The source of ING's kind, not ING's,
  * with the largest offset whose fingerprint the file's bytes before that
@@ -360,11 +373,26 @@ int import_journal(sqlite3 *db, const struct import_journal_opts *o, uint64_t *r
 /* How long a statement waits for another process's write lock (ms). */
 #define STORE_BUSY_MS 10000
 
+/*
+ * Is a sources row one that `traceql forget` detached?  An SQL expression
+ * on its columns.  Its filter became 'forgotten ID' (its own id, as a file
+ * source replaced is 'replaced ID'), then, when it had one, a newline and
+ * the filter it had: the sync no longer replays it, and an import of the
+ * same source makes a new row, the key (kind, location, filter) being free.
+ * sql/sources.sql says it again.
+ */
+#define TQ_SOURCE_FORGOTTEN \
+        "(filter = 'forgotten ' || id OR " \
+        "substr(filter, 1, length(id) + 11) = 'forgotten ' || id || char(10))"
+
 /* Bring DB up to date: replay every journal import recorded in its sources
- * table (same directory, files, identifiers), or, when it has no source at
- * all, import the local journal.  *ret_any tells whether it had sources.
- * When another process's import keeps DB locked for 2 s, nothing is synced,
- * said on stderr, and 0 is returned: the query reads what is committed. */
+ * table (same directory, files, identifiers) but those forgotten, or, when
+ * it has no source at all, import the local journal.  *ret_any tells whether
+ * it had sources.  A --directory or --file source whose journal cannot be
+ * opened fails with ERR naming the source and the way out (forget,
+ * --no-sync).  When another process's import keeps DB locked for 2 s,
+ * nothing is synced, said on stderr, and 0 is returned: the query reads what
+ * is committed. */
 int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err);
 
 /* ---- import_export.c ---- */

@@ -292,3 +292,20 @@ check_eq comp-traceql-ctl-outputs-prefix "simple syslog|0" \
 check_eq comp-traceql-ctl-outputs-comma "journald,simple journald,syslog|0" \
         "$(comp "$C/traceql" _traceql "$B/traceql" ctl 4321 outputs journald,s)"
 check_eq comp-traceql-ctl-outputs-after "|0" "$(comp "$C/traceql" _traceql "$B/traceql" ctl 4321 outputs nop '')"
+
+# sources takes --db and --format; forget --db and the ids of the sources
+# not forgotten yet, those already given passed over (its usage line,
+# "[--db FILE] forget ID...", has options before the subcommand and a
+# repeated operand: no id was offered).
+check_eq comp-traceql-sources-options "--db --format|0" "$(comp "$C/traceql" _traceql traceql sources --)"
+check_eq comp-traceql-forget-options "--db|0" "$(comp "$C/traceql" _traceql traceql forget --)"
+for f in a b c; do printf 'Nov 28 10:00:00 h p[1]: %s\n' $f > "$T/$f.log"
+        "$B/traceql" --db "$T/src.db" import --log "$T/$f.log" 2> /dev/null; done
+"$B/traceql" --db "$T/src.db" forget 2
+check_eq comp-traceql-forget-ids "1 3|0" "$(comp "$C/traceql" _traceql traceql --db "$T/src.db" forget '')"
+check_eq comp-traceql-forget-ids-given "3|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/src.db" forget 1 '')"
+check_eq comp-traceql-forget-ids-db-after "1|0" \
+        "$(comp "$C/traceql" _traceql traceql forget 3 --db "$T/src.db" '')"
+check_eq comp-traceql-forget-ids-none "|0" \
+        "$(comp "$C/traceql" _traceql traceql --db "$T/src.db" forget 3 1 '')"

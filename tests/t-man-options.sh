@@ -49,6 +49,10 @@ awk '/^\.Sh / { syn = ($2 == "SYNOPSIS") }
      syn && /^\.Cm / && !seen { seen = 1; for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]/) print $i }' \
         "$TOP/man/traceql.1" | sort -u > "$T/subs.man"
 check_eq man-traceql-subcommands-parsed "yes" "$(grep -qx import "$T/subs.help" && echo yes)"
+# sources and forget (a usage line and a SYNOPSIS block each)
+check_eq man-traceql-subcommands-sources-forget "forget sources|forget sources" \
+        "$(grep -x -e forget -e sources "$T/subs.help" | tr '\n' ' ' | sed 's/ $//')|$(
+        grep -x -e forget -e sources "$T/subs.man" | tr '\n' ' ' | sed 's/ $//')"
 compare man-traceql-subcommands "$T/subs.help" "$T/subs.man"
 
 "$B/traceql" --help > "$T/tq.txt"
@@ -136,6 +140,9 @@ awk '   function flush(   k, j, s, m, o, i) {
 check_eq man-traceql-per-subcommand-parsed "yes yes" "$(grep -qx 'import --follow' "$T/sub.help" &&
         grep -qx 'losses --no-sync' "$T/sub.help" && echo yes) $(grep -qx 'import --follow' "$T/sub.man" &&
         grep -qx 'losses --no-sync' "$T/sub.man" && echo yes)"
+check_eq man-traceql-per-subcommand-sources-forget "forget --db,sources --db,sources --format|forget --db,sources --db,sources --format" \
+        "$(grep -E '^(sources|forget) ' "$T/sub.help" | tr '\n' ',' | sed 's/,$//')|$(
+        grep -E '^(sources|forget) ' "$T/sub.man" | tr '\n' ',' | sed 's/,$//')"
 check_eq man-traceql-per-subcommand-help-in-man "" "$(comm -23 "$T/sub.help" "$T/sub.man" | tr '\n' ',' | sed 's/,$//')"
 check_eq man-traceql-per-subcommand-man-in-help "" "$(comm -13 "$T/sub.help" "$T/sub.man" | tr '\n' ',' | sed 's/,$//')"
 # A subcommand's own --help (leaks, pairs, ctl print theirs) against its
