@@ -337,8 +337,10 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
 }
 
 /* Position of argument NAME of EVENT in *RET_POS (-1 none), *RET_KIND its
- * kind letter; 0, or when a statement fails, ERR and query_error()'s -errno
- * (-EUCLEAN for a damaged page, -ENOMEM...). */
+ * kind letter; NAME matched ignoring ASCII case, as SQL matches the view's
+ * column (event_args names of one event differ in more than case, see
+ * ingest_columns_unique()).  0, or when a statement fails, ERR and
+ * query_error()'s -errno (-EUCLEAN for a damaged page, -ENOMEM...). */
 static int corr_arg_pos(sqlite3 *db, const char *event, const char *name, int *ret_pos,
                         char *ret_kind, struct tq_error *err)
 {
@@ -347,7 +349,7 @@ static int corr_arg_pos(sqlite3 *db, const char *event, const char *name, int *r
         int rc, r = 0;
 
         rc = sqlite3_prepare_v2(db, "SELECT pos, kind FROM event_args WHERE event = ?1 AND "
-                                "name = ?2", -1, &st, NULL);
+                                "name = ?2 COLLATE NOCASE", -1, &st, NULL);
         if (rc == SQLITE_OK) {
                 sqlite3_bind_text(st, 1, event, -1, SQLITE_STATIC);
                 sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
@@ -408,7 +410,7 @@ static int corr_common_pointer(sqlite3 *db, struct corr_opts *o, char **ret_name
                                 sqlite3_str_appendf(in, "%s%Q", n++ ? "," : "", lists[l]->v[i].event);
         /* the events are known (corr_resolve): one named twice counts once */
         sql = sqlite3_mprintf("SELECT name FROM event_args WHERE kind = 'p' AND event IN (%s) "
-                              "GROUP BY name HAVING count(DISTINCT event) = "
+                              "GROUP BY name COLLATE NOCASE HAVING count(DISTINCT event) = "
                               "(SELECT count(*) FROM event_types WHERE name IN (%s))",
                               sqlite3_str_value(in), sqlite3_str_value(in));
         sqlite3_free(sqlite3_str_finish(in));
