@@ -280,6 +280,42 @@ static void store_fn_ptr(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
 }
 
+/* u64_sum(x), an aggregate: the sum of the 64-bit patterns of X taken as
+ * unsigned, skipping what u64() gives NULL for; stops at UINT64_MAX rather
+ * than wrap (sum() fails with "integer overflow" past INT64_MAX, and adds
+ * an unsigned value past it as a negative one).  An INTEGER up to INT64_MAX,
+ * above it the decimal text, as u64() writes it; NULL when there is none. */
+static void store_fn_u64_sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+        uint64_t *acc = sqlite3_aggregate_context(ctx, 2 * sizeof(*acc));      /* sum, seen */
+        uint64_t x;
+
+        (void) argc;
+        if (!acc) {
+                sqlite3_result_error_nomem(ctx);
+                return;
+        }
+        if (!store_value_pattern(argv[0], &x))
+                return;
+        acc[0] = x > UINT64_MAX - acc[0] ? UINT64_MAX : acc[0] + x;
+        acc[1] = 1;
+}
+
+static void store_fn_u64_sum_final(sqlite3_context *ctx)
+{
+        uint64_t *acc = sqlite3_aggregate_context(ctx, 0);
+        char buf[24];
+
+        if (!acc || !acc[1])
+                sqlite3_result_null(ctx);
+        else if (acc[0] <= (uint64_t) INT64_MAX)
+                sqlite3_result_int64(ctx, (int64_t) acc[0]);
+        else {
+                snprintf(buf, sizeof(buf), "%" PRIu64, acc[0]);
+                sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+        }
+}
+
 /* ns_time(ns): ISO 8601 UTC with nanoseconds, "2026-11-21T17:13:24.123456789Z". */
 static void store_fn_ns_time(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -318,6 +354,9 @@ static int store_register(sqlite3 *db)
         if (rc == SQLITE_OK)
                 rc = sqlite3_create_function(db, "ns_time", 1, flags, NULL, store_fn_ns_time,
                                              NULL, NULL);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_create_function(db, "u64_sum", 1, flags, NULL, NULL,
+                                             store_fn_u64_sum_step, store_fn_u64_sum_final);
         if (rc != SQLITE_OK)
                 return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
         return regexp_register(db);

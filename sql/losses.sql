@@ -2,6 +2,7 @@
 --   seq_gap              TRACE_SEQ numbers missing in a process's events
 --                        (first..last missing), counted per gap
 --   tj_dropped           the library's own reports (TRACE_DROPPED), summed per process
+--                        (u64_sum(): unsigned, stops at 18446744073709551615)
 --                        run: a report without a TRACE_SEQ belongs to the run
 --                        of the numbered events before it in time order
 --   journald_suppressed  journald's rate limiting, "Suppressed N messages from UNIT":
@@ -51,12 +52,12 @@ SELECT 'seq_gap' AS kind, boot, host, pid, identifier, seq - prev - 1 AS lost,
        'seq ' || (prev + 1) || '..' || (seq - 1) AS detail, ns_time(time) AS time
 FROM ordered WHERE prev IS NOT NULL AND seq > prev + 1
 UNION ALL
-SELECT 'tj_dropped', boot, host, pid, identifier, sum(a0),
+SELECT 'tj_dropped', boot, host, pid, identifier, u64_sum(a0),
        count(*) || ' report' || CASE count(*) WHEN 1 THEN '' ELSE 's' END, ns_time(max(time))
 FROM runs WHERE event = 'tj_dropped'
 GROUP BY boot, host, pid, identifier, run
 UNION ALL
-SELECT 'tj_dropped', boot, host, pid, identifier, sum(a0),
+SELECT 'tj_dropped', boot, host, pid, identifier, u64_sum(a0),
        count(*) || ' report' || CASE count(*) WHEN 1 THEN '' ELSE 's' END, ns_time(max(time))
 FROM events WHERE event = 'tj_dropped' AND pid IS NULL
 GROUP BY boot, host, identifier

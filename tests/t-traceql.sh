@@ -150,6 +150,24 @@ BEGIN { e(1, 1001); e(4, 1002); d(2, 1003); e(1, 2001); e(2, 2002); e(5, 2003); 
 $RUN "$TQ" --db "$T/drop-runs.db" import --export "$T/drop-runs.export"
 check_eq traceql-losses-dropped-per-run "seq_gap,bb,,100,a,2,seq 2..3|seq_gap,bb,,100,a,2,seq 3..4|tj_dropped,bb,,100,a,2,1 report|tj_dropped,bb,,100,a,5,2 reports" \
         "$($TQ --db "$T/drop-runs.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-7 | paste -sd '|')"
+# TRACE_DROPPED is unsigned: forged or huge reports are summed as such,
+# exactly past INT64_MAX (shown in full) and stopping at 18446744073709551615
+# rather than wrap; sum() failed with "integer overflow", exit 1, and showed
+# a lone 18446744073709551615 as -1.  Run one: INT64_MAX + 5; run two: one
+# report of 2^64 - 1; run three: two of them; and two reports without a pid.
+awk 'function e(seq, t) { printf "__CURSOR=s=55554444333322221111000077776666;i=%x;b=x\n_BOOT_ID=bb\n_PID=100\nSYSLOG_IDENTIFIER=a\nTRACE_EVENT=ev\nTRACE_SEQ=%d\nTRACE_TIME_NS=%d\nMESSAGE=ev\n\n", ++n, seq, t }
+function d(pid, k, t) { printf "__CURSOR=s=55554444333322221111000077776666;i=%x;b=x\n_BOOT_ID=bb\n%sSYSLOG_IDENTIFIER=a\nTRACE_EVENT=tj_dropped\nTRACE_DROPPED=%s\nTRACE_TIME_NS=%d\nMESSAGE=tj_dropped\n\n", ++n, pid, k, t }
+BEGIN { m = "18446744073709551615"; p = "_PID=100\n"
+        e(1, 1001); d(p, "9223372036854775807", 1002); d(p, "5", 1003)
+        e(1, 2001); d(p, m, 2002); e(1, 3001); d(p, m, 3002); d(p, m, 3003)
+        d("", "3", 4001); d("", m, 4002) }' > "$T/drop-huge.export"
+$RUN "$TQ" --db "$T/drop-huge.db" import --export "$T/drop-huge.export"
+rc=0
+$TQ --db "$T/drop-huge.db" --no-sync --format csv losses > "$T/out" 2>&1 || rc=$?
+check_eq traceql-losses-dropped-huge "tj_dropped,bb,,,a,18446744073709551615,2 reports|tj_dropped,bb,,100,a,9223372036854775812,2 reports|tj_dropped,bb,,100,a,18446744073709551615,1 report|tj_dropped,bb,,100,a,18446744073709551615,2 reports|exit 0" \
+        "$(tail -n +2 "$T/out" | cut -d, -f1-7 | paste -sd '|')|exit $rc"
+check_eq traceql-u64-sum "9223372036854775812|NULL|'18446744073709551615'" \
+        "$(q "$T/drop-huge.db" "select (select u64_sum(column1) from (values (9223372036854775807), (5), (null), ('no'))) || '|' || coalesce((select u64_sum(1) where 0), 'NULL') || '|' || (select quote(u64_sum(dropped)) from tj_dropped) as v")"
 # Rows without a boot (a central syslog file's) are told apart by host: the
 # same pid and identifier on two hosts are two processes (a's 1 2 3 and b's
 # 1 3 merged into one run, and b's gap was hidden).
