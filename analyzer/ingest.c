@@ -75,6 +75,9 @@ struct ingest_type {
         unsigned ncols;
         char *cols[TQ_MAX_ARGS];
         size_t lens[TQ_MAX_ARGS];       /* strlen() of each, kept: matched per row */
+        char kinds[TQ_MAX_ARGS];        /* event_args.kind of each */
+        char *signature;                /* event_types.signature */
+        bool warned;                    /* ingest_kinds_check() said so, this import */
 };
 
 /* One queued parameter of a row: NULL, an integer, or text at OFF in the
@@ -870,6 +873,7 @@ static void ingest_type_free(struct ingest_type *t)
                 return;
         for (i = 0; i < t->ncols; i++)
                 free(t->cols[i]);
+        free(t->signature);
         free(t->name);
         free(t);
 }
@@ -888,8 +892,10 @@ static struct ingest_type *ingest_type_find(const struct ingest *ing, const char
         return NULL;
 }
 
-/* Cache event NAME with its N columns COLS; *RET the entry. */
-static int ingest_type_add(struct ingest *ing, const char *name, char *const *cols, unsigned n,
+/* Cache event NAME with its N columns COLS of kinds KINDS, and its
+ * SIGNATURE; *RET the entry. */
+static int ingest_type_add(struct ingest *ing, const char *name, char *const *cols,
+                           const char *kinds, unsigned n, const char *signature,
                            struct ingest_type **ret)
 {
         struct ingest_type *t;
@@ -915,8 +921,8 @@ static int ingest_type_add(struct ingest *ing, const char *name, char *const *co
                 ing->types_size = size;
         }
         t = calloc(1, sizeof(*t));
-        if (!t || !(t->name = strdup(name))) {
-                free(t);
+        if (!t || !(t->name = strdup(name)) || !(t->signature = strdup(signature))) {
+                ingest_type_free(t);
                 return -ENOMEM;
         }
         for (c = 0; c < n && c < TQ_MAX_ARGS; c++) {
@@ -926,6 +932,7 @@ static int ingest_type_add(struct ingest *ing, const char *name, char *const *co
                         return -ENOMEM;
                 }
                 t->lens[c] = strlen(cols[c]);
+                t->kinds[c] = kinds[c];
                 t->ncols = c + 1;
         }
         mask = ing->types_size - 1;
@@ -1071,6 +1078,36 @@ static unsigned ingest_args_order(const struct ingest_type *t, const struct inge
         return i;
 }
 
+/*
+ * An entry of T whose TRACE_ARGS gives a catalogued argument (OUT, from
+ * ingest_args_order()) another kind than its first signature did (a later
+ * version of the program): its values are stored as its own kind says, but
+ * event_types, event_args and what reads them (leaks, pairs) keep the first
+ * one's.  Say so, once per event and import, naming both signatures.
+ * Entries without TRACE_ARGS are not checked: their kinds are guessed from
+ * each value ('u' for 5, 'i' for -5).
+ */
+static void ingest_kinds_check(struct ingest_type *t, const struct ingest_entry *e,
+                               const struct ingest_sigarg *out, unsigned n)
+{
+        unsigned i;
+
+        if (t->warned || !e->argsig.set)
+                return;
+        for (i = 0; i < n && i < t->ncols; i++) {
+                /* out[i].name is t's own for a column the entry lacks */
+                if (out[i].name == t->cols[i] || out[i].kind == t->kinds[i])
+                        continue;
+                tq_message("event %s: argument %s is of kind %c in TRACE_ARGS '%.*s', of kind "
+                           "%c in the database's '%s': each value is stored as its entry's kind "
+                           "says; event_types and event_args keep %c", t->name, t->cols[i],
+                           out[i].kind, (int) e->argsig.len, e->buf + e->argsig.off,
+                           t->kinds[i], t->signature, t->kinds[i]);
+                t->warned = true;
+                return;
+        }
+}
+
 /* Build the CREATE VIEW statement for EVENT (view VIEW, N argument columns). */
 static char *ingest_view_sql(const char *event, const char *view, unsigned n,
                              char cols[][160])
@@ -1174,19 +1211,27 @@ static int ingest_view_name(struct ingest *ing, const char *event, char *view, s
 static int ingest_type_load(struct ingest *ing, const char *event, struct ingest_type **ret,
                             struct tq_error *err)
 {
-        char *cols[TQ_MAX_ARGS] = { NULL };
+        char *cols[TQ_MAX_ARGS] = { NULL }, kinds[TQ_MAX_ARGS], *sigtext = NULL;
         sqlite3_stmt *st = NULL;
         unsigned n = 0, i;
         int rc, r;
 
-        r = ingest_prepare(ing, "SELECT name FROM event_args WHERE event = ? ORDER BY pos", &st,
-                           err);
+        r = ingest_prepare(ing, "SELECT a.name, a.kind, t.signature FROM event_args a "
+                           "JOIN event_types t ON t.name = a.event WHERE a.event = ? "
+                           "ORDER BY a.pos", &st, err);
         if (r < 0)
                 return r;
         sqlite3_bind_text(st, 1, event, -1, SQLITE_STATIC);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < TQ_MAX_ARGS) {
                 const char *name = (const char *) sqlite3_column_text(st, 0);
+                const char *kind = (const char *) sqlite3_column_text(st, 1);
+                const char *sig = (const char *) sqlite3_column_text(st, 2);
 
+                kinds[n] = kind ? kind[0] : 's';
+                if (!sigtext && !(sigtext = strdup(sig ? sig : ""))) {
+                        r = -ENOMEM;
+                        break;
+                }
                 cols[n] = strdup(name ? name : "");
                 if (!cols[n++]) {
                         r = -ENOMEM;
@@ -1197,9 +1242,10 @@ static int ingest_type_load(struct ingest *ing, const char *event, struct ingest
                 r = ingest_sqlerr(ing, rc, err);
         sqlite3_finalize(st);
         if (r == 0)
-                r = ingest_type_add(ing, event, cols, n, ret);
+                r = ingest_type_add(ing, event, cols, kinds, n, sigtext ? sigtext : "", ret);
         for (i = 0; i < n; i++)
                 free(cols[i]);
+        free(sigtext);
         return r;
 }
 
@@ -1210,7 +1256,7 @@ static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, con
                            struct ingest_type **ret, struct tq_error *err)
 {
         char view[200], cols[TQ_MAX_ARGS][160], sigtext[TQ_MAX_ARGS * 164] = "", *sql = NULL;
-        char *colv[TQ_MAX_ARGS];
+        char *colv[TQ_MAX_ARGS], kinds[TQ_MAX_ARGS];
         bool known;
         unsigned i;
         int r;
@@ -1246,10 +1292,12 @@ static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, con
                 sql = ingest_view_sql(event, view, n, cols);
                 r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
         }
-        for (i = 0; i < n; i++)
+        for (i = 0; i < n; i++) {
                 colv[i] = cols[i];
+                kinds[i] = sig[i].kind;
+        }
         if (r == 0)
-                r = ingest_type_add(ing, event, colv, n, ret);
+                r = ingest_type_add(ing, event, colv, kinds, n, sigtext, ret);
 out:
         sqlite3_free(sql);
         if (r == -ENOMEM)
@@ -1558,6 +1606,7 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
                         goto out;
         }
         n = ingest_args_order(type, e, sig, n, args);
+        ingest_kinds_check(type, e, args, n);
         r = ingest_row_id(ing, e, jid, &id, err);
         if (r < 0)
                 goto out;

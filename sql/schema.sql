@@ -92,7 +92,8 @@ CREATE UNIQUE INDEX events_journal_key ON events (jid, jseq)
 CREATE INDEX events_event ON events (event);
 
 -- The catalog: one row per event name seen, with the view that names its
--- arguments.  The first signature seen wins.
+-- arguments.  The first signature seen wins; a later entry's argument of
+-- another kind is stored as its own TRACE_ARGS says, and the import warns.
 CREATE TABLE event_types (
         name      TEXT PRIMARY KEY,     -- the event name
         view      TEXT UNIQUE,          -- its view: the name, 'event_<name>' on a collision,
