@@ -807,8 +807,9 @@ int store_open(const char *path, int flags, sqlite3 **ret_db, struct tq_error *e
 }
 
 /* Does DB hold nothing stored: no table at all (its schema never made), or
- * a traceql schema whose sources table is empty (every import writes its
- * source's row in the transaction of its first rows)? */
+ * a traceql schema without a row of events or journal_suppressed?  Its
+ * sources may have rows: a query's sync of a new database writes the local
+ * journal's even when it brings nothing (traceql_query()). */
 static bool store_holds_nothing(sqlite3 *db)
 {
         int64_t n = 1, appid = 0;
@@ -820,7 +821,8 @@ static bool store_holds_nothing(sqlite3 *db)
         if (store_int(db, "PRAGMA application_id", &appid, NULL) < 0 ||
             appid != TQ_APPLICATION_ID)
                 return false;
-        return store_int(db, "SELECT count(*) FROM sources", &n, NULL) == 0 && n == 0;
+        return store_int(db, "SELECT EXISTS (SELECT 1 FROM events) OR "
+                         "EXISTS (SELECT 1 FROM journal_suppressed)", &n, NULL) == 0 && n == 0;
 }
 
 /*

@@ -808,8 +808,12 @@ out:
         return ret;
 }
 
-/* Bring the database up to date from the journal sources it was built from. */
-static int traceql_sync(const char *path)
+/* Bring the database up to date from the journal sources it was built from.
+ * When it made the database and RET_MADE is not NULL, *RET_MADE is its
+ * connection, kept open so that the caller can remove the database again
+ * with store_close(*RET_MADE, true) (the file it made, still: the
+ * connection holds it); else NULL. */
+static int traceql_sync(const char *path, sqlite3 **ret_made)
 {
         struct tq_error err = { "" };
         sqlite3 *db = NULL;
@@ -825,7 +829,12 @@ static int traceql_sync(const char *path)
         if (r < 0)
                 ret = traceql_fail(r == -ESTALE ? TQ_EXIT_DB : TQ_EXIT_INPUT, r, &err);
 out:
-        store_close(db, created && ret != TQ_EXIT_OK);  /* a database it made goes */
+        if (ret_made)
+                *ret_made = NULL;
+        if (ret_made && created && ret == TQ_EXIT_OK)
+                *ret_made = db;
+        else
+                store_close(db, created && ret != TQ_EXIT_OK);  /* a database it made goes */
         return ret;
 }
 
@@ -833,13 +842,16 @@ static int traceql_query(const char *path, const char *sql, const struct traceql
 {
         struct tq_error err = { "" }, unwritable = { "" };
         enum query_format format;
-        sqlite3 *db = NULL;
+        sqlite3 *db = NULL, *made = NULL;
         int r, ret = TQ_EXIT_OK;
 
         /* a database this user may only read is queried as it is (said
-         * once it opens); --write asks to write it, and the sync fails */
+         * once it opens); --write asks to write it, and the sync fails.  A
+         * query that fails removes the database its sync made, as a failed
+         * import does; not with --write, whose statements before the one
+         * that failed are the user's, kept. */
         if (!o->no_sync && (o->write || store_writable(path, &unwritable) == 0)) {
-                ret = traceql_sync(path);
+                ret = traceql_sync(path, o->write ? NULL : &made);
                 if (ret != TQ_EXIT_OK)
                         return ret;
         }
@@ -861,6 +873,7 @@ static int traceql_query(const char *path, const char *sql, const struct traceql
                 ret = traceql_fail(r == -EIO || r == -EROFS ? TQ_EXIT_SQL : TQ_EXIT_DB, r, &err);
 out:
         sqlite3_close_v2(db);
+        store_close(made, ret != TQ_EXIT_OK);   /* after the query's: no lock of ours left */
         return ret;
 }
 

@@ -129,8 +129,9 @@ int store_open_created(const char *path, int flags, sqlite3 **ret_db, bool *ret_
                        struct tq_error *err);
 
 /* Close DB (NULL is fine).  DISCARD: this process made its file and the
- * import or sync it was made for failed; then, when the database holds
- * nothing stored (no source) and no other process has it open, the file and
+ * import, sync or query it was made for failed; then, when the database
+ * holds nothing stored (no event, no journal_suppressed row: a source row
+ * may be there) and no other process has it open, the file and
  * its -wal, -shm and -journal are removed: the failure leaves no database
  * where there was none.  Otherwise, and whenever a step fails, it is only
  * closed.  Says nothing. */

@@ -1469,6 +1469,33 @@ wait $tq
 check_eq fresh-held-kept "4|traceql: <stdin>:1: invalid field name 'garbage'|0|yes" \
         "$(cat "$T/held.rc")|$(cat "$T/held.err")|$(cat "$T/holder.out")|$([ -e "$F/held.db" ] && echo yes)"
 wait $holder
+# A query that fails removes the database its sync made, as a failed import
+# does, when the sync stored no event: the local journal seen empty (tmpfs
+# over its directories, in a mount namespace of its own).  It left the new
+# database (its sync wrote the local journal's source row).  One the query
+# made and that answered stays; so does one a failing --write query made.
+if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null &&
+   unshare -m true 2> /dev/null; then
+        mkdir "$T/qfail"
+        Q=$T/qfail
+        cat > "$T/qfail.sh" <<'EOS'
+for d in /var/log/journal /run/log/journal; do
+        [ -d "$d" ] && mount -t tmpfs tmpfs "$d"
+done
+"$1" --db "$2/bad.db" 'selec 1' > /dev/null 2> "$2.err1"; echo "$?" > "$2.rc1"
+"$1" --db "$2/good.db" 'select 1' > /dev/null 2> "$2.err2"; echo "$?" > "$2.rc2"
+"$1" --db "$2/good.db" 'selec 1' > /dev/null 2>> "$2.err2"; echo "$?" >> "$2.rc2"
+"$1" --db "$2/write.db" --write 'selec 1' > /dev/null 2> "$2.err3"; echo "$?" > "$2.rc3"
+EOS
+        unshare -m sh "$T/qfail.sh" "$TQ" "$Q"
+        check_eq query-fail-removes-made "1|traceql: $Q/bad.db: near \"selec\": syntax error (SQL line 1, column 1)" \
+                "$(cat "$Q.rc1")|$(cat "$Q.err1")"
+        check_eq query-fail-keeps-others "0 1|1|good.db write.db" \
+                "$(paste -sd ' ' "$Q.rc2")|$(cat "$Q.rc3")|$(cd "$Q" && echo *.db)"
+else
+        skip query-fail-removes-made "needs root and unshare -m"
+        skip query-fail-keeps-others "needs root and unshare -m"
+fi
 # --db in a directory that does not exist: said so (SQLite said "unable to
 # open database file"), nothing made
 run db-missing-directory 3 "traceql: $T/nodir/x.db: No such file or directory" --db "$T/nodir/x.db" 'select 1'
