@@ -206,10 +206,15 @@ static _Noreturn void traceql_nomem(void)
         exit(TQ_EXIT_NOMEM);
 }
 
+/* Say why R failed and return the exit status: EXIT_CODE, or for no memory
+ * TQ_EXIT_NOMEM.  It returns, that too, so that the caller closes the
+ * database (and removes one it made: store_close()) as for any failure. */
 static int traceql_fail(int exit_code, int r, const struct tq_error *err)
 {
-        if (r == -ENOMEM)
-                traceql_nomem();
+        if (r == -ENOMEM) {
+                fputs("traceql: out of memory\n", stderr);
+                return TQ_EXIT_NOMEM;
+        }
         fprintf(stderr, "traceql: %s\n", err->msg);
         return exit_code;
 }

@@ -100,7 +100,9 @@ check_eq fault-kill-import-again "20000|20000" "$($TQ --db "$T/k.db" --no-sync -
 # ---- no memory for the ring of an import's reader thread ----------------
 # TRACEQL_TEST_RING_CHUNKS=2: the reader gets 128 slots, then no memory (the
 # chunk allocation fails, as calloc would).  The import fails with exit 5 and
-# nothing stored; without the limit, the same import takes everything.
+# nothing stored: the database it made is removed, as for any failure (exit 5
+# left it, empty, with its -wal and -shm); one that was there stays.  Without
+# the limit, the same import takes everything.
 awk 'BEGIN { for (i = 1; i <= 1000; i++) printf "Nov 21 10:00:00 h r[7]: ev_%d req %d\n", i % 3, i }' \
         > "$T/ring.syslog"
 head -n "$(grep -n '^$' "$T/big.export" | sed -n '1000p' | cut -d: -f1)" "$T/big.export" > "$T/ring.export"
@@ -108,7 +110,13 @@ for kind in syslog export; do
         rc=0
         TRACEQL_TEST_RING_CHUNKS=2 $TQ --db "$T/ring-$kind.db" import --$kind "$T/ring.$kind" \
                 > /dev/null 2> "$T/ring.err" || rc=$?
-        check_eq fault-nomem-ring-$kind "5|traceql: out of memory|0" \
+        check_eq fault-nomem-ring-$kind "5|traceql: out of memory|" \
+                "$rc|$(cat "$T/ring.err")|$(cd "$T" && ls -A | grep "^ring-$kind\.db")"
+        $TQ --db "$T/ring-$kind.db" --write --no-sync 'select 1' > /dev/null
+        rc=0
+        TRACEQL_TEST_RING_CHUNKS=2 $TQ --db "$T/ring-$kind.db" import --$kind "$T/ring.$kind" \
+                > /dev/null 2> "$T/ring.err" || rc=$?
+        check_eq fault-nomem-ring-$kind-existing "5|traceql: out of memory|0" \
                 "$rc|$(cat "$T/ring.err")|$($TQ --db "$T/ring-$kind.db" --no-sync --format csv 'select count(*) from events' | tail -1)"
         $TQ --db "$T/ring-$kind.db" import --$kind "$T/ring.$kind" > /dev/null 2>&1
         check_eq fault-nomem-ring-$kind-again "1000" \

@@ -207,7 +207,8 @@ if [ -z "${VALGRIND:-}" ] && [ -z "${SANITIZE:-}" ]; then
         { printf "$good"; printf 'TRACE_EVENT=big\nMESSAGE='; head -c 200000000 /dev/zero
           printf '\n\n'; printf "$good"; } |
                 (ulimit -v 200000; exec "$TQ" --db "$T/nomem.db" import --export -) 2> "$T/err" || rc=$?
-        check_eq export-line-nomem "5|traceql: out of memory|0" "$rc|$(cat "$T/err")|$(count "$T/nomem.db")"
+        # (the database it made removed, as for any failure)
+        check_eq export-line-nomem "5|traceql: out of memory|" "$rc|$(cat "$T/err")|$(ls "$T"/nomem.db* 2> /dev/null)"
         # A line with no end (/dev/zero) under a 400 MB address space, room
         # for the 256 MiB a line may hold: said too long, nothing imported.
         # Its buffer doubled past the cap, to 512 MiB, and that failed first
@@ -232,8 +233,8 @@ if [ -z "${VALGRIND:-}" ] && [ -z "${SANITIZE:-}" ]; then
                 rm -f "$T"/nomem.db*
                 (ulimit -v 200000; exec "$TQ" --db "$T/nomem.db" import $2 $3 < "$T/long.log") \
                         2> "$T/err" || rc=$?
-                check_eq "text-line-nomem-$1" "5|traceql: out of memory|0" \
-                        "$rc|$(cat "$T/err")|$(count "$T/nomem.db")"
+                check_eq "text-line-nomem-$1" "5|traceql: out of memory|" \
+                        "$rc|$(cat "$T/err")|$(ls "$T"/nomem.db* 2> /dev/null)"
         done
         rm -f "$T/long.log"
         # A text line with no end under a 400 MB address space, as for
