@@ -22,7 +22,8 @@
  * from the loop every millisecond, each up to TJ_FLUSH_TIMEOUT_MS.  A client
  * that sends or reads nothing, or waits for the writer, holds up no other.
  * Nothing a client sends can do more than get an error reply; SIGPIPE is
- * never raised (MSG_NOSIGNAL).
+ * never raised (MSG_NOSIGNAL).  Every descriptor of the endpoint is above 2
+ * (output_fd_above_stdio()), even when the program closed its stdio.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -649,7 +650,8 @@ static void *control_main(void *arg)
                                 control_client_read(c);
                 }
                 if (p[1].revents && slot < CONTROL_CLIENTS) {
-                        int fd = accept4(ctl.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                        int fd = output_fd_above_stdio(accept4(ctl.fd, NULL, NULL,
+                                                               SOCK_CLOEXEC | SOCK_NONBLOCK));
 
                         if (fd < 0)
                                 control_accept_failed(errno);
@@ -729,7 +731,8 @@ static int control_sock_name(struct sockaddr_un *sa)
  */
 static bool control_sock_live(const struct sockaddr_un *sa)
 {
-        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        int fd = output_fd_above_stdio(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+                                              SOCK_NONBLOCK, 0));
         bool live;
 
         if (fd < 0)
@@ -761,7 +764,7 @@ static int control_sock_claim(const char *path)
         struct stat st;
         int fd, r = 0;
 
-        fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        fd = output_fd_above_stdio(open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC));
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0)
@@ -899,7 +902,8 @@ static int control_bind(void)
                 return r;
         if (control_sock_live(&sa))
                 return -EADDRINUSE;
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        fd = output_fd_above_stdio(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+                                          SOCK_NONBLOCK, 0));
         if (fd < 0)
                 return -errno;
         r = -EADDRINUSE;
@@ -969,7 +973,7 @@ int tj_control_start(void)
                 goto out;
         if (!atexit_done && atexit(control_atexit) == 0)
                 atexit_done = true;
-        ctl.stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        ctl.stop_fd = output_fd_above_stdio(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
         if (ctl.stop_fd < 0) {
                 r = -errno;
                 goto out;

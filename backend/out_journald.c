@@ -11,7 +11,8 @@
  * with a wide field width) goes in a sealed memfd whose descriptor an empty
  * datagram carries (SCM_RIGHTS), as sd_journal_sendv() sends it.  Besides
  * the contract, TRACE_ARGS carries the event's argument signature
- * (name:kind ...), so an entry describes itself.  Runs on
+ * (name:kind ...), so an entry describes itself.  The socket and the memfd
+ * are above descriptor 2 (output_fd_above_stdio()).  Runs on
  * the writer thread (or under the sync lock), so the state below needs no lock
  * of its own.  When journald is absent the entry is lost, counted as dropped,
  * and one warning is printed; sending resumes by itself when journald is back.
@@ -58,7 +59,7 @@ static int journald_open(void)
         if (jd.fd < 0) {
                 int size = 8 * 1024 * 1024;
 
-                jd.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+                jd.fd = output_fd_above_stdio(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
                 if (jd.fd < 0)
                         return -errno;
                 /* Entries are up to ~40 KiB; the default buffer holds few. */
@@ -128,7 +129,10 @@ static int journald_send_memfd(struct msghdr *mh)
         struct cmsghdr *c;
         int fd, err = 0;
 
-        fd = memfd_create("tracejournal", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        /* above 2: a thread of the program printing to a closed stdout
+         * would write into the entry */
+        fd = output_fd_above_stdio(memfd_create("tracejournal",
+                                                MFD_CLOEXEC | MFD_ALLOW_SEALING));
         if (fd < 0)
                 return -errno;
         for (size_t i = 0; i < mh->msg_iovlen && !err; i++) {

@@ -31,6 +31,11 @@ static atomic_uint log_writing;         /* callers between their log_active chec
  * printf() into the trace), while output_fd_install() takes a descriptor
  * below 3 for stdio's own and never parks nor closes it (a leak at each
  * reopen).  FD when it is -1; -1 with errno, FD closed, when the copy fails.
+ * The outputs' files, sockets and memfd and the control endpoint's
+ * descriptors all go through it (not the events file tj_enable_file() reads
+ * and closes at once): a datagram socket as stdout made
+ * the program's printf() fail, the simple output's file as stdout took it
+ * in the middle of its records, a socket as stdin was what it read.
  */
 int output_fd_above_stdio(int fd)
 {

@@ -10,7 +10,9 @@
  * then one u64 per argument, a string being a u32 length and its bytes).
  * Lost events are an event record with id ~0 - 1 and one argument, the
  * count.  An event's mapping is written before its first event record.
- * The file is TJ_SIMPLE_FILE, default trace-<pid>, mode 0600; the writer
+ * The file is TJ_SIMPLE_FILE, default trace-<pid>, mode 0600, on a
+ * descriptor above 2 (output_fd_above_stdio(): as stdout, the program's
+ * printf() went in the middle of the records); the writer
  * thread writes it through a buffer of its own (simple_buf), not stdio: at
  * exit() glibc flushes every FILE without taking its lock, so a file that is
  * a FIFO whose reader stopped reading hung the process in that flush after
@@ -255,7 +257,8 @@ static int simple_open(void)
                 path = own;
         }
         again = strcmp(simple_truncated, path) == 0;
-        fd = open(path, O_WRONLY | O_CREAT | (again ? 0 : O_TRUNC) | O_CLOEXEC, 0600);
+        fd = output_fd_above_stdio(open(path, O_WRONLY | O_CREAT | (again ? 0 : O_TRUNC) |
+                                        O_CLOEXEC, 0600));
         if (fd < 0) {
                 ret = -errno;
                 config_warn("simple: %s: %s", path, strerror(errno));

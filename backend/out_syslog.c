@@ -7,7 +7,8 @@
  * EPROTOTYPE), it connects a stream socket instead, as glibc's syslog(3)
  * does, and ends each message with a NUL, syslog(3)'s record terminator on a
  * stream; a connection that breaks (the daemon restarted) is made again once
- * for the message at hand.  The default form is RFC 3164 byte for byte as
+ * for the message at hand.  Either socket is above descriptor 2
+ * (output_fd_above_stdio()).  The default form is RFC 3164 byte for byte as
  * glibc's syslog(3) sends it with LOG_PID:
  *
  *     <30>Nov  1 17:13:11 ident[pid]: event message
@@ -98,7 +99,7 @@ static int syslog_open(void)
         sl.addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
                                  strlen(sl.addr.sun_path) + 1);
         if (sl.fd < 0 && !sl.stream)
-                sl.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+                sl.fd = output_fd_above_stdio(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
         if (sl.fd < 0 && !sl.stream)
                 return -errno;
         return 0;
@@ -368,7 +369,7 @@ static int syslog_send_stream(void)
         if (sl.fd >= 0 && sl.pid != getpid())
                 syslog_close_fd();
         if (sl.fd < 0) {
-                sl.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                sl.fd = output_fd_above_stdio(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
                 if (sl.fd < 0)
                         return -errno;
                 if (connect(sl.fd, (struct sockaddr *)&sl.addr, sl.addrlen) < 0) {

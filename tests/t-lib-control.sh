@@ -275,6 +275,16 @@ mkdir "$T/rel"
         > "$T/out" 2>&1 || true
 check_eq control-relative-dir-chdir "|" "$(cat "$T/out")|$(ls "$T/rel")"
 
+# A program started with standard input closed: the endpoint's eventfd was
+# descriptor 0 (and its listening socket the next free one below 3 with
+# more closed), what the program read there.  Both are above 2, and the
+# socket file is removed at exit.
+mkdir "$T/in"
+TJ_CONTROL_DIR="$T/in" TJ_OUTPUT=nop $RUN "$B/tests/lib-emit" fds ctlstart fds exit \
+        > "$T/out" 2>&1 0<&- || true
+check_eq control-stdin-closed "fds 0=closed 1=file 2=file n=+0
+fds 0=closed 1=file 2=file n=+2|" "$(fds_rel "$T/out")|$(ls "$T/in")"
+
 # The socket at the path is not the one the program bound (removed, and
 # another process of the same pid number, in another pid namespace, bound its
 # own there): it is left alone at exit (it was removed).

@@ -104,3 +104,20 @@ ctl outputs journald=outputs journald|ok|
 ctl outputs nop=outputs nop|ok|
 ctl outputs journald=outputs journald|ok|" "$(cat "$T/out")"
 fi
+
+# A program started with standard input closed: the journald socket was
+# descriptor 0, what the program read there (and, with stdout closed, where
+# its printf() failed).  It is above 2, and an outputs change away and back,
+# tj_shutdown() and tj_init() leave no descriptor behind.
+TJ_IDENTIFIER="$TJ_TEST_ID-stdin" TJ_EVENTS=tga_void $RUN "$B/tests/lib-emit" fds init void fds \
+        outputs:nop fds outputs:journald void fds shutdown fds init void fds shutdown fds \
+        > "$T/out" 2>&1 0<&-
+check_eq lib-journald-stdin-closed-no-leak "fds 0=closed 1=file 2=file n=+0
+fds 0=closed 1=file 2=file n=+1
+outputs nop=0
+fds 0=closed 1=file 2=file n=+0
+outputs journald=0
+fds 0=closed 1=file 2=file n=+1
+fds 0=closed 1=file 2=file n=+0
+fds 0=closed 1=file 2=file n=+1
+fds 0=closed 1=file 2=file n=+0" "$(fds_rel "$T/out")"

@@ -270,3 +270,17 @@ TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/stuck" TJ_FLUSH_TIMEOUT_MS=200 TJ_EVENTS=tgb
         timeout 20 "$E" atexitstats fifo:"$T/stuck" init req:20000 exit > "$T/out" 2>&1 || rc=$?
 check_eq lib-simple-fifo-exit "0 ok" "$rc $(awk -F'[ =]' '/^emitted=/ {
         print ($2 == 20000 && $4 + $6 == $2 && $6 > 0 ? "ok" : $0) }' "$T/out")"
+
+# A program started with standard output closed: the file was opened as
+# descriptor 1, and the program's own printf() (stats here) went into it,
+# between the records: the file could not be read past them.  It is above 2
+# now: the output is lost to the program, as it asked, and the file reads.
+rm -f "$T/fd1" "$T/fd1.db"
+TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/fd1" TJ_EVENTS=tgb_req $RUN "$E" init req:2 flush stats \
+        req:1 flush 2> "$T/err" >&- || true
+rc=0
+"$B/traceql" --db "$T/fd1.db" import --simpletrace "$T/fd1" \
+        --events "$TOP/tests/simpletrace/tgroup.trace-events" > "$T/imp" 2>&1 || rc=$?
+check_eq lib-simple-stdout-closed-not-file "|0||3|0" "$(cat "$T/err")|$rc|$(cat "$T/imp")|$(
+        "$B/traceql" --db "$T/fd1.db" --no-sync --format csv 'select count(*) from events' |
+        tail -n 1)|$(grep -c emitted= "$T/fd1" || true)"

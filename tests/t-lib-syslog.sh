@@ -39,6 +39,26 @@ wait $rpid || true
 check_eq lib-syslog-reinit-default "rfc5424 rfc3164" \
         "$(sed -E 's/^<30>1 .*/rfc5424/; s/^<30>[A-Z][a-z]{2} .*/rfc3164/' "$T/recv" | tr '\n' ' ' | sed 's/ $//')"
 
+# A program started with standard input closed: the socket, datagram or
+# stream, was descriptor 0, what the program read there.  It is above 2, and
+# an outputs change away and back leaves no descriptor behind.
+for kind in dgram stream; do
+        rm -f "$T/in.sock"
+        "$B/tests/dgram-recv" "$T/in.sock" 2 ${kind#dgram} > "$T/recv" &
+        rpid=$!
+        while [ ! -S "$T/in.sock" ]; do sleep 0.1; done
+        TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/in.sock" TJ_EVENTS=tgb_req $RUN "$B/tests/lib-emit" \
+                fds init req:1 flush fds outputs:nop fds outputs:syslog req:1 flush fds \
+                > "$T/out" 2>&1 0<&-
+        wait $rpid || true
+        check_eq lib-syslog-$kind-stdin-closed "fds 0=closed 1=file 2=file n=+0
+fds 0=closed 1=file 2=file n=+1
+outputs nop=0
+fds 0=closed 1=file 2=file n=+0
+outputs syslog=0
+fds 0=closed 1=file 2=file n=+1|2" "$(fds_rel "$T/out")|$(wc -l < "$T/recv")"
+done
+
 # The values of TJ_SYSLOG_FORMAT (and TJ_ON_FULL) are read in any case, as
 # the boolean variables are: RFC5424 is rfc5424, without a warning.
 "$B/tests/dgram-recv" "$T/uc.sock" 1 > "$T/recv" &

@@ -101,6 +101,9 @@
  *                       when a descriptor of the process refers to PATH, else
  *                       "fd PATH=closed": before init, it runs after the
  *                       library's (were the outputs closed?)
+ *   fds                 prints "fds 0=K 1=K 2=K n=N": what descriptors 0, 1
+ *                       and 2 are (closed, file, socket, pipe or anon_inode:
+ *                       an eventfd), and N the descriptors open
  *   bgtrace             a thread traces tgb_req without pause, never stopped
  *   cancel:K            K times: a thread traces tgb_req without pause, with
  *                       a pthread_testcancel() after each event, and is
@@ -767,6 +770,46 @@ static void atexit_fd(void)
         fflush(stdout);
 }
 
+/* What descriptor FD is: "closed", "file", or the kind /proc names before
+ * ":[": "socket", "pipe", "anon_inode". */
+static const char *fd_kind(int fd, char *buf, size_t size)
+{
+        char link[64];
+        ssize_t n;
+        char *c;
+
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        n = readlink(link, buf, size - 1);
+        if (n <= 0)
+                return "closed";
+        buf[n] = '\0';
+        c = strstr(buf, ":[");
+        if (!c)
+                return "file";
+        *c = '\0';
+        return buf;
+}
+
+/* fds: descriptors 0-2 and how many are open (the listing's own left out). */
+static void run_fds(void)
+{
+        char b[3][4096];
+        const char *k[3];
+        struct dirent *de;
+        DIR *d;
+        int n = 0;
+
+        for (int i = 0; i < 3; i++)     /* before opendir() takes one */
+                k[i] = fd_kind(i, b[i], sizeof(b[i]));
+        d = opendir("/proc/self/fd");
+        while (d && (de = readdir(d)))
+                if (de->d_name[0] != '.' && atoi(de->d_name) != dirfd(d))
+                        n++;
+        if (d)
+                closedir(d);
+        printf("fds 0=%s 1=%s 2=%s n=%d\n", k[0], k[1], k[2], n);
+}
+
 static pthread_key_t keyexit_key;
 
 /* Runs after the library's own key destructor in each round (its key was
@@ -1125,7 +1168,9 @@ static void step(const char *s)
                 atexit_fd_path = strdup(arg);
                 if (atexit_fd_path)
                         atexit(atexit_fd);
-        } else if (strcmp(s, "bgtrace") == 0) {
+        } else if (strcmp(s, "fds") == 0)
+                run_fds();
+        else if (strcmp(s, "bgtrace") == 0) {
                 pthread_t th;
 
                 pthread_create(&th, NULL, bgtrace_main, NULL);

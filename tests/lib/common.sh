@@ -56,6 +56,14 @@ check_file() {
                 fail "$1" "differs from $2"; diff -u "$2" "$3" | head -40 | sed 's/^/    /'; fi
 }
 
+# fds_rel FILE: FILE (lib-emit's output) with the count of its fds steps
+# given relative to the first's, n=+K: what the test's caller left open is
+# not the library's
+fds_rel() {
+        awk '/^fds .* n=[0-9]+$/ { n = $NF; sub(/^n=/, "", n); if (b == "") b = n
+                                  sub(/n=[0-9]+$/, "n=" (n - b >= 0 ? "+" : "") n - b) } 1' "$1"
+}
+
 # have_journald: a journald socket is there (tests/run starts one when root)
 have_journald() { [ -S /run/systemd/journal/socket ]; }
 
