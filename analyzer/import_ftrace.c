@@ -437,8 +437,9 @@ static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struc
  * kernel cut the marker (tracing_mark_write() keeps what fits in a ring
  * buffer entry, about 4 KiB; TRACE_BUF_SIZE, 1024 bytes, before Linux 6.8),
  * or another program wrote it so. */
-#define FTRACE_CUT "unterminated string (the line cut short? the kernel cuts a marker " \
-                   "past about 4 KiB, 1 KiB before Linux 6.8)"
+#define FTRACE_CUT_WHY "(the line cut short? the kernel cuts a marker past about 4 KiB, " \
+                       "1 KiB before Linux 6.8)"
+#define FTRACE_CUT "unterminated string " FTRACE_CUT_WHY
 
 /* The fewest bytes a marker the kernel cut holds: TRACE_BUF_SIZE, before
  * Linux 6.8 (since then what fits in a ring buffer entry, about 4 KiB).
@@ -510,11 +511,50 @@ static struct farg *fadd_arg(struct fline *l, const char *name, size_t n)
         return a;
 }
 
+/* A marker of ours, MARKER_LEN bytes long, whose event --events declares
+ * with more arguments than L holds: when it is as long as a cut one, the
+ * kernel cut it between two arguments or just after a string's closing
+ * quote, and the arguments after the cut would be missing without a word.
+ * It fails naming those missing.  0, or -EBADMSG with ERR set. */
+static int fcheck_ours_cut(struct ftrace *f, size_t marker_len, const struct fline *l,
+                           struct tq_error *err)
+{
+        const struct te_event *ev;
+        char missing[256];
+        size_t len = 0;
+        unsigned i, j, n = 0;
+
+        if (marker_len < FTRACE_CUT_MIN)
+                return 0;
+        ev = te_catalog_find(f->cat, l->event.p, l->event.n);
+        if (!ev || l->nargs >= ev->nargs)
+                return 0;
+        missing[0] = '\0';
+        for (i = 0; i < ev->nargs; i++) {
+                for (j = 0; j < l->nargs && !fspan_is(l->args[j].name, ev->args[i].name); j++)
+                        ;
+                if (j < l->nargs)
+                        continue;
+                if (len < sizeof(missing))
+                        len += (size_t) snprintf(missing + len, sizeof(missing) - len, "%s%s",
+                                                 n ? ", " : "", ev->args[i].name);
+                n++;
+        }
+        if (n == 0)
+                return 0;
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument%s %s of %s missing: a "
+                            "marker of %zu bytes ends before %s " FTRACE_CUT_WHY, f->name,
+                            f->lineno, n > 1 ? "s" : "", missing, ev->name, marker_len,
+                            n > 1 ? "them" : "it");
+}
+
 /* Our marker arguments: " name=value" ..., strings quoted, from P to END,
  * the end of the marker, MARKER_LEN bytes long.  A value that is no string
  * at the end of a marker that long may be cut short, as an unterminated
  * string is: a number the kernel cut, "sector=12" of sector=1234, would be
- * imported wrong without a word.  It fails as the string does. */
+ * imported wrong without a word.  It fails as the string does, and so does
+ * a marker that long with fewer arguments than its declaration
+ * (fcheck_ours_cut()). */
 static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t marker_len,
                        struct fline *l, struct tq_error *err)
 {
@@ -545,9 +585,7 @@ static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t 
                         if (p == end && marker_len >= FTRACE_CUT_MIN)
                                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument "
                                                     "%.*s, not a string, ends a marker of %zu "
-                                                    "bytes (the line cut short? the kernel "
-                                                    "cuts a marker past about 4 KiB, 1 KiB "
-                                                    "before Linux 6.8)", f->name, f->lineno,
+                                                    "bytes " FTRACE_CUT_WHY, f->name, f->lineno,
                                                     (int) (v - 1 - name < 64 ? v - 1 - name : 64),
                                                     name, marker_len);
                 }
@@ -557,7 +595,7 @@ static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t 
                         a->null = !a->quoted && fspan_is(val, "(null)");
                 }
         }
-        return 0;
+        return fcheck_ours_cut(f, marker_len, l, err);
 }
 
 /* Kernel event text: its name=value words, else "key value..." pairs. */

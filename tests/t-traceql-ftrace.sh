@@ -140,6 +140,26 @@ done
 check_eq ftrace-number-cut "0||255;4|traceql: $T/numcut.trace:2: argument u8, not a string, ends a marker of 1024 bytes (the line cut short? the kernel cuts a marker past about 4 KiB, 1 KiB before Linux 6.8)|" \
         "$(cat "$T/numcut.1023");$(cat "$T/numcut.1024")"
 
+# The kernel's cut falls just after a string's closing quote, or between two
+# arguments: the marker of ours ended with whole arguments, and those after
+# the cut were missing from the row, exit 0, without a word.  With the
+# declaration known (--events), such a marker of 1024 bytes or more with
+# fewer arguments than declared fails as a cut value does, naming the
+# arguments missing; a marker of 1023 bytes with them all imports.
+for cut in quote:1037 space:1030 whole:1023; do
+        mk ${cut#*:} $((${cut#*:} < 1024 ? 1023 : 1024)) > "$T/argcut.trace"
+        rm -f "$T/argcut.db"
+        rc=0
+        $RUN "$TQ" --db "$T/argcut.db" import --ftrace "$T/argcut.trace" --events "$EV" \
+                2> "$T/argcut.err" || rc=$?
+        echo "${cut%:*} $rc|$(cat "$T/argcut.err")|$($TQ --db "$T/argcut.db" --no-sync \
+                --format csv 'select a4, a5 from events' 2> /dev/null | tail -n +2)"
+done > "$T/argcut.got"
+W="(the line cut short? the kernel cuts a marker past about 4 KiB, 1 KiB before Linux 6.8)"
+check_eq ftrace-argument-cut "quote 4|traceql: $T/argcut.trace:2: arguments i32, u8 of tga_all missing: a marker of 1024 bytes ends before them $W|
+space 4|traceql: $T/argcut.trace:2: argument u8 of tga_all missing: a marker of 1024 bytes ends before it $W|
+whole 0||4,255" "$(cat "$T/argcut.got")"
+
 # The library's output, through a plain file and standard input.
 : > "$T/marker"
 TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS='tg*' \
