@@ -158,6 +158,25 @@ for s in $(sort -u "$T/subs.help" "$T/subs.man"); do
 done
 check_eq man-traceql-own-help-found "ctl leaks pairs" "$(echo $own)"
 
+# Every subcommand is described (an ".It Cm SUB" entry of the Subcommands
+# list, or the ".Cm SUB" that opens "Live control", ctl's) and shown in
+# EXAMPLES (a line running "traceql ... SUB", the first bare word before any
+# quoted SQL): losses and ctl had no example.
+awk '/^\.S[hs] / { ss = $0; depth = 0; first = 1; next }
+     ss == ".Ss Subcommands" && /^\.Bl/ { depth++ }
+     ss == ".Ss Subcommands" && /^\.El/ { depth-- }
+     ss == ".Ss Subcommands" && depth == 1 && /^\.It Cm [a-z]/ { print $3 }
+     ss == ".Ss Live control" && first && /^\.Cm [a-z]/ { print $2 }
+     /^\./ && ss == ".Ss Live control" { first = 0 }' "$TOP/man/traceql.1" | sort -u > "$T/subs.desc"
+awk '/^\.Sh / { e = ($2 == "EXAMPLES") } e && /^(\.Dl )?traceql / {
+        sub(/^\.Dl /, "")
+        for (i = 2; i <= NF && $i !~ /^["\047]/; i++) if ($i ~ /^[a-z]+$/) { print $i; break }
+     }' "$TOP/man/traceql.1" | sort -u > "$T/subs.ex"
+check_eq man-traceql-subcommands-parsed-desc-ex "yes yes" "$(grep -qx ctl "$T/subs.desc" &&
+        grep -qx forget "$T/subs.desc" && echo yes) $(grep -qx leaks "$T/subs.ex" && echo yes)"
+check_eq man-traceql-subcommands-described "" "$(comm -23 "$T/subs.help" "$T/subs.desc" | tr '\n' ' ' | sed 's/ $//')"
+check_eq man-traceql-subcommands-examples "" "$(comm -23 "$T/subs.help" "$T/subs.ex" | tr '\n' ' ' | sed 's/ $//')"
+
 # The parser itself, on a made-up page: it must see -x, --long, both names of
 # a pair, the synopsis, and nothing from running text.
 cat > "$T/x.1" <<'MAN'
