@@ -548,6 +548,22 @@ static int fcheck_ours_cut(struct ftrace *f, size_t marker_len, const struct fli
                             n > 1 ? "them" : "it");
 }
 
+/* The value VAL of argument NAME, not a string, ends L, a marker of ours
+ * MARKER_LEN bytes long, as long as a cut one: "sector=12" may be what the
+ * kernel kept of sector=1234, or the value may be whole and the cut fell
+ * just after it, the arguments after it lost.  Nothing tells which: it fails
+ * saying both.  -EBADMSG with ERR set. */
+static int fcut_value(const struct ftrace *f, const struct fline *l, struct fspan name,
+                      struct fspan val, size_t marker_len, struct tq_error *err)
+{
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument %.*s=%.*s%s of %.*s, not a "
+                            "string, ends a marker of %zu bytes: its value may be cut short and "
+                            "arguments after it missing " FTRACE_CUT_WHY, f->name, f->lineno,
+                            (int) (name.n < 64 ? name.n : 64), name.p,
+                            (int) (val.n < 64 ? val.n : 64), val.p, val.n > 64 ? "..." : "",
+                            (int) (l->event.n < 64 ? l->event.n : 64), l->event.p, marker_len);
+}
+
 /* Our marker arguments: " name=value" ..., strings quoted, from P to END,
  * the end of the marker, MARKER_LEN bytes long.  A value that is no string
  * at the end of a marker that long may be cut short, as an unterminated
@@ -583,11 +599,9 @@ static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t 
                                 p++;
                         val = (struct fspan) { v, (size_t) (p - v) };
                         if (p == end && marker_len >= FTRACE_CUT_MIN)
-                                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument "
-                                                    "%.*s, not a string, ends a marker of %zu "
-                                                    "bytes " FTRACE_CUT_WHY, f->name, f->lineno,
-                                                    (int) (v - 1 - name < 64 ? v - 1 - name : 64),
-                                                    name, marker_len);
+                                return fcut_value(f, l, (struct fspan) { name,
+                                                  (size_t) (v - 1 - name) }, val, marker_len,
+                                                  err);
                 }
                 if (a) {
                         a->value = val;
