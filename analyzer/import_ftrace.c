@@ -564,13 +564,28 @@ static int fcut_value(const struct ftrace *f, const struct fline *l, struct fspa
                             (int) (l->event.n < 64 ? l->event.n : 64), l->event.p, marker_len);
 }
 
+/* The name NAME of an argument, with no "=value", ends L, a marker of ours
+ * as long as a cut one: the kernel cut it in the name ("u" of u8=255) or
+ * just before its '='.  It fails as a cut value does, not as a malformed
+ * argument.  -EBADMSG with ERR set. */
+static int fcut_name(const struct ftrace *f, const struct fline *l, struct fspan name,
+                     size_t marker_len, struct tq_error *err)
+{
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument %.*s%s of %.*s, with no "
+                            "value, ends a marker of %zu bytes: its name may be cut short, its "
+                            "value and arguments after it missing " FTRACE_CUT_WHY, f->name,
+                            f->lineno, (int) (name.n < 64 ? name.n : 64), name.p,
+                            name.n > 64 ? "..." : "",
+                            (int) (l->event.n < 64 ? l->event.n : 64), l->event.p, marker_len);
+}
+
 /* Our marker arguments: " name=value" ..., strings quoted, from P to END,
  * the end of the marker, MARKER_LEN bytes long.  A value that is no string
  * at the end of a marker that long may be cut short, as an unterminated
  * string is: a number the kernel cut, "sector=12" of sector=1234, would be
- * imported wrong without a word.  It fails as the string does, and so does
- * a marker that long with fewer arguments than its declaration
- * (fcheck_ours_cut()). */
+ * imported wrong without a word.  It fails as the string does, and so do
+ * a name that ends a marker that long (fcut_name()) and a marker that long
+ * with fewer arguments than its declaration (fcheck_ours_cut()). */
 static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t marker_len,
                        struct fline *l, struct tq_error *err)
 {
@@ -582,6 +597,9 @@ static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t 
 
                 while (p < end && fis_ident(*p))
                         p++;
+                if (p == end && marker_len >= FTRACE_CUT_MIN)
+                        return fcut_name(f, l, (struct fspan) { name, (size_t) (p - name) },
+                                         marker_len, err);
                 if (p == name || p == end || *p != '=')
                         return ftrace_error(f, err, "bad argument in a tracejournal marker line");
                 a = fadd_arg(l, name, (size_t) (p - name));

@@ -150,6 +150,25 @@ $RUN "$TQ" --db "$T/numcut.db" import --ftrace "$T/numcut.trace" 2> "$T/numcut.e
 check_eq ftrace-number-cut-after "4|traceql: $T/numcut.trace:2: argument i32=4 of tga_all, not a string, ends a marker of 1024 bytes: its value may be cut short and arguments after it missing (the line cut short? the kernel cuts a marker past about 4 KiB, 1 KiB before Linux 6.8)|no database" \
         "$rc|$(cat "$T/numcut.err")|$(ls "$T/numcut.db"* 2> /dev/null || echo no database)"
 
+# Cut inside an argument's name ("u" of u8=255) or just before its '=': it
+# failed as a malformed marker, "bad argument in a tracejournal marker
+# line", not naming the cut.  It fails as a cut value does; so does a cut
+# just after the '=', the value empty.
+for cut in name:1029 eq:1028 value:1027; do
+        mk ${cut#*:} 1024 > "$T/namecut.trace"
+        rm -f "$T/namecut.db"
+        rc=0
+        $RUN "$TQ" --db "$T/namecut.db" import --ftrace "$T/namecut.trace" 2> "$T/namecut.err" ||
+                rc=$?
+        echo "${cut%:*} $rc|$(cat "$T/namecut.err")|$(ls "$T/namecut.db"* 2> /dev/null ||
+                echo no database)"
+done > "$T/namecut.got"
+W="(the line cut short? the kernel cuts a marker past about 4 KiB, 1 KiB before Linux 6.8)"
+check_eq ftrace-name-cut "name 4|traceql: $T/namecut.trace:2: argument u of tga_all, with no value, ends a marker of 1024 bytes: its name may be cut short, its value and arguments after it missing $W|no database
+eq 4|traceql: $T/namecut.trace:2: argument u8 of tga_all, with no value, ends a marker of 1024 bytes: its name may be cut short, its value and arguments after it missing $W|no database
+value 4|traceql: $T/namecut.trace:2: argument u8= of tga_all, not a string, ends a marker of 1024 bytes: its value may be cut short and arguments after it missing $W|no database" \
+        "$(cat "$T/namecut.got")"
+
 # The kernel's cut falls just after a string's closing quote, or between two
 # arguments: the marker of ours ended with whole arguments, and those after
 # the cut were missing from the row, exit 0, without a word.  With the
