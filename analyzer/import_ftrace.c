@@ -96,11 +96,23 @@ struct fline {
                                  * declared: TEXT is matched against its format */
         struct farg args[FTRACE_MAX_ARGS];
         unsigned nargs;
+        size_t cut_len;         /* a marker of ours as long as a cut one, its
+                                 * event not declared: its length (the
+                                 * arguments after its last may be lost) */
+};
+
+/* The markers fcheck_ours_cut() could not check, said once the import is
+ * done: FIRST, the first's warning ("" if none), and how many more, the
+ * last at line LAST. */
+struct fcut_note {
+        struct tq_error first;
+        uint64_t more, last;
 };
 
 struct ftrace {
         const struct te_catalog *cat;
         struct te_patterns *patterns;   /* --events as --log reads them, or NULL */
+        struct fcut_note *note;         /* or NULL: nothing said */
         const char *name;
         uint64_t lineno;
         char *scratch;                  /* unescaped strings of the current line */
@@ -515,8 +527,10 @@ static struct farg *fadd_arg(struct fline *l, const char *name, size_t n)
  * with more arguments than L holds: when it is as long as a cut one, the
  * kernel cut it between two arguments or just after a string's closing
  * quote, and the arguments after the cut would be missing without a word.
- * It fails naming those missing.  0, or -EBADMSG with ERR set. */
-static int fcheck_ours_cut(struct ftrace *f, size_t marker_len, const struct fline *l,
+ * It fails naming those missing.  When no declaration tells, such a marker
+ * is imported as it is, and L->cut_len set for fnote_cut() to say so.
+ * 0, or -EBADMSG with ERR set. */
+static int fcheck_ours_cut(struct ftrace *f, size_t marker_len, struct fline *l,
                            struct tq_error *err)
 {
         const struct te_event *ev;
@@ -527,6 +541,8 @@ static int fcheck_ours_cut(struct ftrace *f, size_t marker_len, const struct fli
         if (marker_len < FTRACE_CUT_MIN)
                 return 0;
         ev = te_catalog_find(f->cat, l->event.p, l->event.n);
+        if (!ev)
+                l->cut_len = marker_len;
         if (!ev || l->nargs >= ev->nargs)
                 return 0;
         missing[0] = '\0';
@@ -846,6 +862,29 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
 
 /* ---- rows ---- */
 
+/* L, stored, is a marker of ours that fcheck_ours_cut() could not check:
+ * the first is noted for import_ftrace() to warn of, the others counted. */
+static void fnote_cut(const struct ftrace *f, const struct fline *l)
+{
+        const struct farg *last = l->nargs ? &l->args[l->nargs - 1] : NULL;
+        struct fcut_note *note = f->note;
+
+        if (!note)
+                return;
+        if (note->first.msg[0]) {
+                note->more++;
+                note->last = f->lineno;
+                return;
+        }
+        tq_error_set(&note->first, 0, "%s:%" PRIu64 ": a marker of %zu bytes ends %s%.*s of "
+                     "%.*s, with no declaration (--events) to tell what follows: arguments "
+                     "after it may be missing from its row " FTRACE_CUT_WHY, f->name,
+                     f->lineno, l->cut_len, last ? "after argument " : "before any argument",
+                     last ? (int) (last->name.n < 64 ? last->name.n : 64) : 0,
+                     last ? last->name.p : "",
+                     (int) (l->event.n < 64 ? l->event.n : 64), l->event.p);
+}
+
 static int fadd_field(struct ftrace *f, const char *name, struct fspan v)
 {
         return te_catalog_field(&f->e, name, v.p, v.n);
@@ -1113,6 +1152,8 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
                 r = fparse_body(f, body, end, &l, err);
         if (r == 0 && store)
                 r = fstore(f, ing, &l, err);
+        if (r == 0 && store && l.cut_len)
+                fnote_cut(f, &l);
         return r;
 }
 
@@ -1247,14 +1288,16 @@ enum fleft {
  * after SKIP (an older traceql recorded the whole size, an unfinished line
  * in it).  WHOLE (standard input, a pipe: read once, never resumed): the
  * last line is parsed with or without its newline, as the text importers
- * do, the entry it goes on with included.
+ * do, the entry it goes on with included.  NOTE (unless NULL) gets the
+ * markers that may have lost arguments to a cut without a word
+ * (fnote_cut()).
  */
 static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                         struct te_patterns *patterns, const char *name, const uint8_t *data,
                         size_t size, int64_t skip, bool whole, size_t *ret_used,
-                        enum fleft *ret_left, struct tq_error *err)
+                        enum fleft *ret_left, struct fcut_note *note, struct tq_error *err)
 {
-        struct ftrace f = { .cat = cat, .patterns = patterns, .name = name };
+        struct ftrace f = { .cat = cat, .patterns = patterns, .note = note, .name = name };
         const char *p = (const char *) data, *end = p + size;
         size_t max_line = import_max_line();
         enum fleft left = FLEFT_NONE;
@@ -1330,7 +1373,8 @@ int import_ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                         struct te_patterns *patterns, const char *name, const uint8_t *data,
                         size_t size, int64_t skip, bool whole, struct tq_error *err)
 {
-        return ftrace_parse(ing, cat, patterns, name, data, size, skip, whole, NULL, NULL, err);
+        return ftrace_parse(ing, cat, patterns, name, data, size, skip, whole, NULL, NULL, NULL,
+                            err);
 }
 
 /* What import_ftrace() hands import_file() for ftrace_run(). */
@@ -1338,6 +1382,7 @@ struct ftrace_run {
         const struct te_catalog *cat;
         struct te_patterns *patterns;
         enum fleft *left;
+        struct fcut_note *note;
 };
 
 static int ftrace_run(struct ingest *ing, const void *ctx, const char *name, const uint8_t *data,
@@ -1347,14 +1392,15 @@ static int ftrace_run(struct ingest *ing, const void *ctx, const char *name, con
 
         /* RET_USED NULL: read once, nothing left */
         return ftrace_parse(ing, run->cat, run->patterns, name, data, size, skip, !ret_used,
-                            ret_used, run->left, err);
+                            ret_used, run->left, run->note, err);
 }
 
 int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                   char *const *events, uint64_t *ret_added, struct tq_error *err)
 {
         enum fleft left = FLEFT_NONE;
-        struct ftrace_run run = { .cat = cat, .left = &left };
+        struct fcut_note note = { .more = 0 };
+        struct ftrace_run run = { .cat = cat, .left = &left, .note = &note };
         int r = 0;
 
         /* QEMU's ftrace backend markers are matched as --log matches lines */
@@ -1374,5 +1420,12 @@ int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                 fprintf(stderr, "traceql: %s: an unfinished last %s is left for the next "
                         "import\n", strcmp(path, "-") == 0 ? "<stdin>" : path,
                         left == FLEFT_ENTRY ? "entry (its last line is unfinished)" : "line");
+        /* imported, the rows as the markers hold them: said once */
+        if (r == 0 && note.first.msg[0] && !note.more)
+                fprintf(stderr, "traceql: %s\n", note.first.msg);
+        else if (r == 0 && note.first.msg[0])
+                fprintf(stderr, "traceql: %s; %" PRIu64 " more marker%s so, the last at line %"
+                        PRIu64 "\n", note.first.msg, note.more, note.more > 1 ? "s end" : " ends",
+                        note.last);
         return r;
 }

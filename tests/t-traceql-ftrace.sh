@@ -189,6 +189,31 @@ check_eq ftrace-argument-cut "quote 4|traceql: $T/argcut.trace:2: arguments i32,
 space 4|traceql: $T/argcut.trace:2: argument u8 of tga_all missing: a marker of 1024 bytes ends before it $W|
 whole 0||4,255" "$(cat "$T/argcut.got")"
 
+# Without --events nothing tells what such a marker lacks: it was imported,
+# its row without i32 and u8, exit 0, without a word.  It still imports as
+# it is, but a warning names the first such marker's line and counts the
+# others; a whole 1023-byte marker says nothing, nor does the import that
+# resumes the file (the markers stored before are not stored again).
+mk 1037 1024 > "$T/argcut.trace"
+mk 1023 1023 | tail -n 1 >> "$T/argcut.trace"
+mk 1030 1024 | tail -n 1 >> "$T/argcut.trace"
+mk 1030 1024 | tail -n 1 >> "$T/argcut.trace"
+rm -f "$T/argcut.db"
+for run in 1 2 3; do
+        [ $run = 2 ] && mk 1030 1024 | tail -n 1 >> "$T/argcut.trace"
+        [ $run = 3 ] && mk 1023 1023 | tail -n 1 >> "$T/argcut.trace"
+        rc=0
+        $RUN "$TQ" --db "$T/argcut.db" import --ftrace "$T/argcut.trace" 2> "$T/argcut.err" ||
+                rc=$?
+        echo "$run $rc|$(cat "$T/argcut.err")|$($TQ --db "$T/argcut.db" --no-sync --format csv \
+                "select group_concat(coalesce(a4, '-') || ':' || coalesce(a5, '-'), '/') from
+                 (select * from events order by id)" 2> /dev/null | tail -n +2)"
+done > "$T/argcut.got"
+A="with no declaration (--events) to tell what follows: arguments after it may be missing from its row $W"
+check_eq ftrace-argument-cut-undeclared "1 0|traceql: $T/argcut.trace:2: a marker of 1024 bytes ends after argument s of tga_all, $A; 2 more markers end so, the last at line 5|-:-/4:255/4:-/4:-
+2 0|traceql: $T/argcut.trace:6: a marker of 1024 bytes ends after argument i32 of tga_all, $A|-:-/4:255/4:-/4:-/4:-
+3 0||-:-/4:255/4:-/4:-/4:-/4:255" "$(cat "$T/argcut.got")"
+
 # The library's output, through a plain file and standard input.
 : > "$T/marker"
 TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS='tg*' \
