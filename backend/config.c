@@ -329,25 +329,28 @@ void tj_shutdown(void)
  * tj_init(), tj_shutdown() or tj_set_outputs(). */
 static int config_set_outputs(const char *outputs, bool wait)
 {
+        char norm[CONFIG_OUTPUTS_SIZE];
         int ret;
 
-        if (!outputs || !*outputs || strlen(outputs) >= sizeof(config_outputs))
+        /* Kept as applied (writer_check_outputs()), not as given: the
+         * outputs reply shows the list kept as it shows the open ones. */
+        if (!outputs || strlen(outputs) >= sizeof(config_outputs) ||
+            writer_check_outputs(outputs, norm) < 0)
                 return -EINVAL;
         if (wait)
                 pthread_mutex_lock(&config_lock);
         else if (pthread_mutex_trylock(&config_lock) != 0)
                 return -EBUSY;
         if (atomic_load(&config_initialized))
-                ret = writer_set_outputs(outputs, false, wait);
+                ret = writer_set_outputs(norm, false, wait);
         else
-                /* Validate now, open at tj_init(). */
-                ret = writer_check_outputs(outputs);
+                ret = 0;        /* validated above, opened at tj_init() */
         /* Kept for the next tj_init() either way: the outputs in use at
          * tj_shutdown() are the ones it opens again, not those chosen
          * before the earlier tj_init().  Not when they stay unchanged. */
         if (ret == 0) {
                 pthread_mutex_lock(&config_outputs_lock);
-                strcpy(config_outputs, outputs);
+                strcpy(config_outputs, norm);
                 pthread_mutex_unlock(&config_outputs_lock);
         }
         pthread_mutex_unlock(&config_lock);

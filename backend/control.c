@@ -221,7 +221,7 @@ static int control_outputs(struct control_client *c, const char *list, FILE *out
                            size_t errsize)
 {
         if (*list) {
-                if (writer_check_outputs(list) < 0) {
+                if (writer_check_outputs(list, NULL) < 0) {
                         control_bad_outputs(err, errsize, list);
                         return -EINVAL;
                 }

@@ -223,7 +223,7 @@ TJ_HIDDEN size_t ring_record_max(struct ring *ring);
 /* ---- writer thread and output dispatch (writer.c) ---------------------- */
 
 TJ_HIDDEN int writer_set_outputs(const char *list, bool from_env, bool wait);
-TJ_HIDDEN int writer_check_outputs(const char *list);
+TJ_HIDDEN int writer_check_outputs(const char *list, char *ret_norm);
 TJ_HIDDEN bool writer_has_async_outputs(void);
 TJ_HIDDEN void writer_attach_ring(struct ring *ring);
 TJ_HIDDEN int writer_start(void);

@@ -226,12 +226,29 @@ static int writer_parse(const char *list, bool from_env,
         return n;
 }
 
-/* Is LIST a valid tj_set_outputs() list?  0 or -EINVAL; nothing is opened. */
-int writer_check_outputs(const char *list)
+/*
+ * Is LIST a valid tj_set_outputs() list?  0 or -EINVAL; nothing is opened.
+ * RET_NORM (CONFIG_OUTPUTS_SIZE bytes, or NULL) gets the list as
+ * writer_set_outputs() applies it, which is also how the open ones are
+ * shown: without blanks or empty items, each name once, in the order first
+ * given (" log,,nop,log" is "log,nop").  Left untouched on failure.
+ */
+int writer_check_outputs(const char *list, char *ret_norm)
 {
         const struct tj_output *outs[CONFIG_MAX_OUTPUTS];
+        char norm[CONFIG_OUTPUTS_SIZE];
+        size_t len = 0;
+        int n = writer_parse(list, false, outs);
 
-        return writer_parse(list, false, outs) < 0 ? -EINVAL : 0;
+        if (n < 0)
+                return -EINVAL;
+        /* every known name once, with commas, fits: "journald,syslog,..." */
+        for (int i = 0; i < n; i++)
+                len += (size_t)snprintf(norm + len, sizeof(norm) - len, "%s%s",
+                                        i ? "," : "", outs[i]->name);
+        if (ret_norm)
+                memcpy(ret_norm, norm, len + 1);
+        return 0;
 }
 
 /*

@@ -781,6 +781,24 @@ check_eq control-outputs-kept-env-overrides "outputs syslog=0
 ctl outputs=outputs syslog|ok|
 ctl outputs=outputs nop|ok|" "$(cat "$T/out")"
 
+# ---- the list kept for tj_init() is kept as applied, not as given: blanks
+# and empty items gone, each name once, in the order first given, as the
+# open ones are shown (it was echoed as given: 'log,,nop,log,'); the
+# TJ_OUTPUT warning quotes it so too ----
+env -u TJ_OUTPUT TJ_CONTROL_DIR="$T/ctl" TJ_SYSLOG_SOCKET="$T/no.sock" "$B/tests/lib-emit" \
+        'ctl:outputs log,,nop,log,' ctl:outputs 'outputs: nop , ,log,nop' ctl:outputs init \
+        ctl:outputs 'ctl:outputs ,syslog,,nop,syslog' shutdown ctl:outputs > "$T/out" 2> /dev/null || true
+check_eq control-outputs-kept-normalised "ctl outputs log,,nop,log,=outputs log,nop|ok|
+ctl outputs=outputs log,nop|ok|
+outputs  nop , ,log,nop=0
+ctl outputs=outputs nop,log|ok|
+ctl outputs=outputs nop,log|ok|
+ctl outputs ,syslog,,nop,syslog=outputs syslog,nop|ok|
+ctl outputs=outputs syslog,nop|ok|" "$(cat "$T/out")"
+TJ_QUIET=0 TJ_OUTPUT=, TJ_CONTROL_DIR="$T/ctl" "$B/tests/lib-emit" 'outputs:nop,,nop' init > "$T/out" 2>&1 || true
+check_eq control-outputs-kept-normalised-warning "outputs nop,,nop=0
+tracejournal: TJ_OUTPUT: no known output, using 'nop'" "$(cat "$T/out")"
+
 # ---- fork() while a connection is open: the child's copy of it does not
 # keep the client waiting for the end of the reply (it got the reply, then
 # no end of stream while the child lived: traceql ctl said "no answer within
