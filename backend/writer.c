@@ -873,7 +873,14 @@ void writer_forget_group(const struct tj_group *group)
                 return;
         if (writer_running())
                 writer_flush(config_flush_ms());
+        /* Not timed: the module's records must not outlive it.  Counted
+         * wanted, as in writer_set_outputs(), so that the writer lets it in
+         * between two passes (writer_yield_lock()).  No deadlock: under
+         * w.lock the writer never calls into the dynamic loader, whose lock
+         * dlclose() holds here (its TLS is initial-exec). */
+        atomic_fetch_add(&w.lock_wanted, 1);
         pthread_mutex_lock(&w.lock);
+        atomic_fetch_sub(&w.lock_wanted, 1);
         pthread_mutex_lock(&w.list_lock);
         for (struct ring *ring = w.rings; ring; ring = *ring_next(ring))
                 n += ring_forget_group(ring, group);
@@ -902,10 +909,11 @@ static void writer_reap(void)
 
 /*
  * Another thread waits for w.lock to change the outputs (tj_set_outputs(),
- * an outputs request): keep off it until that thread had it.  A mutex is
- * not fair, and the writer took it again as soon as a pass ended: while
- * threads traced faster than journald took entries, every pass went
- * through, yet the change timed out, said busy.  At most
+ * an outputs request) or to unload a module (writer_forget_group()): keep
+ * off it until that thread had it.  A mutex is not fair, and the writer
+ * took it again as soon as a pass ended: while threads traced faster than
+ * journald took entries, every pass went through, yet the change timed out,
+ * said busy, and a dlclose() waited seconds.  At most
  * WRITER_YIELD_MAX_MS at a time: a waiter gone meanwhile stops nothing.
  */
 static void writer_yield_lock(void)
