@@ -16,7 +16,8 @@
  * at most FTRACE_LINE_MAX bytes, a long string being cut (between two UTF-8
  * characters) so that the arguments after it still fit, and goes out as one
  * write(2): the kernel takes one marker entry per write and needs no lock of
- * ours.
+ * ours.  An event whose line cannot hold every argument even so (a long
+ * name, long argument names) is not written but counted dropped.
  *
  * The marker is the path in TJ_FTRACE_MARKER (a plain file or a fifo for
  * tests), else /sys/kernel/tracing/trace_marker, else, as QEMU's ftrace
@@ -192,7 +193,8 @@ static int ftrace_open(void)
 
 /* A line being built in a fixed buffer.  Once something did not fit, FULL
  * is set and nothing more is added, so a line is never cut inside a value
- * except a string, which is closed. */
+ * except a string, which is closed.  A full line is not sent: it lacks an
+ * argument (ftrace_write()). */
 struct ftrace_line {
         char buf[FTRACE_LINE_MAX];
         size_t len;
@@ -389,6 +391,13 @@ static int ftrace_write(const struct record *r, const tj_value *v, const char *m
                         break;
                 }
         }
+        /* The name, the argument names and the numbers take more than the
+         * line, with every string cut to "": the arguments that did not fit
+         * were left out, and the line went out as if whole (an import read
+         * them as absent; a name of 1023 bytes made an empty line).  The
+         * event is lost, counted and reported so. */
+        if (l.full)
+                return -EMSGSIZE;
         return ftrace_send(&l);
 }
 

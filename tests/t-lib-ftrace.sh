@@ -27,6 +27,30 @@ check_eq lib-ftrace-long-string-closed '"' "$(sed -n 9p "$T/marker" | sed 's/ i3
 # out, the string taking the whole line (an import read them as absent).
 check_eq lib-ftrace-long-string-args-after '" i32=8 u8=9' "$(sed -n 9p "$T/marker" | tail -c 13)"
 
+# An event whose name, argument names and numbers take more than the line
+# (tgz_eee..., 10 arguments with names of 53 bytes, all 7): the arguments
+# that did not fit were left out, and the line went out as if whole (an
+# import read them as absent); a name of 1023 bytes made a line of the name
+# alone, a longer one an empty line.
+# The event is counted dropped now, and reported as such; a line of 1024
+# bytes, newline included, is written whole.  The name's length is set from
+# the pid's digits (sh's pid, the program's after exec): the line of event 1
+# is N + pid digits + 566 bytes.
+for big in 1024 1025 name1023 name1024; do
+        : > "$T/marker"
+        TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS="tgz*" \
+                sh -c 'n=$1; case $n in name*) n=${n#name} ;; *) n=$((n - ${#$} - 566)) ;; esac; shift
+                        exec "$@" big:$n:53 init big=7 flush stats' \
+                sh $big $RUN "$E" > "$T/out" 2> "$T/err"
+        echo "$big $(cat "$T/out" "$T/err")|$(sed 's/^\([a-z_]*\)\[[0-9]*/\1[PID/' "$T/marker" |
+                cut -c1-30)|$(LC_ALL=C awk '/^tgz_/ { print length + 1 }' "$T/marker")|$(grep -c \
+                ' a9x\{51\}=7$' "$T/marker" || true)"
+done > "$T/big"
+check_eq lib-ftrace-line-too-long-dropped "1024 emitted=1 written=1 dropped=0|tgz_eeeeeeeeeeeeeeeeeeeeeeeeee|1024|1
+1025 emitted=1 written=0 dropped=1|tj_dropped[PID]: dropped=1||0
+name1023 emitted=1 written=0 dropped=1|tj_dropped[PID]: dropped=1||0
+name1024 emitted=1 written=0 dropped=1|tj_dropped[PID]: dropped=1||0" "$(cat "$T/big")"
+
 # A long string is cut at a character boundary: the cut fell inside a
 # UTF-8 character (a lone 0xc3 before the closing quote), whichever of these
 # two strings, one byte apart, puts it there with this pid's digits.

@@ -120,6 +120,10 @@
  *   wide                register group "tgw" with tgw_wide(w, s) "%*s"
  *   wide:N              tgw_wide(N, "w"): a MESSAGE of N bytes, however short
  *                       the record (an entry bigger than a datagram)
+ *   big:N:M             register group "tgz" with tgz_eee..., its name N
+ *                       bytes, and 10 int64_t arguments a0xx... to a9xx...,
+ *                       names of M bytes (N, M below 4096)
+ *   big=V               that event with every argument V
  *   slow:N:US           N tgb_req events, US microseconds apart
  *   dup                 register group "dup" holding another "tgb_done" event
  *   abi                 register group "old" built for ABI 0 (must be ignored)
@@ -952,6 +956,44 @@ static struct tj_group wide_group = {
         .abi = TJ_ABI_VERSION, .name = "tgw", .events = wide_events, .nevents = 1,
 };
 
+/* big: an event whose name and argument names are as long as asked, built
+ * at the first big step (names of at most 4095 bytes) */
+static uint16_t big_dstate;
+static char big_name[4096], big_argnames[10][4096];
+static struct tj_arg_desc big_args[10];
+static int big_render(char *buf, size_t size, const tj_value *v)
+{
+        (void)v;
+        return snprintf(buf, size, "big");
+}
+static struct tj_event big_event = {
+        .fmt = "\"big\"", .argsig = "TRACE_ARGS=", .args = big_args, .nargs = 10,
+        .dstate = &big_dstate, .compiled_in = true, .render = big_render,
+};
+static struct tj_event *const big_events[] = { &big_event };
+static struct tj_group big_group = {
+        .abi = TJ_ABI_VERSION, .name = "tgz", .events = big_events, .nevents = 1,
+};
+
+static void run_big(const char *arg)
+{
+        size_t n = (size_t)atol(arg), m = strchr(arg, ':') ? (size_t)atol(strchr(arg, ':') + 1) : 0;
+
+        if (n < 4 || n >= sizeof(big_name) || m < 2 || m >= sizeof(big_argnames[0]))
+                exit(2);
+        memset(big_name, 'e', n);
+        memcpy(big_name, "tgz_", 4);
+        big_event.name = big_name;
+        for (int i = 0; i < 10; i++) {
+                memset(big_argnames[i], 'x', m);
+                big_argnames[i][0] = 'a';
+                big_argnames[i][1] = (char)('0' + i);
+                big_args[i] = (struct tj_arg_desc){ big_argnames[i], "TRACE_ARG_X=", "int64_t",
+                                                    TJ_ARG_SIGNED };
+        }
+        tj_group_register(&big_group);
+}
+
 static int regwalk_stop, regwalk_seen;
 
 static int regwalk_event(const struct tj_event_info *info, void *userdata)
@@ -1143,6 +1185,16 @@ static void step(const char *s)
                 tj_group_register(&two_group);
         else if (strcmp(s, "wide") == 0)
                 tj_group_register(&wide_group);
+        else if (strncmp(s, "big:", 4) == 0)
+                run_big(arg);
+        else if (strncmp(s, "big=", 4) == 0) {
+                tj_value v[10];
+
+                for (int i = 0; i < 10; i++)
+                        v[i].i = atol(s + 4);
+                if (big_dstate)
+                        tj_emit(&big_event, TJ_SITE(), v);
+        }
         else if (strcmp(s, "dup") == 0)
                 tj_group_register(&dup_group);
         else if (strcmp(s, "regwalk") == 0)
