@@ -101,7 +101,7 @@ struct fline {
                                  * arguments after its last may be lost) */
 };
 
-/* The markers fcheck_ours_cut() could not check, said once the import is
+/* The markers fcheck_ours_args() could not check, said once the import is
  * done: FIRST, the first's warning ("" if none), and how many more, the
  * last at line LAST. */
 struct fcut_note {
@@ -523,25 +523,33 @@ static struct farg *fadd_arg(struct fline *l, const char *name, size_t n)
         return a;
 }
 
+/* Why a marker of ours too short to be cut lacks arguments: the library,
+ * before it dropped such events, wrote them without the arguments that did
+ * not fit in 1 KiB after the name, the argument names and the numbers (its
+ * strings cut to ""); or the trace-events file given is not the one the
+ * program was built with; or another program wrote it. */
+#define FTRACE_SHORT_WHY "(written by a libtracejournal that left out what did not fit in 1 KiB, " \
+                         "or declared otherwise in --events than in the program that traced it?)"
+
 /* A marker of ours, MARKER_LEN bytes long, whose event --events declares
- * with more arguments than L holds: when it is as long as a cut one, the
- * kernel cut it between two arguments or just after a string's closing
- * quote, and the arguments after the cut would be missing without a word.
- * It fails naming those missing.  When no declaration tells, such a marker
- * is imported as it is, and L->cut_len set for fnote_cut() to say so.
- * 0, or -EBADMSG with ERR set. */
-static int fcheck_ours_cut(struct ftrace *f, size_t marker_len, struct fline *l,
-                           struct tq_error *err)
+ * with more arguments than L holds: the arguments missing would be absent
+ * from its row without a word.  When it is as long as a cut one, the kernel
+ * cut it between two arguments or just after a string's closing quote;
+ * when shorter, it was written so.  It fails naming those missing, with
+ * the reason that fits its length.  When no declaration tells, such a
+ * marker as long as a cut one is imported as it is, and L->cut_len set for
+ * fnote_cut() to say so.  0, or -EBADMSG with ERR set. */
+static int fcheck_ours_args(struct ftrace *f, size_t marker_len, struct fline *l,
+                            struct tq_error *err)
 {
         const struct te_event *ev;
+        bool cut = marker_len >= FTRACE_CUT_MIN;
         char missing[256];
         size_t len = 0;
         unsigned i, j, n = 0;
 
-        if (marker_len < FTRACE_CUT_MIN)
-                return 0;
         ev = te_catalog_find(f->cat, l->event.p, l->event.n);
-        if (!ev)
+        if (!ev && cut)
                 l->cut_len = marker_len;
         if (!ev || l->nargs >= ev->nargs)
                 return 0;
@@ -558,10 +566,17 @@ static int fcheck_ours_cut(struct ftrace *f, size_t marker_len, struct fline *l,
         }
         if (n == 0)
                 return 0;
+        if (len >= sizeof(missing))
+                memcpy(missing + sizeof(missing) - 4, "...", 4);
+        if (cut)
+                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument%s %s of %s "
+                                    "missing: a marker of %zu bytes ends before %s "
+                                    FTRACE_CUT_WHY, f->name, f->lineno, n > 1 ? "s" : "",
+                                    missing, ev->name, marker_len, n > 1 ? "them" : "it");
         return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument%s %s of %s missing: a "
-                            "marker of %zu bytes ends before %s " FTRACE_CUT_WHY, f->name,
-                            f->lineno, n > 1 ? "s" : "", missing, ev->name, marker_len,
-                            n > 1 ? "them" : "it");
+                            "marker of %zu bytes, too short to be cut, lacks %s "
+                            FTRACE_SHORT_WHY, f->name, f->lineno, n > 1 ? "s" : "", missing,
+                            ev->name, marker_len, n > 1 ? "them" : "it");
 }
 
 /* The value VAL of argument NAME, not a string, ends L, a marker of ours
@@ -600,8 +615,8 @@ static int fcut_name(const struct ftrace *f, const struct fline *l, struct fspan
  * at the end of a marker that long may be cut short, as an unterminated
  * string is: a number the kernel cut, "sector=12" of sector=1234, would be
  * imported wrong without a word.  It fails as the string does, and so do
- * a name that ends a marker that long (fcut_name()) and a marker that long
- * with fewer arguments than its declaration (fcheck_ours_cut()). */
+ * a name that ends a marker that long (fcut_name()), and a marker of any
+ * length with fewer arguments than its declaration (fcheck_ours_args()). */
 static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t marker_len,
                        struct fline *l, struct tq_error *err)
 {
@@ -643,7 +658,7 @@ static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t 
                         a->null = !a->quoted && fspan_is(val, "(null)");
                 }
         }
-        return fcheck_ours_cut(f, marker_len, l, err);
+        return fcheck_ours_args(f, marker_len, l, err);
 }
 
 /* Kernel event text: its name=value words, else "key value..." pairs. */
@@ -862,7 +877,7 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
 
 /* ---- rows ---- */
 
-/* L, stored, is a marker of ours that fcheck_ours_cut() could not check:
+/* L, stored, is a marker of ours that fcheck_ours_args() could not check:
  * the first is noted for import_ftrace() to warn of, the others counted. */
 static void fnote_cut(const struct ftrace *f, const struct fline *l)
 {
