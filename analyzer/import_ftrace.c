@@ -451,7 +451,6 @@ static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struc
  * or another program wrote it so. */
 #define FTRACE_CUT_WHY "(the line cut short? the kernel cuts a marker past about 4 KiB, " \
                        "1 KiB before Linux 6.8)"
-#define FTRACE_CUT "unterminated string " FTRACE_CUT_WHY
 
 /* The fewest bytes a marker the kernel cut holds: TRACE_BUF_SIZE, before
  * Linux 6.8 (since then what fits in a ring buffer entry, about 4 KiB).
@@ -459,8 +458,23 @@ static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struc
  * ours this long was cut, or written by another program. */
 #define FTRACE_CUT_MIN 1024
 
-/* Unescape the quoted string at *PP (after its '"') into the scratch buffer. */
-static int fparse_string(struct ftrace *f, const char **pp, const char *end, struct fspan *ret,
+/* The string value of argument NAME of L runs to the end of the marker.
+ * It names the argument and the event, as the other cuts do ("unterminated
+ * string" alone named neither).  -EBADMSG with ERR set. */
+static int fcut_string(const struct ftrace *f, const struct fline *l, struct fspan name,
+                       struct tq_error *err)
+{
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument %.*s%s of %.*s%s: "
+                            "unterminated string " FTRACE_CUT_WHY, f->name, f->lineno,
+                            (int) (name.n < 64 ? name.n : 64), name.p, name.n > 64 ? "..." : "",
+                            (int) (l->event.n < 64 ? l->event.n : 64), l->event.p,
+                            l->event.n > 64 ? "..." : "");
+}
+
+/* Unescape the quoted string at *PP (after its '"'), the value of argument
+ * NAME of L, into the scratch buffer. */
+static int fparse_string(struct ftrace *f, const struct fline *l, struct fspan name,
+                         const char **pp, const char *end, struct fspan *ret,
                          struct tq_error *err)
 {
         const char *p = *pp;
@@ -490,7 +504,7 @@ static int fparse_string(struct ftrace *f, const char **pp, const char *end, str
                                         else if (h >= 'a' && h <= 'f')
                                                 v = v * 16 + (unsigned) (h - 'a' + 10);
                                         else if (p == end)
-                                                return ftrace_error(f, err, FTRACE_CUT);
+                                                return fcut_string(f, l, name, err);
                                         else
                                                 return ftrace_error(f, err, "bad \\x escape in a string");
                                 }
@@ -504,7 +518,7 @@ static int fparse_string(struct ftrace *f, const char **pp, const char *end, str
                 out[n++] = c;
         }
         if (p == end)
-                return ftrace_error(f, err, FTRACE_CUT);
+                return fcut_string(f, l, name, err);
         *pp = p + 1;
         *ret = (struct fspan) { out, n };
         f->scratch_len += n;
@@ -637,7 +651,8 @@ static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t 
                 v = ++p;
                 if (p < end && *p == '"') {
                         p++;
-                        r = fparse_string(f, &p, end, &val, err);
+                        r = fparse_string(f, l, (struct fspan) { name,
+                                          (size_t) (v - 1 - name) }, &p, end, &val, err);
                         if (r < 0)
                                 return r;
                         if (p < end && *p != ' ')
