@@ -2083,9 +2083,9 @@ int correlate_main(int argc, char **argv, bool pairs)
         struct corr_opts o = { .pairs = pairs };
         struct tq_error err = { "" }, unwritable = { "" };
         struct corr_totals tot = { 0 };
-        sqlite3 *db = NULL;
+        sqlite3 *db = NULL, *made = NULL;
         char *path = NULL;
-        bool any, created = false;
+        bool any, created = false, failed = false;
         int r, ret = TQ_EXIT_OK;
 
         if (corr_parse(argc, argv, &o) < 0) {
@@ -2096,7 +2096,11 @@ int correlate_main(int argc, char **argv, bool pairs)
         if (!o.have_format)
                 o.format = isatty(STDOUT_FILENO) ? QUERY_TABLE : QUERY_CSV;
         r = o.db ? ((path = strdup(o.db)) ? 0 : -ENOMEM) : store_default_path(&path, &err);
-        /* as a query: a database this user may only read is not synced */
+        /* as a query: a database this user may only read is not synced; and
+         * a database the sync made goes when leaks or pairs fail after it,
+         * when the sync stored no event (store_close()), but not with
+         * --write, as a query's (traceql_query()): its connection is kept
+         * open until then, so that it is the file it made that goes */
         if (r == 0 && !o.no_sync && (o.write || store_writable(path, &unwritable) == 0)) {
                 r = store_open_created(path, STORE_WRITE, &db, &created, &err);
                 if (r < 0) {
@@ -2104,7 +2108,10 @@ int correlate_main(int argc, char **argv, bool pairs)
                         goto fail;
                 }
                 r = import_journal_sync(db, &any, &err);
-                store_close(db, created && r < 0);     /* a database it made goes */
+                if (r == 0 && created && !o.write)
+                        made = db;
+                else
+                        store_close(db, created && r < 0);     /* a database it made goes */
                 db = NULL;
                 if (r < 0) {
                         ret = r == -ENOMEM ? TQ_EXIT_NOMEM : TQ_EXIT_INPUT;
@@ -2147,8 +2154,10 @@ fail:
         if (r == -ENOMEM && !err.msg[0])
                 snprintf(err.msg, sizeof(err.msg), "out of memory");
         fprintf(stderr, "traceql: %s\n", err.msg);
+        failed = true;
 out:
         sqlite3_close_v2(db);
+        store_close(made, failed);      /* after the query's: no lock of ours left */
         free(path);
         free(o.a.v);
         free(o.b.v);

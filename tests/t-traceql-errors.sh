@@ -1497,6 +1497,32 @@ else
         skip query-fail-removes-made "needs root and unshare -m"
         skip query-fail-keeps-others "needs root and unshare -m"
 fi
+# The same for leaks and pairs, which sync as a query does: failing after
+# the sync (an event that is not there), they removed no database their
+# sync made.  One a query made before, and one a failing --write made, stay.
+if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null &&
+   unshare -m true 2> /dev/null; then
+        mkdir "$T/cfail"
+        Q=$T/cfail
+        cat > "$T/cfail.sh" <<'EOS'
+for d in /var/log/journal /run/log/journal; do
+        [ -d "$d" ] && mount -t tmpfs tmpfs "$d"
+done
+"$1" --db "$2/leaks.db" leaks --alloc nosuch --free nosuch2 > /dev/null 2> "$2.err1"; echo "$?" > "$2.rc1"
+"$1" --db "$2/pairs.db" pairs --begin nosuch --end nosuch2 > /dev/null 2> "$2.err2"; echo "$?" > "$2.rc2"
+"$1" --db "$2/good.db" 'select 1' > /dev/null 2> "$2.err3"; echo "$?" > "$2.rc3"
+"$1" --db "$2/good.db" leaks --alloc nosuch --free nosuch2 > /dev/null 2>> "$2.err3"; echo "$?" >> "$2.rc3"
+"$1" --db "$2/write.db" --write pairs --begin nosuch --end nosuch2 > /dev/null 2> "$2.err4"; echo "$?" > "$2.rc4"
+EOS
+        unshare -m sh "$T/cfail.sh" "$TQ" "$Q"
+        check_eq correlate-fail-removes-made "4|traceql: $Q/leaks.db: no event 'nosuch' in the database|4|traceql: $Q/pairs.db: no event 'nosuch' in the database|" \
+                "$(cat "$Q.rc1")|$(cat "$Q.err1")|$(cat "$Q.rc2")|$(cat "$Q.err2")|$(cd "$Q" && ls leaks.db* pairs.db* 2> /dev/null)"
+        check_eq correlate-fail-keeps-others "0 4|4|good.db write.db" \
+                "$(paste -sd ' ' "$Q.rc3")|$(cat "$Q.rc4")|$(cd "$Q" && echo *.db)"
+else
+        skip correlate-fail-removes-made "needs root and unshare -m"
+        skip correlate-fail-keeps-others "needs root and unshare -m"
+fi
 # --db in a directory that does not exist: said so (SQLite said "unable to
 # open database file"), nothing made
 run db-missing-directory 3 "traceql: $T/nodir/x.db: No such file or directory" --db "$T/nodir/x.db" 'select 1'
