@@ -1540,7 +1540,7 @@ fi
 missing=
 for word in --db --no-sync --write --format --identifier --since --until --boot --directory \
         --file --export --follow --help --version import events losses TRACEQL_DB XDG_CACHE_HOME \
-        event_types event_args sources journal_suppressed seqnum_ids meta args u64 ptr ns_time REGEXP \
+        event_types event_args sources journal_suppressed seqnum_ids meta args u64 ptr ns_time u64_sum REGEXP \
         TQ_EXIT_OK TQ_EXIT_SQL TQ_EXIT_USAGE TQ_EXIT_DB TQ_EXIT_INPUT TQ_EXIT_NOMEM; do
         case $word in
         --*) pat="Fl \\-$(echo "${word#--}" | sed 's/-/\\-/g')" ;;  # mdoc: "Fl \-no\-sync"
@@ -1551,5 +1551,18 @@ done
 for col in id time mono host boot pid tid event message seq source group identifier code_file \
         code_line code_func jid jseq a0 a9; do
         grep -q "^\.It Cm $col\$" "$MAN" || missing="$missing column:$col"
+done
+# Every SQL function traceql registers has its own entry under SQL functions
+# (the word alone: u64 was found in u64_sum's), REGEXP as the operator it is.
+# tq_bytes_sum and tq_mean_ns are leaks' and pairs' own, for their reports.
+fns=$(grep -ho 'sqlite3_create_function[_v2]*(db, "[a-z0-9_]*"' "$TOP"/analyzer/*.c | sed 's/.*"\(.*\)"/\1/')
+[ -n "$fns" ] || missing="$missing no-function-found-in-analyzer"
+for fn in $fns; do
+        case $fn in
+        tq_*) continue ;;
+        regexp) pat='.It Ar x Cm REGEXP Ar pattern' ;;
+        *) pat=".It Fn $fn " ;;
+        esac
+        grep -qF -- "$pat" "$MAN" || missing="$missing function:$fn"
 done
 check_eq man-documents-everything "" "$missing"
