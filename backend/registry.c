@@ -9,7 +9,10 @@
  * leading '-' disables.  Problems found at registration (a duplicate event
  * name, a group built for another ABI) cannot be printed then; they are kept
  * and reported by tj_init() as warnings.  A module unloaded with dlclose()
- * unregisters its groups from the generated destructor.
+ * unregisters its groups from the generated destructor.  Every pattern
+ * applied is also kept, in order, so that a group registered later (a module
+ * loaded with dlopen() after TJ_EVENTS was read) gets the state the patterns
+ * give its events, as if it had been there all along.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +27,13 @@
 /* the longest line of an events file: a pattern, a comment */
 #define REGISTRY_LINE_MAX 4096
 
+/* A pattern applied, kept for the groups registered later. */
+struct registry_pattern {
+        struct registry_pattern *next;
+        bool on;                        /* enable, or ('-') disable */
+        char glob[];
+};
+
 static struct {
         pthread_mutex_t lock;
         struct tj_group *groups;        /* in registration order */
@@ -32,6 +42,7 @@ static struct {
         char problems[REGISTRY_MAX_PROBLEMS][256];
         unsigned nproblems;
         atomic_uint walkers;            /* tj_event_foreach() calls walking the list */
+        struct registry_pattern *patterns;      /* every pattern applied, oldest first */
 } reg = {
         .lock = PTHREAD_MUTEX_INITIALIZER,
         .tail = &reg.groups,
@@ -92,6 +103,41 @@ static const struct tj_event *registry_find_locked(const char *name)
         return NULL;
 }
 
+/* Give EV, just registered, the state the patterns applied so far set. */
+static void registry_replay_locked(struct tj_event *ev)
+{
+        for (const struct registry_pattern *rp = reg.patterns; rp; rp = rp->next)
+                if (ev->dstate && ev->compiled_in && registry_glob(rp->glob, ev->name))
+                        __atomic_store_n(ev->dstate, rp->on ? 1 : 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * Keep the pattern GLOB for the groups registered later.  An earlier entry
+ * with the same glob is superseded by it, and '*' supersedes them all, so
+ * that the list grows only with distinct patterns.  Returns 0 or -ENOMEM.
+ */
+static int registry_remember_locked(const char *glob, bool on)
+{
+        struct registry_pattern **pp = &reg.patterns, *rp;
+        size_t len = strlen(glob);
+
+        while ((rp = *pp)) {
+                if (strcmp(glob, "*") == 0 || strcmp(rp->glob, glob) == 0) {
+                        *pp = rp->next;
+                        free(rp);
+                } else
+                        pp = &rp->next;
+        }
+        rp = malloc(sizeof(*rp) + len + 1);
+        if (!rp)
+                return -ENOMEM;
+        rp->next = NULL;
+        rp->on = on;
+        memcpy(rp->glob, glob, len + 1);
+        *pp = rp;
+        return 0;
+}
+
 void tj_group_register(struct tj_group *group)
 {
         if (!group || !group->name || (group->nevents && !group->events))
@@ -114,6 +160,7 @@ void tj_group_register(struct tj_group *group)
                                          ev->name, other->group->name, group->name);
                 ev->group = group;
                 ev->id = reg.nevents++;
+                registry_replay_locked(ev);
         }
         group->next = NULL;
         /* published with release: tj_event_foreach() walks the links without
@@ -174,11 +221,12 @@ void registry_report_problems(void)
 }
 
 /* tj_enable(); *RET_LIVE (when not NULL) is set to how many of the events
- * matched are compiled in, the others being 'disable' events. */
+ * matched are compiled in, the others being 'disable' events.  The pattern is
+ * kept for the groups registered later, also when it matched none. */
 static int registry_enable(const char *pattern, int *ret_live)
 {
         bool on = true;
-        int n = 0, live = 0;
+        int n = 0, live = 0, r;
 
         if (!pattern)
                 return -EINVAL;
@@ -201,9 +249,12 @@ static int registry_enable(const char *pattern, int *ret_live)
                                 live++;
                         }
                 }
+        r = registry_remember_locked(pattern, on);
         pthread_mutex_unlock(&reg.lock);
         if (ret_live)
                 *ret_live = live;
+        if (r < 0)
+                return r;
         return n > 0 ? n : -ENOENT;
 }
 
@@ -253,6 +304,9 @@ static void registry_warn(const char *warn_as, const char *where, const char *p,
                             "('disable' in trace-events)", warn_as, where, (int)len, p);
         else if (r == -ENOENT)
                 config_warn("%s: %sno event matches '%.*s'", warn_as, where, (int)len, p);
+        else if (r == -ENOMEM)
+                config_warn("%s: %s'%.*s': out of memory, not kept for modules loaded later",
+                            warn_as, where, (int)len, p);
         else
                 config_warn("%s: %sbad pattern '%.*s'", warn_as, where, (int)len, p);
 }

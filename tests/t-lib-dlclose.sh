@@ -99,3 +99,64 @@ closed enable=-2 events=0
 flush=0
 emitted=100 written=0 dropped=100
 status 0" "$(cat out; echo "status $st")"
+
+# A module loaded after tj_init() gets the patterns applied before: those of
+# TJ_EVENTS, then those of tj_enable(), in order, on every load.  Before, its
+# events started disabled, whatever TJ_EVENTS said: TJ_EVENTS='*' traced
+# nothing of a dlopen()ed module, as QEMU's modules are.
+cat > pat.c <<'SRC'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <tracejournal.h>
+
+static unsigned long long fire_once(const char *what)
+{
+        void *h = dlopen("./mod.so", RTLD_NOW);
+        void (*fire)(int);
+        struct tj_stats st;
+
+        if (!h) {
+                printf("dlopen: %s\n", dlerror());
+                return 0;
+        }
+        *(void **)&fire = dlsym(h, "mod_fire");
+        fire(5);
+        dlclose(h);
+        tj_get_stats(&st);
+        printf("%s emitted=%llu\n", what, (unsigned long long)st.emitted);
+        return st.emitted;
+}
+
+int main(void)
+{
+        printf("init=%d\n", tj_init("tj-dlpat"));
+        fire_once("load");
+        printf("disable=%d\n", tj_enable("-mod_h?t"));
+        fire_once("reload");
+        printf("enable=%d\n", tj_enable("*"));
+        fire_once("again");
+        return 0;
+}
+SRC
+if ! $CC $CF -o pat pat.c -L"$B" -ltracejournal -ldl 2> cc.err; then
+        fail lib-dlclose-patterns-build "$(head -3 cc.err)"
+        exit 0
+fi
+TJ_QUIET=1 TJ_OUTPUT=nop TJ_EVENTS='nothing_*,mod_*' LD_LIBRARY_PATH="$B" $RUN ./pat > out 2>&1 && st=0 || st=$?
+check_eq lib-dlclose-patterns "init=-2
+load emitted=5
+disable=-2
+reload emitted=5
+enable=-2
+again emitted=10
+status 0" "$(cat out; echo "status $st")"
+TJ_QUIET=0 TJ_OUTPUT=nop TJ_EVENTS='mod_*,-mod_hit' LD_LIBRARY_PATH="$B" $RUN ./pat > out 2>&1 && st=0 || st=$?
+check_eq lib-dlclose-patterns-order "tracejournal: TJ_EVENTS: no event matches 'mod_*'
+tracejournal: TJ_EVENTS: no event matches '-mod_hit'
+init=-2
+load emitted=0
+disable=-2
+reload emitted=0
+enable=-2
+again emitted=5
+status 0" "$(cat out; echo "status $st")"

@@ -24,24 +24,28 @@ emitted=200 written=0 dropped=200
 failures alive
 exit=0"
 # No writer message buffer: events still go out (the message falls back to
-# the event name); tj_trace_opt cannot copy its argument.
-nomem lib-nomem-malloc nop malloc "init=0 opt=-12 flush=0
+# the event name); tj_trace_opt cannot copy its argument; TJ_EVENTS is
+# applied but cannot be kept for modules loaded later: tj_init says -ENOMEM.
+nomem lib-nomem-malloc nop malloc "init=-12 opt=-12 flush=0
 emitted=200 written=200 dropped=0
 failures alive
 exit=0"
+got=$(TJ_QUIET=0 TJ_EVENTS=tgb_req TJ_OUTPUT=nop $RUN "$P" malloc 2>&1 | head -1)
+check_eq lib-nomem-malloc-warning \
+        "tracejournal: TJ_EVENTS: 'tgb_req': out of memory, not kept for modules loaded later" "$got"
 # No writer thread: tj_init says -EAGAIN, events wait in the rings, nothing
 # is written, tj_flush does not wait for a writer that is not there.
 nomem lib-nomem-thread nop thread "init=-11 opt=0 flush=0
 emitted=200 written=0 dropped=0
 failures alive
 exit=0"
-nomem lib-nomem-all nop all "init=-11 opt=-12 flush=0
+nomem lib-nomem-all nop all "init=-12 opt=-12 flush=0
 emitted=200 written=0 dropped=0
 failures alive
 exit=0"
 if have_journald; then
         # The journald output cannot grow its entry buffer: dropped, not crashed.
-        nomem lib-nomem-journald-malloc journald malloc "init=0 opt=-12 flush=0
+        nomem lib-nomem-journald-malloc journald malloc "init=-12 opt=-12 flush=0
 emitted=200 written=0 dropped=200
 failures alive
 exit=0"
