@@ -630,10 +630,11 @@ static int traceql_import_text(const char *path, struct traceql_opts *o)
                 goto out;
         }
         tq_error_set(&name, 0, "%s", strcmp(file, "-") == 0 ? "<stdin>" : file);
-        fprintf(stderr, "traceql: %s: %llu lines, %llu new events, %llu of them without a "
+        fprintf(stderr, "traceql: %s: %llu line%s, %llu new event%s, %llu of them without a "
                 "known event", name.msg,
-                (unsigned long long) st.lines,
-                (unsigned long long) st.added, (unsigned long long) st.unmatched);
+                (unsigned long long) st.lines, st.lines == 1 ? "" : "s",
+                (unsigned long long) st.added, st.added == 1 ? "" : "s",
+                (unsigned long long) st.unmatched);
         if (st.cut)
                 fprintf(stderr, ", %llu cut short inside STRUCTURED-DATA",
                         (unsigned long long) st.cut);

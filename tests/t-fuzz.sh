@@ -76,7 +76,7 @@ for kind in syslog log; do
         [ $kind = log ] && f="$T/e2.log"
         rc=0; "$B/traceql" --db "$T/e-$kind.db" import --$kind "$f" 2> "$T/e.err" || rc=$?
         check_eq "fuzz-regress-$kind-all-text-empty" \
-                "0|traceql: $f: 1 lines, 1 new events, 1 of them without a known event|1|1||" \
+                "0|traceql: $f: 1 line, 1 new event, 1 of them without a known event|1|1||" \
                 "$rc|$(cat "$T/e.err")|$("$B/traceql" --db "$T/e-$kind.db" --no-sync --format csv \
                    "select count(*) || '|' || (select rows from sources) || '|' || event || '|' ||
                            coalesce(host, '') from events" | tail -1)"

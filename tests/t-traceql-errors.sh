@@ -323,11 +323,11 @@ for fmt in log syslog; do
         rm -f "$T/crlf.db"
         for f in lf crlf; do
                 run $fmt-$f-at-cap 0 \
-                        "traceql: $T/$f.$fmt: 1 lines, 1 new events, 1 of them without a known event" \
+                        "traceql: $T/$f.$fmt: 1 line, 1 new event, 1 of them without a known event" \
                         --db "$T/crlf.db" import --$fmt "$T/$f.$fmt"
         done
         STDIN=$T/crlf.$fmt run $fmt-crlf-at-cap-stdin 0 \
-                "traceql: <stdin>: 1 lines, 1 new events, 1 of them without a known event" \
+                "traceql: <stdin>: 1 line, 1 new event, 1 of them without a known event" \
                 --db "$T/crlf.db" import --$fmt -
         run $fmt-crlf-too-long 4 \
                 "traceql: $T/over.$fmt:2: line too long (more than 100 bytes without a newline)" \
@@ -341,7 +341,7 @@ done
 # A multi-line --log event's lines too: 'nl_ev a 1' and a CRLF line of 90
 # bytes are 100 joined, at the cap.
 printf 'nl_ev a 1\r\nb %088d\r\n' 0 > "$T/crlf-more.log"
-run log-crlf-more-at-cap 0 "traceql: $T/crlf-more.log: 2 lines, 1 new events, 0 of them without a known event" \
+run log-crlf-more-at-cap 0 "traceql: $T/crlf-more.log: 2 lines, 1 new event, 0 of them without a known event" \
         --db "$T/crlf-more.db" import --log "$T/crlf-more.log" --events "$TOP/tests/log/multiline.events"
 unset TRACEQL_TEST_MAX_LINE
 # Without the small cap the import goes on from line 3: its offset stayed.

@@ -61,7 +61,7 @@ check_eq log-stdin-last-line "traceql: <stdin>: 2 lines, 2 new events, 0 of them
 ML=$TOP/tests/log/multiline.events
 printf 'plain x 1\nnl_ev a 2\n' > "$T/cut.log"
 "$TQ" --db "$T/cut.db" import --log "$T/cut.log" --events "$ML" 2> "$T/err"
-check_eq log-multiline-cut "traceql: $T/cut.log: 1 lines, 1 new events, 0 of them without a known event; an unfinished last event (its format goes on over more lines) is left for the next import" \
+check_eq log-multiline-cut "traceql: $T/cut.log: 1 line, 1 new event, 0 of them without a known event; an unfinished last event (its format goes on over more lines) is left for the next import" \
         "$(cat "$T/err")"
 printf 'b 3\nplain x 4\n' >> "$T/cut.log"
 "$TQ" --db "$T/cut.db" import --log "$T/cut.log" --events "$ML" 2> "$T/err"

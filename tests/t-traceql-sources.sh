@@ -47,7 +47,7 @@ DB=$T/j.db
 mkjournal "$T/x.journal" 3
 printf 'Nov 28 10:00:00 h prog[1]: hello\n' > "$T/a.log"
 run sources-import-journal 0 "" --db "$DB" import --file "$T/x.journal"
-run sources-import-log 0 "traceql: $T/a.log: 1 lines, 1 new events, 1 of them without a known event" \
+run sources-import-log 0 "traceql: $T/a.log: 1 line, 1 new event, 1 of them without a known event" \
         --db "$DB" import --log "$T/a.log"
 
 # ---- the list, in every format, never synced --------------------------------

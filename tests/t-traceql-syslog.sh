@@ -63,7 +63,7 @@ printf '<30>Nov 21 10:00:00 h app[1]: blk_req_complete req 0x1 ret 0\n' > "$T/r.
 "$TQ" --db "$T/r.db" import --syslog "$T/r.log" --events "$EV" 2>/dev/null
 printf '<30>Nov 21 10:00:01 h app[1]: blk_req_complete req 0x2 ret 0\n<30>Nov 21 10:00:02 h app' >> "$T/r.log"
 "$TQ" --db "$T/r.db" import --syslog "$T/r.log" --events "$EV" 2> "$T/err"
-check_eq syslog-resume-summary "traceql: $T/r.log: 1 lines, 1 new events, 0 of them without a known event; an unfinished last line is left for the next import" "$(cat "$T/err")"
+check_eq syslog-resume-summary "traceql: $T/r.log: 1 line, 1 new event, 0 of them without a known event; an unfinished last line is left for the next import" "$(cat "$T/err")"
 printf '[2]: blk_req_complete req 0x3 ret 0\n' >> "$T/r.log"
 "$TQ" --db "$T/r.db" import --syslog "$T/r.log" --events "$EV" 2>/dev/null
 "$TQ" --db "$T/r.db" import --syslog "$T/r.log" --events "$EV" 2>/dev/null
@@ -72,7 +72,7 @@ check_eq syslog-resume-rows "1:1|1:2|2:3" "$("$TQ" --db "$T/r.db" --no-sync --fo
 # Standard input: no offset to resume from, RFC 3164 years from the time now.
 printf 'Jan  2 03:04:05 h app[9]: blk_req_complete req 0x9 ret 0\n' |
         "$TQ" --db "$T/stdin.db" import --syslog - --events "$EV" 2> "$T/err"
-check_eq syslog-stdin "traceql: <stdin>: 1 lines, 1 new events, 0 of them without a known event|-||9" \
+check_eq syslog-stdin "traceql: <stdin>: 1 line, 1 new event, 0 of them without a known event|-||9" \
         "$(cat "$T/err")|$("$TQ" --db "$T/stdin.db" --no-sync --format csv \
         "select (select location || '|' || ifnull(offset, '') from sources) || '|' || pid as v
          from events" | tail -n +2)"
@@ -81,7 +81,7 @@ check_eq syslog-stdin "traceql: <stdin>: 1 lines, 1 new events, 0 of them withou
 # imported.
 printf 'Jan  2 03:04:05 h app[9]: blk_req_complete req 0x9 ret 0\n' > "$T/ev.log"
 "$TQ" --db "$T/ev.db" import --syslog "$T/ev.log" --events - < "$EV" 2> "$T/err"
-check_eq syslog-events-stdin "traceql: $T/ev.log: 1 lines, 1 new events, 0 of them without a known event|9" \
+check_eq syslog-events-stdin "traceql: $T/ev.log: 1 line, 1 new event, 0 of them without a known event|9" \
         "$(cat "$T/err")|$("$TQ" --db "$T/ev.db" --no-sync --format csv "select a0 from events" | tail -n +2)"
 for src in syslog log; do
         rc=0
@@ -108,14 +108,14 @@ line 7 >> "$T/rot.log"
 "$TQ" --db "$T/rot.db" import --syslog "$T/rot.log" --events "$EV" 2>> "$T/err"
 check_eq syslog-replaced-file "traceql: $T/rot.log: not the file imported before (replaced or rotated): importing it from the start
 traceql: $T/rot.log: 4 lines, 4 new events, 0 of them without a known event
-traceql: $T/rot.log: 1 lines, 1 new events, 0 of them without a known event|1 2 3 4 5 6 7" \
+traceql: $T/rot.log: 1 line, 1 new event, 0 of them without a known event|1 2 3 4 5 6 7" \
         "$(cat "$T/err")|$("$TQ" --db "$T/rot.db" --no-sync --format csv \
         "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
 # A file now shorter than the offset: the same, said so.
 line 8 > "$T/rot.log"
 "$TQ" --db "$T/rot.db" import --syslog "$T/rot.log" --events "$EV" 2> "$T/err"
 check_eq syslog-truncated-file "traceql: $T/rot.log: not the file imported before (truncated or replaced): importing it from the start
-traceql: $T/rot.log: 1 lines, 1 new events, 0 of them without a known event" "$(cat "$T/err")"
+traceql: $T/rot.log: 1 line, 1 new event, 0 of them without a known event" "$(cat "$T/err")"
 # logrotate renames y.log to y.log.1 (written to after the last import) and
 # starts a new y.log: y.log.1 resumes where y.log stopped, in either order of
 # the two imports, and a second rotation (y.log.1 to y.log.2) alike; no row
@@ -147,26 +147,26 @@ for order in old-first new-first; do
         cp "$T/err" "$T/err.$order"
 done
 check_eq syslog-rotated-old-first "traceql: $T/y.log.1: the file imported before as $T/y.log (renamed): resuming at byte 122
-traceql: $T/y.log.1: 1 lines, 1 new events, 0 of them without a known event
+traceql: $T/y.log.1: 1 line, 1 new event, 0 of them without a known event
 traceql: $T/y.log: not the file imported before (replaced or rotated): importing it from the start
 traceql: $T/y.log: 2 lines, 2 new events, 0 of them without a known event
 traceql: $T/y.log.2: the file imported before as $T/y.log.1 (renamed): resuming at byte 183
 traceql: $T/y.log.2: 0 lines, 0 new events, 0 of them without a known event
 traceql: $T/y.log.1: the file imported before as $T/y.log (renamed): resuming at byte 122
-traceql: $T/y.log.1: 1 lines, 1 new events, 0 of them without a known event
+traceql: $T/y.log.1: 1 line, 1 new event, 0 of them without a known event
 traceql: $T/y.log: not the file imported before (truncated or replaced): importing it from the start
-traceql: $T/y.log: 1 lines, 1 new events, 0 of them without a known event
+traceql: $T/y.log: 1 line, 1 new event, 0 of them without a known event
 1 2 3 4 5 6 7" "$(cat "$T/err.old-first")"
 check_eq syslog-rotated-new-first "traceql: $T/y.log: not the file imported before (replaced or rotated): importing it from the start
 traceql: $T/y.log: 2 lines, 2 new events, 0 of them without a known event
 traceql: $T/y.log.1: the file imported before as $T/y.log (renamed): resuming at byte 122
-traceql: $T/y.log.1: 1 lines, 1 new events, 0 of them without a known event
+traceql: $T/y.log.1: 1 line, 1 new event, 0 of them without a known event
 traceql: $T/y.log.2: the file imported before as $T/y.log.1 (renamed): resuming at byte 183
 traceql: $T/y.log.2: 0 lines, 0 new events, 0 of them without a known event
 traceql: $T/y.log.1: the file imported before as $T/y.log (renamed): resuming at byte 122
-traceql: $T/y.log.1: 1 lines, 1 new events, 0 of them without a known event
+traceql: $T/y.log.1: 1 line, 1 new event, 0 of them without a known event
 traceql: $T/y.log: not the file imported before (truncated or replaced): importing it from the start
-traceql: $T/y.log: 1 lines, 1 new events, 0 of them without a known event
+traceql: $T/y.log: 1 line, 1 new event, 0 of them without a known event
 1 2 4 5 3 6 7" "$(cat "$T/err.new-first")"
 # A file that begins as one imported before which is still there (a copy,
 # or another run's log that begins alike) is imported whole: its lines were

@@ -486,7 +486,7 @@ rc=0
 "$TQ" --db "$T/f.db" import --syslog "$T/turn.log" 2> "$T/l.err" || rc=$?
 wait $lpid 2>/dev/null || true
 check_eq traceql-import-waits-turn "0|traceql: $T/f.db: another import is writing it: waiting for its end
-traceql: $T/turn.log: 1 lines, 1 new events, 1 of them without a known event" "$rc|$(cat "$T/l.err")"
+traceql: $T/turn.log: 1 line, 1 new event, 1 of them without a known event" "$rc|$(cat "$T/l.err")"
 
 # A follower waiting for another import's turn still stops at SIGINT, status
 # 0, nothing lost: idle (its end would open a transaction), or woken by an
