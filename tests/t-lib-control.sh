@@ -300,8 +300,8 @@ check_eq control-relative-dir-chdir "|" "$(cat "$T/out")|$(ls "$T/rel")"
 # more closed), what the program read there.  Both are above 2, and the
 # socket file is removed at exit.
 mkdir "$T/in"
-TJ_CONTROL_DIR="$T/in" TJ_OUTPUT=nop $RUN "$B/tests/lib-emit" fds ctlstart fds exit \
-        > "$T/out" 2>&1 0<&- || true
+TJ_CONTROL_DIR="$T/in" TJ_OUTPUT=nop run_fdclosed 0 "$B/tests/lib-emit" fds ctlstart fds exit \
+        > "$T/out" 2>&1 || true
 check_eq control-stdin-closed "fds 0=closed 1=file 2=file n=+0
 fds 0=closed 1=file 2=file n=+2|" "$(fds_rel "$T/out")|$(ls "$T/in")"
 

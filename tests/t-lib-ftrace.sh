@@ -112,8 +112,8 @@ done
 # As 1 the program's own output went into the marker.  The marker is a
 # descriptor above 2 now.
 : > "$T/marker"
-TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS=tga_void $RUN "$E" atexitfd:"$T/marker" \
-        init void outputs:nop outputs:ftrace void shutdown > "$T/out" 2> "$T/err" 0<&-
+TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS=tga_void run_fdclosed 0 "$E" atexitfd:"$T/marker" \
+        init void outputs:nop outputs:ftrace void shutdown > "$T/out" 2> "$T/err"
 check_eq lib-ftrace-stdin-closed-no-leak "outputs nop=0
 outputs ftrace=0
 fd $T/marker=closed|2" "$(cat "$T/out" "$T/err")|$(wc -l < "$T/marker")"

@@ -56,8 +56,8 @@ stderr:" "$(cat "$T/out"; test -s "$T/kept.log" && echo file:yes || echo file:no
 # Standard output closed: the file of file= was opened as descriptor 1, and
 # the program's own output (stats here) went into the trace log.
 rm -f "$T/fd1.log"
-TJ_OUTPUT=log TJ_EVENTS=tgb_req $RUN "$E" opt:file="$T/fd1.log" init req:1 flush stats \
-        2> "$T/err" >&- || true
+TJ_OUTPUT=log TJ_EVENTS=tgb_req run_fdclosed 1 "$E" opt:file="$T/fd1.log" init req:1 flush \
+        stats 2> "$T/err" || true
 check_eq lib-outputs-log-file-not-stdout "tgb_req req 0x1000 sector 0 name r0" \
         "$(cat "$T/fd1.log" "$T/err")"
 

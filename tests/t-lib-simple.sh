@@ -276,8 +276,8 @@ check_eq lib-simple-fifo-exit "0 ok" "$rc $(awk -F'[ =]' '/^emitted=/ {
 # between the records: the file could not be read past them.  It is above 2
 # now: the output is lost to the program, as it asked, and the file reads.
 rm -f "$T/fd1" "$T/fd1.db"
-TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/fd1" TJ_EVENTS=tgb_req $RUN "$E" init req:2 flush stats \
-        req:1 flush 2> "$T/err" >&- || true
+TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/fd1" TJ_EVENTS=tgb_req run_fdclosed 1 "$E" init req:2 flush \
+        stats req:1 flush 2> "$T/err" || true
 rc=0
 "$B/traceql" --db "$T/fd1.db" import --simpletrace "$T/fd1" \
         --events "$TOP/tests/simpletrace/tgroup.trace-events" > "$T/imp" 2>&1 || rc=$?

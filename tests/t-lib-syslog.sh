@@ -47,9 +47,9 @@ for kind in dgram stream; do
         "$B/tests/dgram-recv" "$T/in.sock" 2 ${kind#dgram} > "$T/recv" &
         rpid=$!
         while [ ! -S "$T/in.sock" ]; do sleep 0.1; done
-        TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/in.sock" TJ_EVENTS=tgb_req $RUN "$B/tests/lib-emit" \
+        TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/in.sock" TJ_EVENTS=tgb_req run_fdclosed 0 "$B/tests/lib-emit" \
                 fds init req:1 flush fds outputs:nop fds outputs:syslog req:1 flush fds \
-                > "$T/out" 2>&1 0<&-
+                > "$T/out" 2>&1
         wait $rpid || true
         check_eq lib-syslog-$kind-stdin-closed "fds 0=closed 1=file 2=file n=+0
 fds 0=closed 1=file 2=file n=+1

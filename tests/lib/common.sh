@@ -22,6 +22,29 @@ if [ "${VALGRIND:-}" = 1 ]; then
         RUN="valgrind -q --error-exitcode=99 --leak-check=full --log-file=$T/valgrind/%p.log"
 fi
 
+# run_fdclosed FD PROGRAM ARGS...: $RUN PROGRAM with descriptor FD (0 or 1)
+# closed.  valgrind --log-file opens its log before it starts the program and
+# leaves it open there, on the lowest free descriptor: the program would find
+# its stdin or stdout taken by the log (and a report in what it wrote).  Under
+# valgrind the log goes to descriptor 9 instead (--log-fd), which the program
+# sees as one more descriptor, open from start to end.
+run_fdclosed() {
+        _fd=$1
+        shift
+        if [ "${VALGRIND:-}" = 1 ]; then
+                set -- valgrind -q --error-exitcode=99 --leak-check=full --log-fd=9 "$@"
+                case $_fd in
+                0) "$@" 0<&- 9>> "$T/valgrind/fd0-$(date +%s%N).log" ;;
+                1) "$@" >&- 9>> "$T/valgrind/fd1-$(date +%s%N).log" ;;
+                esac
+        else
+                case $_fd in
+                0) "$@" 0<&- ;;
+                1) "$@" >&- ;;
+                esac
+        fi
+}
+
 common_exit() {
         if [ -d "$T/valgrind" ]; then
                 for log in "$T"/valgrind/*.log; do
