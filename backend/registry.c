@@ -303,7 +303,8 @@ static void registry_warn(const char *warn_as, const char *where, const char *p,
                 config_warn("%s: %s'%.*s' matches only events compiled out "
                             "('disable' in trace-events)", warn_as, where, (int)len, p);
         else if (r == -ENOENT)
-                config_warn("%s: %sno event matches '%.*s'", warn_as, where, (int)len, p);
+                config_warn("%s: %sno event matches '%.*s' (kept for modules loaded later)",
+                            warn_as, where, (int)len, p);
         else if (r == -ENOMEM)
                 config_warn("%s: %s'%.*s': out of memory, not kept for modules loaded later",
                             warn_as, where, (int)len, p);

@@ -102,8 +102,8 @@ TJ_QUIET=0 TJ_EVENTS='tga_all, nosuch ,-tga_void' TJ_EVENTS_FILE="$T/ev3" TJ_OUT
 cat > "$T/exp" <<OUT
 tracejournal: event 'tgb_done' defined in groups 'tgb' and 'dup'
 tracejournal: group 'old' built for ABI 0, library has 1; ignored
-tracejournal: TJ_EVENTS: no event matches 'nosuch'
-tracejournal: TJ_EVENTS_FILE: $T/ev3:2: no event matches 'nosuch_either'
+tracejournal: TJ_EVENTS: no event matches 'nosuch' (kept for modules loaded later)
+tracejournal: TJ_EVENTS_FILE: $T/ev3:2: no event matches 'nosuch_either' (kept for modules loaded later)
 tracejournal: TJ_OUTPUT: unknown output 'bogus'
 OUT
 check_file lib-patterns-env-warnings "$T/exp" "$T/err"
@@ -152,7 +152,7 @@ TJ_QUIET=0 TJ_EVENTS="$(printf 'a\033]0;owned\007\ntracejournal: forged\303\251'
         TJ_OUTPUT="$(printf 'nop,x\033[2J')" TJ_EVENTS_FILE="$(printf '/nonexistent/\033[1m\tf')" \
         $RUN "$E" init > /dev/null 2> "$T/err"
 cat > "$T/exp" <<'OUT'
-tracejournal: TJ_EVENTS: no event matches 'a\x1b]0;owned\x07\x0atracejournal: forged\xc3\xa9'
+tracejournal: TJ_EVENTS: no event matches 'a\x1b]0;owned\x07\x0atracejournal: forged\xc3\xa9' (kept for modules loaded later)
 tracejournal: TJ_EVENTS_FILE: /nonexistent/\x1b[1m\x09f: No such file or directory
 tracejournal: TJ_OUTPUT: unknown output 'x\x1b[2J'
 OUT
