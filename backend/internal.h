@@ -118,6 +118,9 @@ extern TJ_HIDDEN const struct tj_output out_ftrace;
 extern TJ_HIDDEN const struct tj_output out_simple;
 
 TJ_HIDDEN void out_log_reopen(void);
+/* Say on stderr the event the ftrace output dropped as too long for the
+ * marker, noted since the last call (once per open); the writer thread's. */
+TJ_HIDDEN void out_ftrace_say_noted(void);
 TJ_HIDDEN int output_fd_above_stdio(int fd);
 TJ_HIDDEN void output_fd_install(atomic_int *slot, int fd);
 TJ_HIDDEN void output_fd_park(atomic_int *slot);

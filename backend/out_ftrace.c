@@ -17,7 +17,9 @@
  * characters) so that the arguments after it still fit, and goes out as one
  * write(2): the kernel takes one marker entry per write and needs no lock of
  * ours.  An event whose line cannot hold every argument even so (a long
- * name, long argument names) is not written but counted dropped.
+ * name, long argument names) is not written but counted dropped, and the
+ * first one of each open of the marker is said on stderr by the writer
+ * thread (out_ftrace_say_noted()).
  *
  * The marker is the path in TJ_FTRACE_MARKER (a plain file or a fifo for
  * tests), else /sys/kernel/tracing/trace_marker, else, as QEMU's ftrace
@@ -57,14 +59,46 @@ static atomic_uint ftrace_writing;      /* callers between their ftrace_ok check
 static atomic_int ftrace_pid;
 static pthread_once_t ftrace_once = PTHREAD_ONCE_INIT;
 
+/*
+ * The first event of an open whose line cannot hold its arguments, noted by
+ * the thread that traced it (ftrace_note_too_long()) and said by the writer
+ * thread after its pass, holding no lock (out_ftrace_say_noted()): the
+ * tracing thread may be in a signal handler, where config_warn()'s
+ * vsnprintf() and stdio are not safe, and a stderr that blocks (a full
+ * pipe) must hold up neither the traced thread nor, under the writer's
+ * lock, a change of the outputs.  Before, the event was counted dropped
+ * with no word said: a name or argument names too long for the marker lost
+ * every event of it, silently.  Once per open (ftrace_opens): a reopen says
+ * it again.  The note is one buffer: taken (NOTE_BUSY) by one thread, read
+ * by the writer once NOTE_READY, then free again.
+ */
+#define FTRACE_NOTE_NAME 64     /* the bytes of the event name said, then "..." */
+enum { FTRACE_NOTE_FREE, FTRACE_NOTE_BUSY, FTRACE_NOTE_READY };
+static atomic_uint ftrace_opens;        /* ftrace_open()s that opened the marker */
+static atomic_uint ftrace_noted_open;   /* the open whose too long event was noted */
+static atomic_int ftrace_note_state;
+static struct {
+        char name[FTRACE_NOTE_NAME + 1];
+        bool cut;                       /* the name was longer */
+        size_t need;                    /* the bytes its line needs at least */
+} ftrace_note;
+
 static void ftrace_set_pid(void)
 {
         atomic_store_explicit(&ftrace_pid, (int)getpid(), memory_order_relaxed);
 }
 
+/* In a fork child: a note another thread of the parent was filling is
+ * never finished here, and one ready is the parent's to say. */
+static void ftrace_after_fork_child(void)
+{
+        ftrace_set_pid();
+        atomic_store(&ftrace_note_state, FTRACE_NOTE_FREE);
+}
+
 static void ftrace_init_once(void)
 {
-        pthread_atfork(NULL, NULL, ftrace_set_pid);
+        pthread_atfork(NULL, NULL, ftrace_after_fork_child);
 }
 
 /* Close the marker (output_fd_close()). */
@@ -187,6 +221,7 @@ static int ftrace_open(void)
         }
         ftrace_check_on(path);
         output_fd_install(&ftrace_fd, fd);
+        atomic_fetch_add(&ftrace_opens, 1);     /* a too long event is said again */
         atomic_store(&ftrace_ok, true);
         return 0;
 }
@@ -261,11 +296,14 @@ static void ftrace_cut_utf8(struct ftrace_line *l, size_t start)
 
 /* Append S quoted and escaped, cut to what fits with its closing quote and
  * RESERVE bytes more (the arguments after it, ftrace_arg_min()), and at a
- * character boundary when S is UTF-8. */
+ * character boundary when S is UTF-8.  A line with a string is as long as
+ * one without: 1024 bytes at most (the closing quote was counted twice, and
+ * a line that needed 1024 bytes was cut to 1023, or dropped). */
 static void ftrace_add_string(struct ftrace_line *l, const char *s, size_t reserve)
 {
         static const char hex[] = "0123456789abcdef";
-        size_t end = sizeof(l->buf) - 2;        /* room for '"' and '\n' */
+        size_t end = sizeof(l->buf) - 2;        /* the length before the closing '"',
+                                                 * which leaves room for '\n' */
         size_t start;                           /* where S's bytes begin */
 
         end = reserve < end ? end - reserve : 0;
@@ -273,7 +311,7 @@ static void ftrace_add_string(struct ftrace_line *l, const char *s, size_t reser
                 ftrace_add_str(l, "(null)");
                 return;
         }
-        if (l->full || l->len + 2 > end) {
+        if (l->full || l->len + 1 > end) {
                 l->full = true;
                 return;
         }
@@ -296,7 +334,7 @@ static void ftrace_add_string(struct ftrace_line *l, const char *s, size_t reser
                         e[0] = '\\', e[1] = 'x', e[2] = hex[c >> 4], e[3] = hex[c & 15], n = 4;
                 else
                         e[n++] = (char)c;
-                if (l->len + n > end - 1) {
+                if (l->len + n > end) {
                         /* cut: what comes after has its room */
                         if ((c & 0xc0) == 0x80)
                                 ftrace_cut_utf8(l, start);
@@ -351,20 +389,63 @@ static int ftrace_send(struct ftrace_line *l)
         return output_fd_writev(&ftrace_fd, &ftrace_ok, &ftrace_writing, &iov, 1);
 }
 
+/*
+ * Note that EV's line needs NEED bytes, more than the marker takes, unless
+ * an event was noted since the marker was opened (or the last note is not
+ * said yet: this one is not, either).  Lock-free: the caller may be a signal
+ * handler (no printf family, no allocation).
+ */
+static void ftrace_note_too_long(const struct tj_event *ev, size_t need)
+{
+        unsigned open = atomic_load(&ftrace_opens), noted = atomic_load(&ftrace_noted_open);
+        int state = FTRACE_NOTE_FREE;
+        size_t n = strlen(ev->name);
+
+        if (noted == open || !atomic_compare_exchange_strong(&ftrace_noted_open, &noted, open) ||
+            !atomic_compare_exchange_strong(&ftrace_note_state, &state, FTRACE_NOTE_BUSY))
+                return;
+        ftrace_note.cut = n > FTRACE_NOTE_NAME;
+        if (ftrace_note.cut) {
+                /* not inside a UTF-8 character (of 4 bytes at most) */
+                n = FTRACE_NOTE_NAME;
+                for (int k = 0; k < 3 && ((unsigned char)ev->name[n] & 0xc0) == 0x80; k++)
+                        n--;
+        }
+        memcpy(ftrace_note.name, ev->name, n);
+        ftrace_note.name[n] = '\0';
+        ftrace_note.need = need;
+        atomic_store(&ftrace_note_state, FTRACE_NOTE_READY);
+}
+
+/* Say the event ftrace_note_too_long() noted, if any.  Called by the writer
+ * thread alone, after each pass, holding no lock. */
+void out_ftrace_say_noted(void)
+{
+        if (atomic_load(&ftrace_note_state) != FTRACE_NOTE_READY)
+                return;
+        config_warn("ftrace: event %s%s needs at least %zu bytes, over the marker's limit of %d: "
+                    "dropped (said once per open)", ftrace_note.name,
+                    ftrace_note.cut ? "..." : "", ftrace_note.need, FTRACE_LINE_MAX);
+        atomic_store(&ftrace_note_state, FTRACE_NOTE_FREE);
+}
+
 static int ftrace_write(const struct record *r, const tj_value *v, const char *msg)
 {
         const struct tj_event *ev = r->ev;
         struct ftrace_line l;
         size_t after = 0;       /* ftrace_arg_min() of the arguments not yet added */
+        size_t need;            /* the line's bytes with its strings cut to "" */
+        int pid = atomic_load_explicit(&ftrace_pid, memory_order_relaxed);
 
         (void)msg;
         l.len = 0;
         l.full = false;
         for (unsigned i = 0; i < ev->nargs; i++)
                 after += ftrace_arg_min(&ev->args[i], &v[i]);
+        need = after;
         ftrace_add_str(&l, ev->name);
         ftrace_add(&l, "[", 1);
-        ftrace_add_i64(&l, atomic_load_explicit(&ftrace_pid, memory_order_relaxed));
+        ftrace_add_i64(&l, pid);
         ftrace_add(&l, ".", 1);
         ftrace_add_u64(&l, r->seq, 10);
         ftrace_add(&l, "]:", 2);
@@ -395,9 +476,14 @@ static int ftrace_write(const struct record *r, const tj_value *v, const char *m
          * line, with every string cut to "": the arguments that did not fit
          * were left out, and the line went out as if whole (an import read
          * them as absent; a name of 1023 bytes made an empty line).  The
-         * event is lost, counted and reported so. */
-        if (l.full)
+         * event is lost, counted and reported so, and said once per open. */
+        if (l.full) {
+                /* "NAME[PID.SEQ]:", the arguments, '\n' */
+                need += strlen(ev->name) + ftrace_u64_len((uint64_t)pid, 10) +
+                        ftrace_u64_len(r->seq, 10) + 4 + 1;
+                ftrace_note_too_long(ev, need);
                 return -EMSGSIZE;
+        }
         return ftrace_send(&l);
 }
 

@@ -963,6 +963,8 @@ static size_t writer_pass(void)
                         w.outs[i]->flush();
         writer_take_late_losses();
         pthread_mutex_unlock(&w.lock);
+        /* out of the lock: stderr may block, a change of outputs may not */
+        out_ftrace_say_noted();
         if (dead)
                 writer_reap();
         return n;

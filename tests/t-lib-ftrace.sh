@@ -21,7 +21,9 @@ tga_all[PID.8]: i64=1 u64=2 ptr=0x2 s="héllo wörld €" i32=3 u8=4
 OUT
 head -8 "$T/marker" | sed 's/^\([a-z_]*\)\[[0-9]*\./\1[PID./' > "$T/got"
 check_file lib-ftrace-marker-file "$T/exp" "$T/got"
-check_eq lib-ftrace-long-string-cut 1023 "$(sed -n 9p "$T/marker" | wc -c)"
+# Cut to the line's 1024 bytes, newline included, as a line of numbers
+# (1023 before: the closing quote was counted twice).
+check_eq lib-ftrace-long-string-cut 1024 "$(sed -n 9p "$T/marker" | wc -c)"
 check_eq lib-ftrace-long-string-closed '"' "$(sed -n 9p "$T/marker" | sed 's/ i32=.*//' | tail -c 2 | head -c 1)"
 # The string is cut to leave room for the numbers after it: they were left
 # out, the string taking the whole line (an import read them as absent).
@@ -50,6 +52,25 @@ check_eq lib-ftrace-line-too-long-dropped "1024 emitted=1 written=1 dropped=0|tg
 1025 emitted=1 written=0 dropped=1|tj_dropped[PID]: dropped=1||0
 name1023 emitted=1 written=0 dropped=1|tj_dropped[PID]: dropped=1||0
 name1024 emitted=1 written=0 dropped=1|tj_dropped[PID]: dropped=1||0" "$(cat "$T/big")"
+
+# Such an event was dropped with no word said: every event of it lost, and
+# only the stats or a tj_dropped line to tell.  Said now, once per open of
+# the marker (two events, one line; again after the outputs changed away
+# and back), its name cut to 64 bytes; the lines of the events of 1025
+# bytes, the name's length set from the pid's digits as above.
+: > "$T/marker"
+TJ_QUIET=0 TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/marker" TJ_EVENTS="tgz*" \
+        sh -c 'exec "$@" big:$((1025 - ${#$} - 566)):53 init big=7 big=7 flush stats \
+                outputs:nop outputs:ftrace big=7 flush stats' sh $RUN "$E" > "$T/out" 2> "$T/err"
+w="tracejournal: ftrace: event tgz_$(printf 'e%.0s' $(seq 60))... needs at least 1025 bytes, over the marker's limit of 1024: dropped (said once per open)"
+check_eq lib-ftrace-line-too-long-warns "$w
+$w
+emitted=2 written=0 dropped=2
+outputs nop=0
+outputs ftrace=0
+emitted=3 written=0 dropped=3|tj_dropped[PID]: dropped=2
+tj_dropped[PID]: dropped=1" "$(cat "$T/err")
+$(cat "$T/out")|$(sed 's/^\([a-z_]*\)\[[0-9]*/\1[PID/' "$T/marker")"
 
 # A long string is cut at a character boundary: the cut fell inside a
 # UTF-8 character (a lone 0xc3 before the closing quote), whichever of these
