@@ -127,6 +127,41 @@ static int ftrace_error(const struct ftrace *f, struct tq_error *err, const char
         return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": %s", f->name, f->lineno, what);
 }
 
+/* The bytes of a name or value of the input a message quotes at most, then
+ * "...": a hostile trace's name of a megabyte must not fill the message
+ * (a tq_error holds 1 KiB: the reason after it was lost) nor a warning
+ * printed whole.  tq_error_set() writes the bytes that are no printable
+ * UTF-8 as \xHH. */
+#define FQUOTE_MAX 64
+
+/* How many bytes of S a message quotes: all, or FQUOTE_MAX at most, not
+ * inside a UTF-8 character (of 4 bytes at most): a character cut in two
+ * was written as \xHH escapes. */
+static int fquote_len(struct fspan s)
+{
+        size_t n = s.n;
+
+        if (n > FQUOTE_MAX) {
+                n = FQUOTE_MAX;
+                for (int k = 0; k < 3 && ((unsigned char) s.p[n] & 0xc0) == 0x80; k++)
+                        n--;
+        }
+        return (int) n;
+}
+
+static const char *fquote_more(struct fspan s)
+{
+        return s.n > FQUOTE_MAX ? "..." : "";
+}
+
+/* The arguments of "%.*s%s" that quote S in a message (fquote_len()). */
+#define FQUOTE(s) fquote_len(s), (s).p, fquote_more(s)
+
+static struct fspan fspan_str(const char *s)
+{
+        return (struct fspan) { s, strlen(s) };
+}
+
 static bool fis_digit(char c)
 {
         return c >= '0' && c <= '9';
@@ -458,17 +493,23 @@ static int fparse_prefix(struct ftrace *f, const char *p, const char *end, struc
  * ours this long was cut, or written by another program. */
 #define FTRACE_CUT_MIN 1024
 
+/* Argument NAME of L, a marker of ours, is wrong: WHY.  Every message about
+ * an argument names it and its event ("bad escape in a string" named
+ * neither, in a line of many).  -EBADMSG with ERR set. */
+static int fbad_arg(const struct ftrace *f, const struct fline *l, struct fspan name,
+                    const char *why, struct tq_error *err)
+{
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument %.*s%s of %.*s%s: %s",
+                            f->name, f->lineno, FQUOTE(name), FQUOTE(l->event), why);
+}
+
 /* The string value of argument NAME of L runs to the end of the marker.
  * It names the argument and the event, as the other cuts do ("unterminated
  * string" alone named neither).  -EBADMSG with ERR set. */
 static int fcut_string(const struct ftrace *f, const struct fline *l, struct fspan name,
                        struct tq_error *err)
 {
-        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument %.*s%s of %.*s%s: "
-                            "unterminated string " FTRACE_CUT_WHY, f->name, f->lineno,
-                            (int) (name.n < 64 ? name.n : 64), name.p, name.n > 64 ? "..." : "",
-                            (int) (l->event.n < 64 ? l->event.n : 64), l->event.p,
-                            l->event.n > 64 ? "..." : "");
+        return fbad_arg(f, l, name, "unterminated string " FTRACE_CUT_WHY, err);
 }
 
 /* Unescape the quoted string at *PP (after its '"'), the value of argument
@@ -506,13 +547,14 @@ static int fparse_string(struct ftrace *f, const struct fline *l, struct fspan n
                                         else if (p == end)
                                                 return fcut_string(f, l, name, err);
                                         else
-                                                return ftrace_error(f, err, "bad \\x escape in a string");
+                                                return fbad_arg(f, l, name, "bad \\x escape "
+                                                                "in a string", err);
                                 }
                                 c = (char) v;
                                 break;
                         }
                         default:
-                                return ftrace_error(f, err, "bad escape in a string");
+                                return fbad_arg(f, l, name, "bad escape in a string", err);
                         }
                 }
                 out[n++] = c;
@@ -574,8 +616,9 @@ static int fcheck_ours_args(struct ftrace *f, size_t marker_len, struct fline *l
                 if (j < l->nargs)
                         continue;
                 if (len < sizeof(missing))
-                        len += (size_t) snprintf(missing + len, sizeof(missing) - len, "%s%s",
-                                                 n ? ", " : "", ev->args[i].name);
+                        len += (size_t) snprintf(missing + len, sizeof(missing) - len, "%s%.*s%s",
+                                                 n ? ", " : "",
+                                                 FQUOTE(fspan_str(ev->args[i].name)));
                 n++;
         }
         if (n == 0)
@@ -583,14 +626,15 @@ static int fcheck_ours_args(struct ftrace *f, size_t marker_len, struct fline *l
         if (len >= sizeof(missing))
                 memcpy(missing + sizeof(missing) - 4, "...", 4);
         if (cut)
-                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument%s %s of %s "
+                return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument%s %s of %.*s%s "
                                     "missing: a marker of %zu bytes ends before %s "
                                     FTRACE_CUT_WHY, f->name, f->lineno, n > 1 ? "s" : "",
-                                    missing, ev->name, marker_len, n > 1 ? "them" : "it");
-        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument%s %s of %s missing: a "
-                            "marker of %zu bytes, too short to be cut, lacks %s "
+                                    missing, FQUOTE(fspan_str(ev->name)), marker_len,
+                                    n > 1 ? "them" : "it");
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument%s %s of %.*s%s missing: "
+                            "a marker of %zu bytes, too short to be cut, lacks %s "
                             FTRACE_SHORT_WHY, f->name, f->lineno, n > 1 ? "s" : "", missing,
-                            ev->name, marker_len, n > 1 ? "them" : "it");
+                            FQUOTE(fspan_str(ev->name)), marker_len, n > 1 ? "them" : "it");
 }
 
 /* The value VAL of argument NAME, not a string, ends L, a marker of ours
@@ -601,12 +645,10 @@ static int fcheck_ours_args(struct ftrace *f, size_t marker_len, struct fline *l
 static int fcut_value(const struct ftrace *f, const struct fline *l, struct fspan name,
                       struct fspan val, size_t marker_len, struct tq_error *err)
 {
-        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument %.*s=%.*s%s of %.*s, not a "
-                            "string, ends a marker of %zu bytes: its value may be cut short and "
-                            "arguments after it missing " FTRACE_CUT_WHY, f->name, f->lineno,
-                            (int) (name.n < 64 ? name.n : 64), name.p,
-                            (int) (val.n < 64 ? val.n : 64), val.p, val.n > 64 ? "..." : "",
-                            (int) (l->event.n < 64 ? l->event.n : 64), l->event.p, marker_len);
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument %.*s%s=%.*s%s of %.*s%s, "
+                            "not a string, ends a marker of %zu bytes: its value may be cut short "
+                            "and arguments after it missing " FTRACE_CUT_WHY, f->name, f->lineno,
+                            FQUOTE(name), FQUOTE(val), FQUOTE(l->event), marker_len);
 }
 
 /* The name NAME of an argument, with no "=value", ends L, a marker of ours
@@ -616,12 +658,10 @@ static int fcut_value(const struct ftrace *f, const struct fline *l, struct fspa
 static int fcut_name(const struct ftrace *f, const struct fline *l, struct fspan name,
                      size_t marker_len, struct tq_error *err)
 {
-        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument %.*s%s of %.*s, with no "
-                            "value, ends a marker of %zu bytes: its name may be cut short, its "
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument %.*s%s of %.*s%s, with "
+                            "no value, ends a marker of %zu bytes: its name may be cut short, its "
                             "value and arguments after it missing " FTRACE_CUT_WHY, f->name,
-                            f->lineno, (int) (name.n < 64 ? name.n : 64), name.p,
-                            name.n > 64 ? "..." : "",
-                            (int) (l->event.n < 64 ? l->event.n : 64), l->event.p, marker_len);
+                            f->lineno, FQUOTE(name), FQUOTE(l->event), marker_len);
 }
 
 /* Our marker arguments: " name=value" ..., strings quoted, from P to END,
@@ -645,8 +685,13 @@ static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t 
                 if (p == end && marker_len >= FTRACE_CUT_MIN)
                         return fcut_name(f, l, (struct fspan) { name, (size_t) (p - name) },
                                          marker_len, err);
-                if (p == name || p == end || *p != '=')
-                        return ftrace_error(f, err, "bad argument in a tracejournal marker line");
+                if (p == name || p == end || *p != '=') {
+                        /* quoted to the next space: "se-ctor=1", "=5" */
+                        while (p < end && *p != ' ')
+                                p++;
+                        return fbad_arg(f, l, (struct fspan) { name, (size_t) (p - name) },
+                                        "not name=value, in a tracejournal marker line", err);
+                }
                 a = fadd_arg(l, name, (size_t) (p - name));
                 v = ++p;
                 if (p < end && *p == '"') {
@@ -656,8 +701,10 @@ static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t 
                         if (r < 0)
                                 return r;
                         if (p < end && *p != ' ')
-                                return ftrace_error(f, err, "bad argument in a tracejournal "
-                                                    "marker line");
+                                return fbad_arg(f, l, (struct fspan) { name,
+                                                (size_t) (v - 1 - name) }, "text after its "
+                                                "string's closing quote, in a tracejournal "
+                                                "marker line", err);
                 } else {
                         while (p < end && *p != ' ')
                                 p++;
@@ -897,6 +944,7 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
 static void fnote_cut(const struct ftrace *f, const struct fline *l)
 {
         const struct farg *last = l->nargs ? &l->args[l->nargs - 1] : NULL;
+        struct fspan lname = last ? last->name : (struct fspan) { "", 0 };
         struct fcut_note *note = f->note;
 
         if (!note)
@@ -906,13 +954,11 @@ static void fnote_cut(const struct ftrace *f, const struct fline *l)
                 note->last = f->lineno;
                 return;
         }
-        tq_error_set(&note->first, 0, "%s:%" PRIu64 ": a marker of %zu bytes ends %s%.*s of "
-                     "%.*s, with no declaration (--events) to tell what follows: arguments "
+        tq_error_set(&note->first, 0, "%s:%" PRIu64 ": a marker of %zu bytes ends %s%.*s%s of "
+                     "%.*s%s, with no declaration (--events) to tell what follows: arguments "
                      "after it may be missing from its row " FTRACE_CUT_WHY, f->name,
                      f->lineno, l->cut_len, last ? "after argument " : "before any argument",
-                     last ? (int) (last->name.n < 64 ? last->name.n : 64) : 0,
-                     last ? last->name.p : "",
-                     (int) (l->event.n < 64 ? l->event.n : 64), l->event.p);
+                     FQUOTE(lname), FQUOTE(l->event));
 }
 
 static int fadd_field(struct ftrace *f, const char *name, struct fspan v)

@@ -221,7 +221,8 @@ check_eq ftrace-argument-cut-undeclared "1 0|traceql: $T/argcut.trace:2: a marke
 # --events it fails naming the line, the event and the arguments missing,
 # whatever its length; here tga_all lacking u8, then s, i32 and u8, and the
 # marker the library wrote for an event of 401 bytes with 10 int64_t
-# arguments of 53-byte names (1010 bytes, a8 and a9 left out).
+# arguments of 53-byte names (1010 bytes, a8 and a9 left out), its name
+# cut to 64 bytes in the message.
 S="(written by a libtracejournal that left out what did not fit in 1 KiB, or declared otherwise in --events than in the program that traced it?)"
 big=tgz_$(head -c 397 /dev/zero | tr '\0' e)
 bigargs= bigdecl= bigfmt=
@@ -244,8 +245,46 @@ for m in 'tga_all[1234.5]: i64=1 u64=2 ptr=0x3 s="y" i32=4' 'tga_all[1234.5]: i6
 done > "$T/short.got"
 check_eq ftrace-argument-short "48 4|traceql: $T/short.trace:2: argument u8 of tga_all missing: a marker of 48 bytes, too short to be cut, lacks it $S|no database
 36 4|traceql: $T/short.trace:2: arguments s, i32, u8 of tga_all missing: a marker of 36 bytes, too short to be cut, lacks them $S|no database
-1010 4|traceql: $T/short.trace:2: arguments a8$(head -c 51 /dev/zero | tr '\0' x), a9$(head -c 51 /dev/zero | tr '\0' x) of $big missing: a marker of 1010 bytes, too short to be cut, lacks them $S|no database" \
+1010 4|traceql: $T/short.trace:2: arguments a8$(head -c 51 /dev/zero | tr '\0' x), a9$(head -c 51 /dev/zero | tr '\0' x) of $(printf %.64s "$big")... missing: a marker of 1010 bytes, too short to be cut, lacks them $S|no database" \
         "$(cat "$T/short.got")"
+
+# A message quotes at most 64 bytes of a name or value of the input, cut
+# between two UTF-8 characters, then "...": an event or argument name of
+# 200 bytes (a hostile trace may hold megabytes) was quoted whole, and a
+# long enough one pushed the reason out of the message.  A message about an
+# argument names it and its event: "bad escape in a string" and "bad
+# argument in a tracejournal marker line" named neither.  Bytes that are
+# no printable UTF-8 are written as \xHH.
+long=$(head -c 200 /dev/zero | tr '\0' n)
+ys=$(head -c 1000 /dev/zero | tr '\0' y)
+es=$(printf '\033'; for i in $(seq 120); do printf '\303\251'; done)
+e31=$(for i in $(seq 31); do printf '\303\251'; done)
+for m in "tgb_$long[1.2]: req=0x1 name=\"a\\q\"" "tgb_req[1.2]: $long=\"a\\xZZ\"" \
+         "tgb_req[1.2]: req=0x1 =5" "tgb_req[1.2]: req=0x1 $long-x=5" \
+         "tgb_req[1.2]: $long=\"a\"b" "tgb_req[1.2]: name=\"$ys\" $long=$es" \
+         "tgb_$long[1.2]: name=\"$ys"; do
+        printf '  a-1 [000] ..... 1.000000: tracing_mark_write: %s\n' "$m" > "$T/quote.trace"
+        rc=0
+        $RUN "$TQ" --db "$T/quote.db" import --ftrace "$T/quote.trace" 2> "$T/quote.err" || rc=$?
+        echo "$rc|$(cat "$T/quote.err")"
+done > "$T/quote.got"
+n64=$(printf %.64s "$long")
+check_eq ftrace-message-quotes-bounded "4|traceql: $T/quote.trace:1: argument name of tgb_${n64%????}...: bad escape in a string
+4|traceql: $T/quote.trace:1: argument $n64... of tgb_req: bad \\x escape in a string
+4|traceql: $T/quote.trace:1: argument =5 of tgb_req: not name=value, in a tracejournal marker line
+4|traceql: $T/quote.trace:1: argument $n64... of tgb_req: not name=value, in a tracejournal marker line
+4|traceql: $T/quote.trace:1: argument $n64... of tgb_req: text after its string's closing quote, in a tracejournal marker line
+4|traceql: $T/quote.trace:1: argument $n64...=\\x1b$e31... of tgb_req, not a string, ends a marker of 1464 bytes: its value may be cut short and arguments after it missing $W
+4|traceql: $T/quote.trace:1: argument name of tgb_${n64%????}...: unterminated string $W" \
+        "$(cat "$T/quote.got")"
+# The warning of a marker as long as a cut one, undeclared, that ends after
+# a whole argument.
+printf '  a-1 [000] ..... 1.000000: tracing_mark_write: %s\n' \
+        "tgb_$long[1.2]: $long=\"$ys\"" > "$T/quote.trace"
+rc=0
+$RUN "$TQ" --db "$T/quote.db" import --ftrace "$T/quote.trace" 2> "$T/quote.err" || rc=$?
+check_eq ftrace-warning-quotes-bounded "0|traceql: $T/quote.trace:1: a marker of 1414 bytes ends after argument $n64... of tgb_${n64%????}..., $A" \
+        "$rc|$(cat "$T/quote.err")"
 
 # The library's output, through a plain file and standard input.
 : > "$T/marker"
