@@ -1020,6 +1020,7 @@ static int fentry_inferred(struct ftrace *f, const struct fline *l)
         }
         if (r == 0)
                 r = te_catalog_field(&f->e, "TRACE_ARGS", sig, k);
+        f->e.argsig_guessed = true;     /* not the program's word: no kind change to tell */
         if (r == 0) {
                 size_t n = l->event.n + 1 + l->text.n;
                 char *msg = malloc(n);

@@ -1085,14 +1085,16 @@ static unsigned ingest_args_order(const struct ingest_type *t, const struct inge
  * event_types, event_args and what reads them (leaks, pairs) keep the first
  * one's.  Say so, once per event and import, naming both signatures.
  * Entries without TRACE_ARGS are not checked: their kinds are guessed from
- * each value ('u' for 5, 'i' for -5).
+ * each value ('u' for 5, 'i' for -5); nor are those whose TRACE_ARGS holds
+ * such guesses (ARGSIG_GUESSED: an ftrace event without a declaration, its
+ * count 2 'u', its count 0x1000 'p').
  */
 static void ingest_kinds_check(struct ingest_type *t, const struct ingest_entry *e,
                                const struct ingest_sigarg *out, unsigned n)
 {
         unsigned i;
 
-        if (t->warned || !e->argsig.set)
+        if (t->warned || !e->argsig.set || e->argsig_guessed)
                 return;
         for (i = 0; i < n && i < t->ncols; i++) {
                 /* out[i].name is t's own for a column the entry lacks */

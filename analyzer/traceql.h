@@ -212,6 +212,9 @@ struct ingest_entry {
         struct ingest_str transport;    /* _TRANSPORT: "driver" for journald's own */
         struct ingest_str seqnum_id;    /* journal identity: s= of the cursor */
         struct ingest_str cursor;       /* the whole cursor, when known */
+        bool argsig_guessed;            /* TRACE_ARGS holds kinds guessed from the
+                                           values (an undeclared ftrace event): a
+                                           later guess may differ, and is no news */
         int64_t time, mono, pid, tid, seq, code_line, jseq;
         int64_t realtime_us, monotonic_us;      /* journald's own timestamps */
         bool has_time, has_mono, has_pid, has_tid, has_seq, has_code_line, has_jseq;

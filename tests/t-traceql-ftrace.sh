@@ -48,6 +48,18 @@ golden qemu qemu.trace --events "$EV"
 golden qemu-formats qemu-formats.trace --events "$CORPUS/hw/scsi/trace-events" \
         --events "$CORPUS/hw/block/trace-events"
 golden tracefs tracefs.trace --events "$EV"
+# A kernel event has no declaration: the kinds of its arguments are guessed
+# from each value (count: 2 is u, count: 0x1000 p), and a guess that differs
+# from the event's first is no news.  The import of this real capture said
+# "event sys_write: argument count is of kind p in TRACE_ARGS 'fd:u buf:p
+# count:p', of kind u in the database's ...", of a TRACE_ARGS the trace
+# never had (the fuzz target printed it for most of its inputs).
+rm -f "$T/kinds.db"
+rc=0
+$RUN "$TQ" --db "$T/kinds.db" import --ftrace tracefs.trace 2> "$T/kinds.err" || rc=$?
+check_eq ftrace-guessed-kinds-quiet "0||4096" "$rc|$(cat "$T/kinds.err")|$($TQ --db "$T/kinds.db" \
+        --no-sync --format csv "select a2 from events where event = 'sys_write' and tid = 7741
+                                order by id limit 1" | tail -n 1)"
 
 $RUN "$TQ" --db "$T/db" import --ftrace tracefs.trace --events "$EV"
 check_eq ftrace-reimport-adds-nothing 26 \
