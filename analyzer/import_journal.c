@@ -1194,7 +1194,7 @@ static int import_journal_read(struct import_journal_stream *s, struct ingest_en
                 /* only trusted fields ("_NAME") are left out: ask of those only */
                 if (len > 0 && *(const char *) data == '_' && !ingest_field_used(data, len))
                         continue;
-                r = ingest_entry_keep(e, "", 0, data, len);
+                r = ingest_entry_keep_field(e, data, len);
                 if (r < 0)
                         return r;
         }

@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sqlite3.h>
 
 /* Exit codes of the traceql command, documented in traceql.1. */
@@ -245,6 +246,22 @@ int ingest_entry_set_cursor(struct ingest_entry *e, const char *cursor, size_t l
  */
 int ingest_entry_keep(struct ingest_entry *e, const char *name, size_t nlen, const char *data,
                       size_t len);
+/* ingest_entry_keep(E, "", 0, DATA, LEN), inline while the buffer has room:
+ * the journal reader keeps some 17 fields an entry, and the calls were 4% of
+ * its thread's instructions (callgrind). */
+static inline int ingest_entry_keep_field(struct ingest_entry *e, const char *data, size_t len)
+{
+        uint32_t n = (uint32_t) len;
+
+        if (len > UINT32_MAX / 2 || e->size - e->len < sizeof(n) + len + 1)
+                return ingest_entry_keep(e, "", 0, data, len);
+        memcpy(e->buf + e->len, &n, sizeof(n));
+        memcpy(e->buf + e->len + sizeof(n), data, len);
+        e->buf[e->len + sizeof(n) + len] = '\0';
+        e->len += sizeof(n) + len + 1;
+        e->kept = e->len;
+        return 0;
+}
 int ingest_entry_parse(struct ingest_entry *e);
 /* Parse P[0..N) as hex with an optional 0x prefix (as pointers and cursor
  * numbers are written), at most 64 bits; false when it is not that. */
