@@ -587,44 +587,90 @@ static struct farg *fadd_arg(struct fline *l, const char *name, size_t n)
 #define FTRACE_SHORT_WHY "(written by a libtracejournal that left out what did not fit in 1 KiB, " \
                          "or declared otherwise in --events than in the program that traced it?)"
 
-/* A marker of ours, MARKER_LEN bytes long, whose event --events declares
- * with more arguments than L holds: the arguments missing would be absent
- * from its row without a word.  When it is as long as a cut one, the kernel
- * cut it between two arguments or just after a string's closing quote;
- * when shorter, it was written so.  It fails naming those missing, with
- * the reason that fits its length.  When no declaration tells, such a
- * marker as long as a cut one is imported as it is, and L->cut_len set for
- * fnote_cut() to say so.  0, or -EBADMSG with ERR set. */
-static int fcheck_ours_args(struct ftrace *f, size_t marker_len, struct fline *l,
-                            struct tq_error *err)
+/* Why a marker of ours holds an argument its declaration lacks: the
+ * library writes those of the program's own declaration. */
+#define FTRACE_OTHER_WHY "(declared otherwise in --events than in the program that traced it?)"
+
+/* The names of EV's arguments, those L holds left out unless L is NULL,
+ * into LIST as "a, b" (cut to "..." past its SIZE bytes): how many. */
+static unsigned flist_args(const struct te_event *ev, const struct fline *l, char *list,
+                           size_t size)
 {
-        const struct te_event *ev;
-        bool cut = marker_len >= FTRACE_CUT_MIN;
-        char missing[256];
         size_t len = 0;
         unsigned i, j, n = 0;
 
-        ev = te_catalog_find(f->cat, l->event.p, l->event.n);
-        if (!ev && cut)
-                l->cut_len = marker_len;
-        if (!ev || l->nargs >= ev->nargs)
-                return 0;
-        missing[0] = '\0';
+        list[0] = '\0';
         for (i = 0; i < ev->nargs; i++) {
-                for (j = 0; j < l->nargs && !fspan_is(l->args[j].name, ev->args[i].name); j++)
+                for (j = 0; l && j < l->nargs && !fspan_is(l->args[j].name, ev->args[i].name);
+                     j++)
                         ;
-                if (j < l->nargs)
+                if (l && j < l->nargs)
                         continue;
-                if (len < sizeof(missing))
-                        len += (size_t) snprintf(missing + len, sizeof(missing) - len, "%s%.*s%s",
+                if (len < size)
+                        len += (size_t) snprintf(list + len, size - len, "%s%.*s%s",
                                                  n ? ", " : "",
                                                  FQUOTE(fspan_str(ev->args[i].name)));
                 n++;
         }
+        if (len >= size)
+                memcpy(list + size - 4, "...", 4);
+        return n;
+}
+
+/* Argument NAME of L, a marker of ours whose event EV (or NULL) --events
+ * declares: one the declaration lacks would be in no column of the row,
+ * and one given twice in one column, the other value lost, without a word
+ * either way (and it would make up, in the count fcheck_ours_args() goes
+ * by, for an argument missing).  The kernel's cut takes the end of a
+ * marker, never a name that an '=' follows, so neither is a cut's doing:
+ * it fails whatever the marker's length.  0, or -EBADMSG with ERR set. */
+static int fcheck_ours_name(const struct ftrace *f, const struct te_event *ev,
+                            const struct fline *l, struct fspan name, struct tq_error *err)
+{
+        char declared[256];
+        unsigned i;
+
+        if (!ev)
+                return 0;
+        for (i = 0; i < l->nargs; i++)
+                if (l->args[i].name.n == name.n && memcmp(l->args[i].name.p, name.p, name.n) == 0)
+                        return fbad_arg(f, l, name, "given twice, in a tracejournal marker line",
+                                        err);
+        for (i = 0; i < ev->nargs; i++)
+                if (fspan_is(name, ev->args[i].name))
+                        return 0;
+        if (flist_args(ev, NULL, declared, sizeof(declared)) == 0)
+                strcpy(declared, "no arguments");
+        return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument %.*s%s of %.*s%s not in its "
+                            "declaration: %s:%u declares %s " FTRACE_OTHER_WHY, f->name,
+                            f->lineno, FQUOTE(name), FQUOTE(l->event), ev->file, ev->line,
+                            declared);
+}
+
+/* A marker of ours, MARKER_LEN bytes long, whose event EV (or NULL)
+ * --events declares with more arguments than L holds: the arguments
+ * missing would be absent from its row without a word.  When it is as long
+ * as a cut one, the kernel cut it between two arguments or just after a
+ * string's closing quote; when shorter, it was written so.  It fails naming
+ * those missing, with the reason that fits its length.  L holds none twice
+ * nor any undeclared (fcheck_ours_name()), so fewer than declared is one
+ * missing.  When no declaration tells, such a marker as long as a cut one
+ * is imported as it is, and L->cut_len set for fnote_cut() to say so.  0,
+ * or -EBADMSG with ERR set. */
+static int fcheck_ours_args(struct ftrace *f, const struct te_event *ev, size_t marker_len,
+                            struct fline *l, struct tq_error *err)
+{
+        bool cut = marker_len >= FTRACE_CUT_MIN;
+        char missing[256];
+        unsigned n;
+
+        if (!ev && cut)
+                l->cut_len = marker_len;
+        if (!ev || l->nargs >= ev->nargs)
+                return 0;
+        n = flist_args(ev, l, missing, sizeof(missing));
         if (n == 0)
                 return 0;
-        if (len >= sizeof(missing))
-                memcpy(missing + sizeof(missing) - 4, "...", 4);
         if (cut)
                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": argument%s %s of %.*s%s "
                                     "missing: a marker of %zu bytes ends before %s "
@@ -669,11 +715,16 @@ static int fcut_name(const struct ftrace *f, const struct fline *l, struct fspan
  * at the end of a marker that long may be cut short, as an unterminated
  * string is: a number the kernel cut, "sector=12" of sector=1234, would be
  * imported wrong without a word.  It fails as the string does, and so do
- * a name that ends a marker that long (fcut_name()), and a marker of any
- * length with fewer arguments than its declaration (fcheck_ours_args()). */
+ * a name that ends a marker that long (fcut_name()), and, the event
+ * declared, a marker of any length with an argument its declaration lacks
+ * or one given twice (fcheck_ours_name(), checked as each name is read:
+ * past FTRACE_MAX_ARGS fadd_arg() keeps none) or with fewer arguments than
+ * its declaration (fcheck_ours_args()). */
 static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t marker_len,
                        struct fline *l, struct tq_error *err)
 {
+        const struct te_event *ev = te_catalog_find(f->cat, l->event.p, l->event.n);
+
         while ((p = fskip_spaces(p, end)) < end) {
                 const char *name = p, *v;
                 struct farg *a;
@@ -692,6 +743,10 @@ static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t 
                         return fbad_arg(f, l, (struct fspan) { name, (size_t) (p - name) },
                                         "not name=value, in a tracejournal marker line", err);
                 }
+                r = fcheck_ours_name(f, ev, l, (struct fspan) { name, (size_t) (p - name) },
+                                     err);
+                if (r < 0)
+                        return r;
                 a = fadd_arg(l, name, (size_t) (p - name));
                 v = ++p;
                 if (p < end && *p == '"') {
@@ -720,7 +775,7 @@ static int fparse_ours(struct ftrace *f, const char *p, const char *end, size_t 
                         a->null = !a->quoted && fspan_is(val, "(null)");
                 }
         }
-        return fcheck_ours_args(f, marker_len, l, err);
+        return fcheck_ours_args(f, ev, marker_len, l, err);
 }
 
 /* Kernel event text: its name=value words, else "key value..." pairs. */

@@ -260,6 +260,92 @@ check_eq ftrace-argument-short "48 4|traceql: $T/short.trace:2: argument u8 of t
 1010 4|traceql: $T/short.trace:2: arguments a8$(head -c 51 /dev/zero | tr '\0' x), a9$(head -c 51 /dev/zero | tr '\0' x) of $(printf %.64s "$big")... missing: a marker of 1010 bytes, too short to be cut, lacks them $S|no database" \
         "$(cat "$T/short.got")"
 
+# A marker of ours with an argument its event's declaration (--events) lacks
+# had it left out: its value in no column, exit 0, without a word; one
+# given twice kept the first value; and either made up, in the count that
+# the check for missing arguments went by, for one missing (nam= for name=
+# imported with name empty).  Declared, it fails naming the argument, the
+# event and the declaration, whatever the marker's length: a cut takes the
+# end of a marker, never a name that an '=' follows, so the argument is
+# named before a cut after it (a name the cut ends, "u" of u8, is the cut's:
+# ftrace-name-cut).  The eleventh argument of an event of ten, past what a
+# line holds, is named too.
+O="(declared otherwise in --events than in the program that traced it?)"
+ten= tenfmt= tenargs=
+for i in 0 1 2 3 4 5 6 7 8 9; do
+        ten="$ten${ten:+, }int a$i"
+        tenfmt="$tenfmt${tenfmt:+ }%d"
+        tenargs="$tenargs a$i=$i"
+done
+echo "tgk($ten) \"$tenfmt\"" > "$T/ten.te"
+pre='tga_all[1234.5]: i64=1 u64=2 ptr=0x3 extra=9 s="'
+cutm=$pre$(head -c $((1024 - ${#pre})) /dev/zero | tr '\0' y)
+for m in 'tgb_req[1234.5]: req=0x1 sector=7 name="r1" extra=3' \
+         'tgb_req[1234.5]: req=0x1 sector=7 nam="r1"' \
+         'tgb_req[1234.5]: req=0x1 sector=7 sector=8' 'tga_void[1234.5]: x=1' \
+         "tgk[1234.5]:$tenargs a10=10" "$cutm"; do
+        printf '  a-1 [000] ..... 1.000000: tracing_mark_write: %s\n' \
+                'tgb_req[1234.4]: req=0x1000 sector=0 name="r0"' "$m" > "$T/extra.trace"
+        rm -f "$T/extra.db"
+        rc=0
+        $RUN "$TQ" --db "$T/extra.db" import --ftrace "$T/extra.trace" --events "$EV" \
+                --events "$T/ten.te" 2> "$T/extra.err" || rc=$?
+        echo "$rc|$(cat "$T/extra.err")|$(ls "$T/extra.db"* 2> /dev/null || echo no database)"
+done > "$T/extra.got"
+check_eq ftrace-argument-undeclared "4|traceql: $T/extra.trace:2: argument extra of tgb_req not in its declaration: $EV:5 declares req, sector, name $O|no database
+4|traceql: $T/extra.trace:2: argument nam of tgb_req not in its declaration: $EV:5 declares req, sector, name $O|no database
+4|traceql: $T/extra.trace:2: argument sector of tgb_req: given twice, in a tracejournal marker line|no database
+4|traceql: $T/extra.trace:2: argument x of tga_void not in its declaration: $EV:3 declares no arguments $O|no database
+4|traceql: $T/extra.trace:2: argument a10 of tgk not in its declaration: $T/ten.te:1 declares a0, a1, a2, a3, a4, a5, a6, a7, a8, a9 $O|no database
+4|traceql: $T/extra.trace:2: argument extra of tga_all not in its declaration: $EV:2 declares i64, u64, ptr, s, i32, u8 $O|no database" \
+        "$(cat "$T/extra.got")"
+
+# Such a failed import leaves a database as it was: its rows, and the file
+# not counted imported (the line right, the import takes both its lines).
+printf '  a-1 [000] ..... 1.000000: tracing_mark_write: %s\n' \
+        'tgb_req[1234.1]: req=0x1000 sector=0 name="r0"' 'tgb_done[1234.2]: req=0x1000' \
+        > "$T/keep.trace"
+rm -f "$T/keep.db"
+$TQ --db "$T/keep.db" import --ftrace "$T/keep.trace" --events "$EV"
+rows() {
+        $TQ --db "$T/keep.db" --no-sync --format csv "select count(*) from events;
+                select * from events order by id" | md5sum
+}
+before=$(rows)
+printf '  a-1 [000] ..... 2.000000: tracing_mark_write: %s\n' \
+        'tgb_req[1234.3]: req=0x2000 sector=1 name="r1"' \
+        'tgb_done[1234.4]: req=0x2000 extra=1' > "$T/extra.trace"
+rc=0
+$RUN "$TQ" --db "$T/keep.db" import --ftrace "$T/extra.trace" --events "$EV" 2> "$T/extra.err" ||
+        rc=$?
+after=$(rows)
+sed -i 's/ extra=1$//' "$T/extra.trace"
+$TQ --db "$T/keep.db" import --ftrace "$T/extra.trace" --events "$EV"
+check_eq ftrace-argument-undeclared-keeps-db "4|traceql: $T/extra.trace:2: argument extra of tgb_done not in its declaration: $EV:6 declares req $O|same rows|4" \
+        "$rc|$(cat "$T/extra.err")|$([ "$before" = "$after" ] && echo same rows || echo rows changed)|$($TQ --db "$T/keep.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+
+# A marker with its declaration's arguments, in any order, imports (none
+# for an event declared with none); without --events nothing tells what an
+# event's arguments are, and one with an extra imports it, as before.
+printf '  a-1 [000] ..... 1.000000: tracing_mark_write: %s\n' \
+        'tgb_req[1234.1]: name="r1" sector=7 req=0x10' 'tga_void[1234.2]:' \
+        "tgk[1234.3]:$tenargs" > "$T/exact.trace"
+rm -f "$T/exact.db"
+rc=0
+$RUN "$TQ" --db "$T/exact.db" import --ftrace "$T/exact.trace" --events "$EV" --events "$T/ten.te" \
+        2> "$T/exact.err" || rc=$?
+check_eq ftrace-argument-declared-imports "0||tgb_req,16,7,r1,
+tga_void,,,,
+tgk,0,1,2,9" "$rc|$(cat "$T/exact.err")|$($TQ --db "$T/exact.db" --no-sync --format csv \
+        'select event, a0, a1, a2, a9 from events order by id' | tail -n +2)"
+printf '  a-1 [000] ..... 1.000000: tracing_mark_write: %s\n' \
+        'tgb_req[1234.5]: req=0x1 sector=7 name="r1" extra=3' > "$T/extra.trace"
+rm -f "$T/extra.db"
+rc=0
+$RUN "$TQ" --db "$T/extra.db" import --ftrace "$T/extra.trace" 2> "$T/extra.err" || rc=$?
+check_eq ftrace-argument-extra-no-declaration "0||3" "$rc|$(cat "$T/extra.err")|$($TQ \
+        --db "$T/extra.db" --no-sync --format csv 'select a3 from events' | tail -n 1)"
+
 # A message quotes at most 64 bytes of a name or value of the input, cut
 # between two UTF-8 characters, then "...": an event or argument name of
 # 200 bytes (a hostile trace may hold megabytes) was quoted whole, and a
