@@ -562,8 +562,7 @@ int import_export(sqlite3 *db, const char *path, uint64_t *ret_added, struct tq_
                 return r;
         r = import_export_run(db, &x, real, ret_added, err);
         if (r == 0 && x.held)   /* as the text importers' summary says it */
-                fprintf(stderr, "traceql: %s: an unfinished last entry is left for the next import\n",
-                        x.name);
+                tq_message("%s: an unfinished last entry is left for the next import", x.name);
         if (x.f != stdin)
                 fclose(x.f);
         return r;

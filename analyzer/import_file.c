@@ -183,8 +183,8 @@ static void import_file_fingerprint(const uint8_t *data, size_t size, char *ret)
 
 void import_not_same(const char *name, bool shorter)
 {
-        fprintf(stderr, "traceql: %s: not the file imported before (%s): importing it from "
-                "the start\n", name, shorter ? "truncated or replaced" : "replaced or rotated");
+        tq_message("%s: not the file imported before (%s): importing it from the start", name,
+                   shorter ? "truncated or replaced" : "replaced or rotated");
 }
 
 bool import_file_has(int fd, int64_t size, int64_t offset, const char *cursor)
@@ -227,13 +227,13 @@ int import_resume(struct ingest *ing, int fd, int64_t size, int64_t offset, cons
         if (from && strcmp(from, ingest_location(ing)) == 0) {
                 /* its source forgotten (traceql forget), or replaced and the
                  * file put back: a source of before with this location */
-                fprintf(stderr, "traceql: %s: the file imported before by an earlier source "
-                        "of this name: resuming at byte %" PRId64 "\n", name, at);
+                tq_message("%s: the file imported before by an earlier source of this name: "
+                           "resuming at byte %" PRId64, name, at);
                 free(from);
                 *ret_offset = at;
         } else if (from) {
-                fprintf(stderr, "traceql: %s: the file imported before as %s (renamed): "
-                        "resuming at byte %" PRId64 "\n", name, from, at);
+                tq_message("%s: the file imported before as %s (renamed): resuming at byte %"
+                           PRId64, name, from, at);
                 free(from);
                 *ret_offset = at;
         } else if (offset > 0) {
@@ -513,8 +513,8 @@ int import_file(sqlite3 *db, const char *kind, const char *path, size_t max_line
         /* as the text importers say it of a line; a text format's parser
          * (ftrace) says it of its lines itself */
         if (r == 0 && used < d.size && !max_line)
-                fprintf(stderr, "traceql: %s: an unfinished last record (%zu bytes) is left "
-                        "for the next import\n", name, d.size - used);
+                tq_message("%s: an unfinished last record (%zu bytes) is left for the next "
+                           "import", name, d.size - used);
 out:
         (void) ingest_end(ing, false, NULL, NULL);
         import_file_guard_off(&d);

@@ -1549,9 +1549,9 @@ int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
         /* as the text importers' summary says it (import_file() does not,
          * for a text format) */
         if (r == 0 && left)
-                fprintf(stderr, "traceql: %s: an unfinished last %s is left for the next "
-                        "import\n", strcmp(path, "-") == 0 ? "<stdin>" : path,
-                        left == FLEFT_ENTRY ? "entry (its last line is unfinished)" : "line");
+                tq_message("%s: an unfinished last %s is left for the next import",
+                           strcmp(path, "-") == 0 ? "<stdin>" : path,
+                           left == FLEFT_ENTRY ? "entry (its last line is unfinished)" : "line");
         /* imported, the rows as the markers hold them: said once */
         if (r == 0 && note.first.msg[0] && !note.more)
                 fprintf(stderr, "traceql: %s\n", note.first.msg);

@@ -1679,8 +1679,8 @@ static bool import_journal_writable(sqlite3 *db)
 
 static void import_journal_not_synced(sqlite3 *db)
 {
-        fprintf(stderr, "traceql: %s: another import is writing it: not synced, the query "
-                "reads what it committed\n", store_name(db));
+        tq_message("%s: another import is writing it: not synced, the query reads what it "
+                   "committed", store_name(db));
 }
 
 /* A journal source the sync replays, as its sources row holds it. */

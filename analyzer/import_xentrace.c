@@ -867,8 +867,8 @@ int import_xentrace(sqlite3 *db, const char *path, const char *formats, uint64_t
         }
         import_xentrace_free(c);
         if (r == 0 && wraps)
-                fprintf(stderr, "traceql: %s: %" PRIu64 " buffer wrap record%s skipped (Xen's "
-                        "padding, its data words never written)\n",
-                        strcmp(path, "-") == 0 ? "<stdin>" : path, wraps, wraps == 1 ? "" : "s");
+                tq_message("%s: %" PRIu64 " buffer wrap record%s skipped (Xen's padding, its "
+                           "data words never written)", strcmp(path, "-") == 0 ? "<stdin>" : path,
+                           wraps, wraps == 1 ? "" : "s");
         return r;
 }

@@ -628,8 +628,8 @@ static int store_wait_turn(void *name, int count)
                 return 0;
         if (count == 100 && !said) {    /* about 2 s */
                 said = true;
-                fprintf(stderr, "traceql: %s: another import is writing it: waiting for its "
-                        "end\n", (const char *) name);
+                tq_message("%s: another import is writing it: waiting for its end",
+                           (const char *) name);
         }
         nanosleep(&ts, NULL);
         return 1;

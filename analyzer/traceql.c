@@ -964,8 +964,8 @@ static int traceql_forget(const char *path, char **words, size_t n)
         }
         for (i = 0; i < m; i++)
                 if (already[i])
-                        fprintf(stderr, "traceql: %s: source %" PRId64 " is forgotten "
-                                "already\n", store_name(db), ids[i]);
+                        tq_message("%s: source %" PRId64 " is forgotten already",
+                                   store_name(db), ids[i]);
 out:
         sqlite3_close_v2(db);
         free(ids);
@@ -1091,7 +1091,7 @@ int main(int argc, char **argv)
          * (ctl takes --db as it takes TRACEQL_DB: not used, not refused) */
         unused = traceql_unused_option(sub, ctl, &o);
         if (unused) {
-                fprintf(stderr, "traceql: %s: not an option of %s\n", unused, sub);
+                tq_message("%s: not an option of %s", unused, sub);
                 ret = TQ_EXIT_USAGE;
                 goto out;
         }

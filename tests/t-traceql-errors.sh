@@ -723,6 +723,29 @@ else
         skip journal-future-entry "no $JR (Debian package systemd-journal-remote)"
 fi
 
+# ---- file names in notices ----------------------------------------------------
+# A notice that names an input file (an unfinished last entry, record or
+# line left for the next import, a file replaced, a source forgotten
+# already, Xen's wrap records) shows the name's control characters escaped,
+# as an error does: a file name sends no escape sequence to the terminal.
+X="$T/a$(printf '\033')[31mb"
+XM="$T/a\\x1b[31mb"
+printf "$good" | head -c -1 > "$X.export"
+run notice-name-escaped-export-cut 0 "traceql: $XM.export: an unfinished last entry is left for the next import" --db "$T/x.db" import --export "$X.export"
+printf "$good" > "$X.export"
+$TQ --db "$T/x.db" import --export "$X.export"
+printf '__CURSOR=s=11112222333344445555666677778888;i=1;b=x\nTRACE_EVENT=first\nMESSAGE=first\n\n'"$good" > "$X.export"
+run notice-name-escaped-replaced 0 "traceql: $XM.export: not the file imported before (replaced or rotated): importing it from the start" --db "$T/x.db" import --export "$X.export"
+head -c 10 "$TOP/tests/simpletrace/basic.st" > "$X.st"
+run notice-name-escaped-record-cut 0 "traceql: $XM.st: an unfinished last record (10 bytes) is left for the next import" --db "$T/x.db" import --simpletrace "$X.st" --events "$TOP/tests/simpletrace/tgroup.trace-events"
+printf '  bash-5 [000] ..... 100.000001: tracing_mark_write: one\n  bash-5 [000] ..... 100.000002: tracing_mark_write: hel' > "$X.trace"
+run notice-name-escaped-ftrace-cut 0 "traceql: $XM.trace: an unfinished last line is left for the next import" --db "$T/x.db" import --ftrace "$X.trace"
+cp "$TOP/tests/xentrace/wrap.xt" "$X.xt"
+run notice-name-escaped-xentrace-wrap 0 "traceql: $XM.xt: 2 buffer wrap records skipped (Xen's padding, its data words never written)" --db "$T/x.db" import --xentrace "$X.xt" --formats "$TOP/tests/xentrace/formats"
+$TQ --db "$X.db" import --export "$FIX"
+$TQ --db "$X.db" forget 1
+run notice-name-escaped-forgotten 0 "traceql: $XM.db: source 1 is forgotten already" --db "$X.db" forget 1
+
 # ---- databases -------------------------------------------------------------
 sqlite3 "$T/foreign.db" 'create table x (a); insert into x values (1)'
 cp "$T/foreign.db" "$T/foreign.copy"
