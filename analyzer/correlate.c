@@ -239,11 +239,11 @@ static void corr_usage(FILE *f, bool pairs)
         if (pairs)
                 fputs("usage: traceql [--db FILE] [--no-sync] [--write] pairs --begin EVENT[:FIELD]\n"
                       "               --end EVENT[:FIELD] [--by FIELD] [--histogram]\n"
-                      "               [--format table|csv|json] [--sql SQL]\n", f);
+                      "               [--format table|csv|json|jsonl] [--sql SQL]\n", f);
         else
                 fputs("usage: traceql [--db FILE] [--no-sync] [--write] leaks\n"
                       "               --alloc EVENT[:FIELD][,...] --free EVENT[:FIELD][,...]\n"
-                      "               [--size FIELD] [--format table|csv|json] [--sql SQL]\n", f);
+                      "               [--size FIELD] [--format table|csv|json|jsonl] [--sql SQL]\n", f);
 }
 
 /* The options of leaks and pairs, both: corr_parse() refuses those of the
@@ -293,8 +293,8 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                 case O_NO_SYNC: o->no_sync = true; break;
                 case O_WRITE: o->write = true; break;
                 case O_FORMAT:
-                        if (query_format_parse(optarg, &o->format) < 0 || o->format == QUERY_JSONL) {
-                                tq_message("unknown format '%s' (table, csv, json)", optarg);
+                        if (query_format_parse(optarg, &o->format) < 0) {
+                                tq_message("unknown format '%s' (table, csv, json, jsonl)", optarg);
                                 return -EINVAL;
                         }
                         o->have_format = true;
@@ -1676,7 +1676,10 @@ static const char *const corr_leaks_titles[] = { "Unfreed allocations", "Leaks b
                                                  "Bad frees and duplicate allocations" };
 
 /* Print the sections, then the totals; JSON as one object of arrays whose
- * keys are KEYS, with EXTRA_JSON (the histogram) appended when given. */
+ * keys are KEYS, with EXTRA_JSON (the histogram) appended when given; jsonl
+ * as one line per row, {"KEY":ROW} with the key that row's array has in JSON,
+ * then EXTRA_JSON (the histogram's lines).  A jsonl section without rows
+ * leaves no line, as an empty array has no row to match. */
 static int corr_print(sqlite3 *db, const struct corr_opts *o, const char *const *sections,
                       const char *const *titles, const char *const *keys, size_t n,
                       const char *totals, const char *extra_json, struct tq_error *err)
@@ -1692,12 +1695,14 @@ static int corr_print(sqlite3 *db, const struct corr_opts *o, const char *const 
                         printf("%s\"%s\": ", i ? ", " : "", i < n ? keys[i] : "totals");
                 else if (o->format == QUERY_TABLE)
                         printf("%s%s:\n", i ? "\n" : "", i < n ? titles[i] : "Totals");
-                else if (i)
+                else if (o->format == QUERY_CSV && i)
                         putchar('\n');
-                r = query_run(db, sql, o->format, stdout, err);
+                r = query_run_keyed(db, sql, o->format, i < n ? keys[i] : "totals", stdout, err);
         }
         if (o->format == QUERY_JSON && r == 0)
                 printf("%s%s}\n", extra_json ? ", \"histogram\": " : "", extra_json ? extra_json : "");
+        else if (o->format == QUERY_JSONL && r == 0 && extra_json)
+                fputs(extra_json, stdout);
         return r;
 }
 
@@ -1838,26 +1843,44 @@ static void corr_histogram_csv(const struct corr_totals *t)
                                (unsigned long long) t->hist[b]);
 }
 
-static char *corr_histogram_json(const struct corr_totals *t)
+/* Bucket {lo_ns, hi_ns, count} onto S, LO "null" or a number: spaced, as
+ * the JSON array always was, or compact (LINE) and as a line of its own,
+ * {"histogram":{...}}, as query.c writes a keyed jsonl row (corr_print()). */
+static void corr_bucket_json(sqlite3_str *s, bool line, const char *lo, uint64_t hi, uint64_t n)
+{
+        const char *colon = line ? ":" : ": ", *comma = line ? "," : ", ";
+
+        sqlite3_str_appendf(s, "%s{\"lo_ns\"%s%s%s\"hi_ns\"%s%llu%s\"count\"%s%llu}%s",
+                            line ? "{\"histogram\":" : "", colon, lo, comma, colon,
+                            (unsigned long long) hi, comma, colon, (unsigned long long) n,
+                            line ? "}\n" : "");
+}
+
+/* The buckets as the JSON array of the "histogram" key, or (LINES) as the
+ * jsonl lines that match its elements one for one; NULL when out of memory. */
+static char *corr_histogram_json(const struct corr_totals *t, bool lines)
 {
         sqlite3_str *s = sqlite3_str_new(NULL);
         bool first = true;
+        char lo[24];
 
-        sqlite3_str_appendall(s, "[");
+        if (!lines)
+                sqlite3_str_appendall(s, "[");
         /* latencies <= 0 (an end stamped before its begin): below 1 ns, from no bound */
         if (t->hist[64]) {
-                sqlite3_str_appendf(s, "{\"lo_ns\": null, \"hi_ns\": 1, \"count\": %llu}",
-                                    (unsigned long long) t->hist[64]);
+                corr_bucket_json(s, lines, "null", 1, t->hist[64]);
                 first = false;
         }
         for (int b = 0; b < 64; b++)
                 if (t->hist[b]) {
-                        sqlite3_str_appendf(s, "%s{\"lo_ns\": %llu, \"hi_ns\": %llu, \"count\": %llu}",
-                                            first ? "" : ", ", 1ULL << b,
-                                            b < 63 ? 1ULL << (b + 1) : 0, (unsigned long long) t->hist[b]);
+                        if (!first && !lines)
+                                sqlite3_str_appendall(s, ", ");
+                        snprintf(lo, sizeof(lo), "%llu", 1ULL << b);
+                        corr_bucket_json(s, lines, lo, b < 63 ? 1ULL << (b + 1) : 0, t->hist[b]);
                         first = false;
                 }
-        sqlite3_str_appendall(s, "]");
+        if (!lines)
+                sqlite3_str_appendall(s, "]");
         return sqlite3_str_finish(s);
 }
 
@@ -1973,6 +1996,7 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
         sqlite3_str *s = sqlite3_str_new(db);
         char *stats, *totals = NULL, *hist = NULL;
         const char *sections[2], *grp = "grp", *order = "grp";
+        bool json;
         int r;
 
         /* a --by value as its argument shows elsewhere: a pointer as ptr(),
@@ -2018,9 +2042,10 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
                 (unsigned long long) t->a, (unsigned long long) t->b,
                 (unsigned long long) t->matched, (unsigned long long) t->procs,
                 (unsigned long long) t->nokey);
-        if (o->histogram && o->format == QUERY_JSON)
-                hist = corr_histogram_json(t);
-        if (!stats || !totals || (o->histogram && o->format == QUERY_JSON && !hist)) {
+        json = o->format == QUERY_JSON || o->format == QUERY_JSONL;
+        if (o->histogram && json)
+                hist = corr_histogram_json(t, o->format == QUERY_JSONL);
+        if (!stats || !totals || (o->histogram && json && !hist)) {
                 r = -ENOMEM;
                 goto out;
         }
@@ -2141,7 +2166,8 @@ int correlate_main(int argc, char **argv, bool pairs)
         if (o.sql) {
                 if (o.format == QUERY_TABLE || o.format == QUERY_CSV)
                         putchar('\n');     /* a section of its own */
-                r = query_run(db, o.sql, o.format, stdout, &err);
+                /* in jsonl under a key, as the report's rows are */
+                r = query_run_keyed(db, o.sql, o.format, "sql", stdout, &err);
                 if (r < 0) {
                         ret = corr_exit(r, true);
                         goto fail;

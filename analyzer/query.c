@@ -11,7 +11,8 @@
  *          as SQLite writes it unless that loses digits; lines end in LF
  *   json   one array of objects per statement, keys the column names; one
  *          that fails after printing rows has its array closed first
- *   jsonl  one object per line
+ *   jsonl  one object per line; with a key (query_run_keyed()), each row the
+ *          value of an object of that one key, {"KEY":{...}}
  * Integers print as integers (a 64-bit pattern stored for a uint64 value shows
  * negative: see u64()), blobs as hex, text as stored (JSON: escaped, invalid
  * UTF-8 replaced by U+FFFD).  The table buffers its first QUERY_TABLE_ROWS rows
@@ -485,11 +486,11 @@ int query_error(sqlite3 *db, int rc, struct tq_error *err)
         return tq_error_set(err, -EIO, "%s: %s", store_name(db), sqlite3_errmsg(db));
 }
 
-/* Run ST, printing its rows to OUT in FORMAT; *TABLES counts the tables (and
- * CSV headers) printed, so that one is set apart from the one before by an
- * empty line. */
-static int query_statement(sqlite3 *db, sqlite3_stmt *st, enum query_format format, FILE *out,
-                           unsigned *tables, struct tq_error *err)
+/* Run ST, printing its rows to OUT in FORMAT (in jsonl, each in an object of
+ * KEY when not NULL); *TABLES counts the tables (and CSV headers) printed, so
+ * that one is set apart from the one before by an empty line. */
+static int query_statement(sqlite3 *db, sqlite3_stmt *st, enum query_format format,
+                           const char *key, FILE *out, unsigned *tables, struct tq_error *err)
 {
         int ncols = sqlite3_column_count(st), rc, r = 0;
         struct query_cell *cells = NULL;
@@ -546,8 +547,13 @@ static int query_statement(sqlite3 *db, sqlite3_stmt *st, enum query_format form
                         query_json_row(out, st);
                         break;
                 case QUERY_JSONL:
+                        if (key) {
+                                putc('{', out);
+                                query_json_string(out, (const unsigned char *) key, strlen(key));
+                                putc(':', out);
+                        }
                         query_json_row(out, st);
-                        putc('\n', out);
+                        fputs(key ? "}\n" : "\n", out);
                         break;
                 }
         }
@@ -624,8 +630,8 @@ static int query_prepare_error(sqlite3 *db, int rc, const char *sql, const char 
                             sqlite3_errmsg(db), line, col);
 }
 
-int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
-              struct tq_error *err)
+int query_run_keyed(sqlite3 *db, const char *sql, enum query_format format, const char *key,
+                    FILE *out, struct tq_error *err)
 {
         const char *tail = sql, *stmt;
         sqlite3_stmt *st = NULL;
@@ -648,7 +654,7 @@ int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
                                          store_name(db));
                         goto out;
                 }
-                r = query_statement(db, st, format, out, &tables, err);
+                r = query_statement(db, st, format, key, out, &tables, err);
                 sqlite3_finalize(st);
                 st = NULL;
                 if (r < 0)
@@ -659,4 +665,10 @@ out:
         if (fflush(out) != 0 && r == 0)
                 r = tq_error_set(err, -errno, "write error: %s", strerror(errno));
         return r;
+}
+
+int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
+              struct tq_error *err)
+{
+        return query_run_keyed(db, sql, format, NULL, out, err);
 }

@@ -729,6 +729,12 @@ char *query_escape(const unsigned char *p, size_t n);
 int query_run(sqlite3 *db, const char *sql, enum query_format format, FILE *out,
               struct tq_error *err);
 
+/* query_run(), but in jsonl each row is written as {"KEY":ROW}, so that the
+ * rows of several sections on one stream (leaks, pairs) say whose they are;
+ * KEY (borrowed) is escaped as a JSON string.  The other formats ignore it. */
+int query_run_keyed(sqlite3 *db, const char *sql, enum query_format format, const char *key,
+                    FILE *out, struct tq_error *err);
+
 /* ERR = "DBFILE: sqlite message" for a statement of DB that failed with RC
  * (extended), and its -errno: -ENOMEM; -EROFS, a write on a read-only
  * connection; -EUCLEAN, a damaged page (the database's failure, as when it

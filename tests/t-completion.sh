@@ -79,7 +79,7 @@ check_eq comp-traceql-options-before-import "--simpletrace --since|0" \
         "$(CW=1 comp "$C/traceql" _traceql traceql --si import --syslog f)"
 check_eq comp-traceql-options-before-pairs-valued "--begin --by|0" \
         "$(CW=1 comp "$C/traceql" _traceql traceql --b --sql pairs pairs)"
-check_eq comp-traceql-format-before-leaks "json|0" \
+check_eq comp-traceql-format-before-leaks "json jsonl|0" \
         "$(CW=2 comp "$C/traceql" _traceql traceql --format j leaks)"
 # After a subcommand, that subcommand's options: leaks has --alloc, not --begin.
 got=$(comp "$C/traceql" _traceql traceql leaks --)
@@ -99,9 +99,9 @@ check_eq comp-traceql-losses-options "--db --format --no-sync|0" \
         "$(comp "$C/traceql" _traceql traceql losses --)"
 check_eq comp-traceql-format "json jsonl|0" "$(comp "$C/traceql" _traceql traceql --format j)"
 check_eq comp-traceql-format-eq "csv|0" "$(comp "$C/traceql" _traceql traceql --format=c)"
-# leaks and pairs take no jsonl (their usage lines say so): it was offered
-check_eq comp-traceql-leaks-format "json|0" "$(comp "$C/traceql" _traceql traceql leaks --format j)"
-check_eq comp-traceql-pairs-format-eq "json|0" "$(comp "$C/traceql" _traceql traceql pairs --format=j)"
+# leaks and pairs offer what their usage lines say (they took no jsonl once)
+check_eq comp-traceql-leaks-format "json jsonl|0" "$(comp "$C/traceql" _traceql traceql leaks --format j)"
+check_eq comp-traceql-pairs-format-eq "json jsonl|0" "$(comp "$C/traceql" _traceql traceql pairs --format=j)"
 check_eq comp-traceql-events-format "json jsonl|0" "$(comp "$C/traceql" _traceql traceql events --format j)"
 
 # The words before as traceql reads them (traceql.c main(), traceql_parse()).

@@ -32,6 +32,43 @@ grep -v '^#' "$D/cases" | while IFS='|' read -r name trace args; do
         check_file "correlate-$name-sorted" "$D/$name.out" "$T/got"
 done
 
+# jsonl is the JSON report a row per line: each row under the key of its
+# array in JSON, in the same order (a section without rows has no line),
+# the histogram's buckets too, and --sql's rows under "sql".  Rebuilt from
+# the lines, the JSON object; the --sql rows as the query prints them.
+jsonl_as_json() {       # NAME TRACE ARGS...
+        name=$1 trace=$2
+        shift 2
+        "$TQ" --db "$T/$trace.db" --no-sync --format json "$@" > "$T/j.json" || :    # leaks: 9
+        "$TQ" --db "$T/$trace.db" --no-sync --format jsonl "$@" > "$T/j.jsonl" || :
+        check_eq "correlate-jsonl-as-json-$name" "same" "$(python3 - "$T/j.json" "$T/j.jsonl" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+dec = json.JSONDecoder()
+want, end = dec.raw_decode(text)
+rest = text[end:].strip()
+extra = dec.raw_decode(rest)[0] if rest else None
+got, sql, keys = {}, [], []
+for line in open(sys.argv[2]):
+    row = json.loads(line)
+    assert len(row) == 1, line
+    (k, v), = row.items()
+    if k == "sql":
+        sql.append(v)
+        continue
+    if k not in keys:
+        keys.append(k)
+    got.setdefault(k, []).append(v)
+want_nonempty = {k: v for k, v in want.items() if v != [] and v != {}}
+print("same" if got == want_nonempty and keys == [k for k in want if k in want_nonempty]
+      and sql == (extra or []) else "json %r\njsonl %r sql %r" % (want, got, sql))
+PY
+)"
+}
+jsonl_as_json leaks leaks leaks --alloc qemu_malloc:ptr,qemu_valloc:ptr --free qemu_free:ptr --size size --sql "select count(*) as n from tq_leaks"
+jsonl_as_json pairs pairs pairs --begin req_submit --end req_complete --histogram --by is_write
+jsonl_as_json pairs-hist lat pairs --begin b:r,b2:r --end e:r --histogram
+
 # leaks' and pairs' own options may come before the subcommand, their value
 # a separate word as with '=' (as getopt_long() takes it after): the same
 # report as the case's.  Given so, "--size size leaks ..." was "unknown
