@@ -1066,7 +1066,7 @@ rc=0; $TQ --db "$DB" "$(printf -- '--a\033]0;t\a')" 2> "$T/err" || rc=$?
 check_eq usage-option-escaped "2|traceql: unknown option '--a\\x1b]0;t\\x07'" "$rc|$(head -1 "$T/err")"
 run usage-time-escaped 2 "traceql: invalid time '\\x1b[2J\\x0atraceql: forged' $TIMES" --db "$DB" import --since "$(printf '\033[2J\ntraceql: forged')"
 rc=0; $TQ --db "$DB" leaks --format "$(printf 'x\ny')" --alloc a --free b 2> "$T/err" || rc=$?
-check_eq usage-leaks-format-escaped "2|traceql: unknown format 'x\\x0ay' (table, csv, json)" "$rc|$(head -1 "$T/err")"
+check_eq usage-leaks-format-escaped "2|traceql: unknown format 'x\\x0ay' (table, csv, json, jsonl)" "$rc|$(head -1 "$T/err")"
 run usage-time-inf 2 "traceql: invalid time '@inf' $TIMES" --db "$DB" import --since @inf
 run usage-time-overflow 2 "traceql: invalid time '@18446744073709551' $TIMES" --db "$DB" import --since @18446744073709551
 run usage-time-negative 2 "traceql: invalid time '@-1' $TIMES" --db "$DB" import --until @-1
