@@ -1843,17 +1843,18 @@ static void corr_histogram_csv(const struct corr_totals *t)
                                (unsigned long long) t->hist[b]);
 }
 
-/* Bucket {lo_ns, hi_ns, count} onto S, LO "null" or a number: spaced, as
- * the JSON array always was, or compact (LINE) and as a line of its own,
- * {"histogram":{...}}, as query.c writes a keyed jsonl row (corr_print()). */
+/* Bucket {lo_ns, hi_ns, count} onto S, LO "null" or a number: an element of
+ * the JSON array, or (LINE) a line of its own, {"histogram":{...}}, as
+ * query.c writes a keyed jsonl row (corr_print()). */
 static void corr_bucket_json(sqlite3_str *s, bool line, const char *lo, uint64_t hi, uint64_t n)
 {
-        const char *colon = line ? ":" : ": ", *comma = line ? "," : ", ";
-
-        sqlite3_str_appendf(s, "%s{\"lo_ns\"%s%s%s\"hi_ns\"%s%llu%s\"count\"%s%llu}%s",
-                            line ? "{\"histogram\":" : "", colon, lo, comma, colon,
-                            (unsigned long long) hi, comma, colon, (unsigned long long) n,
-                            line ? "}\n" : "");
+        if (line)
+                sqlite3_str_appendf(s, "{\"histogram\":"
+                                    "{\"lo_ns\":%s,\"hi_ns\":%llu,\"count\":%llu}}\n", lo,
+                                    (unsigned long long) hi, (unsigned long long) n);
+        else
+                sqlite3_str_appendf(s, "{\"lo_ns\": %s, \"hi_ns\": %llu, \"count\": %llu}", lo,
+                                    (unsigned long long) hi, (unsigned long long) n);
 }
 
 /* The buckets as the JSON array of the "histogram" key, or (LINES) as the
