@@ -543,11 +543,19 @@ static void control_client_write(struct control_client *c)
 /* The endpoint stops (tj_control_stop(), tj_shutdown(), exit()) while C
  * waits for the writer: it is told so, in one try that does not wait,
  * rather than see the connection end with no reply ("the reply ended
- * early", as if the endpoint had failed). */
+ * early", as if the endpoint had failed).  A reply decided already (the
+ * writer got there, or left, as the stop came: the loop left before the
+ * poll() that would have sent it) goes out the same way. */
 static void control_client_stopped(struct control_client *c)
 {
         const char *msg;
 
+        if (c->writing) {
+                if (c->sent < c->reply_len)
+                        (void)send(c->fd, c->reply + c->sent, c->reply_len - c->sent,
+                                   MSG_DONTWAIT | MSG_NOSIGNAL);
+                return;
+        }
         if (c->pending == CONTROL_DONE)
                 return;
         if (c->pending == CONTROL_FLUSHING) {

@@ -751,6 +751,61 @@ ctlpath=-107
 status 0" "$(cat "$T/out"; echo "status $st")"
 done
 
+# ---- a reply decided when the endpoint stops (the loop left before the
+# poll() that would have sent it: under TSan a flush the writer left undone,
+# answered as tj_shutdown() stopped the endpoint) is sent, not dropped (the
+# client saw the connection end with no reply).  A poll() shim holds the
+# endpoint's first poll() for a writable connection 500 ms, and the program
+# stops the endpoint meanwhile.  Not under the sanitizers (a preloaded
+# shim) ----
+if [ -z "${SANITIZE:-}" ]; then
+        cat > "$T/hold.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* The first poll() for a writable descriptor: create $HOLD_FLAG, sleep. */
+int poll(struct pollfd *p, nfds_t n, int timeout)
+{
+        static int (*real)(struct pollfd *, nfds_t, int);
+        static int done;
+        const char *flag = getenv("HOLD_FLAG");
+
+        if (!real)
+                real = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
+        for (nfds_t i = 0; flag && i < n && !done; i++)
+                if (p[i].fd >= 0 && (p[i].events & POLLOUT)) {
+                        done = 1;
+                        close(open(flag, O_WRONLY | O_CREAT, 0600));
+                        usleep(500000);
+                }
+        return real(p, n, timeout);
+}
+C
+        if ${CC:-cc} -shared -fPIC -o "$T/hold.so" "$T/hold.c" -ldl 2> "$T/err"; then
+                mkdir -p "$T/hold"
+                rm -f "$T/held"
+                HOLD_FLAG="$T/held" LD_PRELOAD="$T/hold.so" TJ_CONTROL_DIR="$T/hold" \
+                        TJ_OUTPUT=nop "$B/tests/lib-emit" init ctlstart waitfor:"$T/held" \
+                        shutdown ctlpath > "$T/out" 2>&1 &
+                Q=$!
+                wait_for test -S "$T/hold/$Q.sock" || true
+                st=0; printf 'outputs\n' | "$SEND" "$T/hold/$Q.sock" > "$T/reply" 2>&1 || st=$?
+                wait "$Q" || true
+                check_eq control-stopped-reply-sent "outputs nop
+ok
+status 0
+ctlpath=-107" "$(cat "$T/reply"; echo "status $st"; cat "$T/out")"
+        else
+                fail control-stopped-reply-sent "$(head -3 "$T/err")"
+        fi
+else
+        skip control-stopped-reply-sent "a preloaded shim, no sanitizer"
+fi
+
 # ---- an endpoint serving without a writer thread (before tj_init(), after
 # tj_shutdown()): a flush is not done, what was traced waits in the rings
 # (it was answered "ok") ----
