@@ -22,8 +22,10 @@ check_eq lib-outputs-all-six "3 3 1" \
 # file= a file), as every output's are: its file had the events after them
 # and no tj_dropped line, its 5 losses counted nowhere but the stats.  Alone
 # (the caller's path) and beside an output of the writer thread, where under
-# valgrind the 5 can come as two tj_dropped records (2 and 3): their sum is
-# what is checked.
+# valgrind the 5 can come as two tj_dropped records (2 and 3): a pass of the
+# writer took the first 2 losses, and its report of them, which /dev/full
+# would have refused, went out after the caller lost 3 more and switched
+# files (writer_report_drops()).  Their sum is what is checked.
 for outs in log log,nop; do
         TJ_OUTPUT=$outs TJ_EVENTS=tgb_req $RUN "$E" opt:file=/dev/full init req:5 \
                 opt:file="$T/lost.log" req:1 flush stats > "$T/out" 2> "$T/err" || true
