@@ -260,9 +260,11 @@ static int control_enable(const struct control_request *req, FILE *out, char *er
                                 n += r;
                         else if (ret == 0) {
                                 ret = r;
+                                /* -ENOENT: tj_enable() kept it, as TJ_EVENTS's */
                                 snprintf(err, errsize, r == -EINVAL ? "a PATTERN cannot start "
-                                         "with '-': '%.*s'" : "no event matches '%.*s'",
-                                         (int) len, p);
+                                         "with '-': '%.*s'" : r == -ENOENT ? "no event matches "
+                                         "'%.*s' (kept for modules loaded later)" :
+                                         "'%.*s': out of memory", (int) len, p);
                         }
                 }
                 p += len;

@@ -100,7 +100,7 @@ c2=$(submits)
 if [ "$c2" -gt 0 ] && [ "$(wc -l < "$T/log")" = "$c2" ]; then pass control-enable-arrive; else
         fail control-enable-arrive "$c2 blk_req_submit lines of $(wc -l < "$T/log")"; fi
 ctl control-enable-nomatch 7 enable nosuch
-check_eq control-enable-nomatch-msg "traceql: ctl $P: no event matches 'nosuch'" "$(cat "$T/err")"
+check_eq control-enable-nomatch-msg "traceql: ctl $P: no event matches 'nosuch' (kept for modules loaded later)" "$(cat "$T/err")"
 # a list, as TJ_EVENTS takes: every pattern applied, the events counted, the
 # first pattern matching none named (it was taken as one pattern, 'a,b')
 ctl control-enable-list 0 enable 'blk_dev_open,blk_drain_all,'
@@ -108,7 +108,7 @@ check_eq control-enable-list-out "enabled 2" "$(cat "$T/out")"
 ctl control-enable-list-empty 7 enable ',,'
 check_eq control-enable-list-empty-msg "traceql: ctl $P: missing PATTERN" "$(cat "$T/err")"
 ctl control-disable-list 7 disable 'blk_dev_open,nosuch,blk_drain_all'
-check_eq control-disable-list-msg "traceql: ctl $P: no event matches 'nosuch'" "$(cat "$T/err")"
+check_eq control-disable-list-msg "traceql: ctl $P: no event matches 'nosuch' (kept for modules loaded later)" "$(cat "$T/err")"
 ctl control-disable-list-applied 0 list 'blk_d*'
 check_eq control-disable-list-applied-out "blk_dev_open blockdemo off
 blk_drain_all blockdemo off" "$(sort "$T/out")"
@@ -750,6 +750,18 @@ for c in "flush|error flush not done: tj_shutdown() stopped the writer thread fi
 ctlpath=-107
 status 0" "$(cat "$T/out"; echo "status $st")"
 done
+
+# ---- enable/disable of a pattern that matches no event: the error says it
+# is kept, as TJ_EVENTS's are, and a group registered after it (lib-emit's
+# nest, tgn_nest) has its events enabled by it, or disabled ----
+TJ_CONTROL_DIR="$T/ctl" TJ_OUTPUT=nop "$B/tests/lib-emit" init "ctl:enable tgn_*" nest \
+        "ctl:list tgn_*" "ctl:disable tgn_n*" "ctl:disable tgx_*" "ctl:list tgn_*" \
+        > "$T/out" 2>&1 || true
+check_eq control-nomatch-kept "ctl enable tgn_*=error no event matches 'tgn_*' (kept for modules loaded later)|
+ctl list tgn_*=tgn_nest tgn on|ok|
+ctl disable tgn_n*=disabled 1|ok|
+ctl disable tgx_*=error no event matches 'tgx_*' (kept for modules loaded later)|
+ctl list tgn_*=tgn_nest tgn off|ok|" "$(cat "$T/out")"
 
 # ---- a reply decided when the endpoint stops (the loop left before the
 # poll() that would have sent it: under TSan a flush the writer left undone,
