@@ -67,13 +67,18 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "traceql.h"
 #include "tracegen/te.h"
 
-#define FTRACE_MAX_ARGS 10      /* TQ_MAX_ARGS: more are left out */
+/* The arguments a line keeps: the first TQ_MAX_ARGS are its row's columns,
+ * ingest.c says once per event when there are more; past this many, and
+ * those fentry_inferred() leaves out, the note args says. */
+#define FTRACE_MAX_ARGS 64
+#define FTRACE_MAX_NAME 64      /* an argument name longer has no column */
 
 /* A piece of the input (not NUL-terminated), or of the scratch buffer. */
 struct fspan {
@@ -94,12 +99,19 @@ struct fline {
         bool msg_whole;         /* MESSAGE is TEXT alone (it holds the name) */
         bool declared;          /* a "<event> <message>" marker whose event is
                                  * declared: TEXT is matched against its format */
-        struct farg args[FTRACE_MAX_ARGS];
         unsigned nargs;
+        unsigned nargs_all;     /* those past FTRACE_MAX_ARGS too */
         size_t cut_len;         /* a marker of ours as long as a cut one, its
                                  * event not declared: its length (the
                                  * arguments after its last may be lost) */
+        struct farg args[FTRACE_MAX_ARGS];      /* last: not cleared (fline_clear()) */
 };
+
+/* L, empty: all but args[], which fadd_arg() clears one at a time. */
+static void fline_clear(struct fline *l)
+{
+        memset(l, 0, offsetof(struct fline, args));
+}
 
 /* The markers fcheck_ours_args() could not check, said once the import is
  * done: FIRST, the first's warning ("" if none), and how many more, the
@@ -107,6 +119,10 @@ struct fline {
 struct fcut_note {
         struct tq_error first;
         uint64_t more, last;
+        /* the same of the arguments of undeclared events that have no
+         * column (fnote_args()): only their message holds them */
+        struct tq_error args_first;
+        uint64_t args_more, args_last;
 };
 
 struct ftrace {
@@ -571,6 +587,7 @@ static struct farg *fadd_arg(struct fline *l, const char *name, size_t n)
 {
         struct farg *a;
 
+        l->nargs_all++;
         if (l->nargs >= FTRACE_MAX_ARGS)
                 return NULL;
         a = &l->args[l->nargs++];
@@ -1016,6 +1033,32 @@ static void fnote_cut(const struct ftrace *f, const struct fline *l)
                      FQUOTE(lname), FQUOTE(l->event));
 }
 
+/* Argument A (NULL: those past FTRACE_MAX_ARGS) of L, an undeclared
+ * event, has no column, as WHY says: the first is noted for import_ftrace() to
+ * say, the others counted. */
+static void fnote_args(const struct ftrace *f, const struct fline *l, const struct farg *a,
+                       const char *why)
+{
+        struct fcut_note *note = f->note;
+
+        if (!note)
+                return;
+        if (note->args_first.msg[0]) {
+                note->args_more++;
+                note->args_last = f->lineno;
+                return;
+        }
+        if (a)
+                tq_error_set(&note->args_first, 0, "%s:%" PRIu64 ": argument %.*s%s of %.*s%s %s",
+                             f->name, f->lineno,
+                             FQUOTE(a->name), FQUOTE(l->event), why);
+        else
+                tq_error_set(&note->args_first, 0, "%s:%" PRIu64 ": %.*s%s has %u arguments, "
+                             "more than %d: those after the %dth are in the row's message only",
+                             f->name, f->lineno, FQUOTE(l->event), l->nargs_all,
+                             FTRACE_MAX_ARGS, FTRACE_MAX_ARGS);
+}
+
 static int fadd_field(struct ftrace *f, const char *name, struct fspan v)
 {
         return te_catalog_field(&f->e, name, v.p, v.n);
@@ -1051,9 +1094,9 @@ static int fentry_declared(struct ftrace *f, const struct te_event *ev, const st
 /* Undeclared event: kinds from the values. */
 static int fentry_inferred(struct ftrace *f, const struct fline *l)
 {
-        char sig[FTRACE_MAX_ARGS * 72], field[80];
+        char sig[FTRACE_MAX_ARGS * (FTRACE_MAX_NAME + 8)], field[10 + FTRACE_MAX_NAME + 1];
         size_t k = 0;
-        unsigned i;
+        unsigned i, j;
         int r;
 
         r = fadd_field(f, "TRACE_EVENT", l->event);
@@ -1062,8 +1105,22 @@ static int fentry_inferred(struct ftrace *f, const struct fline *l)
                 char kind = a->quoted || a->null ? 's' : fkind_of(a->value);
                 size_t n;
 
-                if (a->name.n > 64)
+                for (j = 0; j < i; j++)
+                        if (l->args[j].name.n == a->name.n &&
+                            memcmp(l->args[j].name.p, a->name.p, a->name.n) == 0)
+                                break;
+                if (j < i) {
+                        /* its column would show the first value (they
+                         * are matched by name) */
+                        fnote_args(f, l, a, "given again: its column holds the first value, "
+                                   "this one is in the row's message only");
                         continue;
+                }
+                if (a->name.n > FTRACE_MAX_NAME) {
+                        fnote_args(f, l, a, "has a name longer than 64 bytes: no column, it is "
+                                   "in the row's message only");
+                        continue;
+                }
                 k += (size_t) snprintf(sig + k, sizeof(sig) - k, "%s%.*s:%c", k ? " " : "",
                                        (int) a->name.n, a->name.p, kind);
                 snprintf(field, sizeof(field), "TRACE_ARG_%.*s", (int) a->name.n, a->name.p);
@@ -1073,6 +1130,8 @@ static int fentry_inferred(struct ftrace *f, const struct fline *l)
                 if (!a->null)
                         r = fadd_field(f, field, a->value);
         }
+        if (l->nargs_all > l->nargs)
+                fnote_args(f, l, NULL, NULL);
         if (r == 0)
                 r = te_catalog_field(&f->e, "TRACE_ARGS", sig, k);
         f->e.argsig_guessed = true;     /* not the program's word: no kind change to tell */
@@ -1278,7 +1337,7 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
                 f->scratch_size = (size_t) (end - p);
         }
         f->scratch_len = 0;
-        memset(&l, 0, sizeof(l));
+        fline_clear(&l);
         r = fparse_prefix(f, p, line_end, &l, &body, err);
         if (r == 0)
                 r = fparse_body(f, body, end, &l, err);
@@ -1308,7 +1367,7 @@ static enum fmore fmore_kind(struct ftrace *f, const char *p, const char *end)
         struct fline l;
         const char *body;
 
-        memset(&l, 0, sizeof(l));
+        fline_clear(&l);
         if (fparse_prefix(f, p, end, &l, &body, &err) < 0)
                 return FMORE_NONE;
         if ((size_t) (end - body) >= 13 && (memcmp(body, "<stack trace>", 13) == 0 ||
@@ -1559,5 +1618,11 @@ int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                 fprintf(stderr, "traceql: %s; %" PRIu64 " more marker%s so, the last at line %"
                         PRIu64 "\n", note.first.msg, note.more, note.more > 1 ? "s end" : " ends",
                         note.last);
+        if (r == 0 && note.args_first.msg[0] && !note.args_more)
+                fprintf(stderr, "traceql: %s\n", note.args_first.msg);
+        else if (r == 0 && note.args_first.msg[0])
+                fprintf(stderr, "traceql: %s; %" PRIu64 " more argument%s so, the last at line %"
+                        PRIu64 "\n", note.args_first.msg, note.args_more,
+                        note.args_more > 1 ? "s" : "", note.args_last);
         return r;
 }

@@ -376,12 +376,13 @@ check_eq ftrace-message-quotes-bounded "4|traceql: $T/quote.trace:1: argument na
 4|traceql: $T/quote.trace:1: argument name of tgb_${n64%????}...: unterminated string $W" \
         "$(cat "$T/quote.got")"
 # The warning of a marker as long as a cut one, undeclared, that ends after
-# a whole argument.
+# a whole argument; and that argument's name, over 64 bytes, has no column.
 printf '  a-1 [000] ..... 1.000000: tracing_mark_write: %s\n' \
         "tgb_$long[1.2]: $long=\"$ys\"" > "$T/quote.trace"
 rc=0
 $RUN "$TQ" --db "$T/quote.db" import --ftrace "$T/quote.trace" 2> "$T/quote.err" || rc=$?
-check_eq ftrace-warning-quotes-bounded "0|traceql: $T/quote.trace:1: a marker of 1414 bytes ends after argument $n64... of tgb_${n64%????}..., $A" \
+check_eq ftrace-warning-quotes-bounded "0|traceql: $T/quote.trace:1: a marker of 1414 bytes ends after argument $n64... of tgb_${n64%????}..., $A
+traceql: $T/quote.trace:1: argument $n64... of tgb_${n64%????}... has a name longer than 64 bytes: no column, it is in the row's message only" \
         "$rc|$(cat "$T/quote.err")"
 
 # The library's output, through a plain file and standard input.
@@ -930,3 +931,27 @@ crq="select event, replace(replace(message, char(13), '\\r'), char(10), '/'),
 check_eq ftrace-crlf-multi-line "0|tracing_mark_write,tracing_mark_write first/second//third,first/second//third,|sched_waking,sched_waking comm=a pid=1/c d,a,1|tj_dropped,CPU:1 [LOST 3 EVENTS],3,|kernel_stack,<stack trace>/ => f1/ => f2,,|tracing_mark_write,tracing_mark_write x,x," \
         "$(ftrace_rows "$T/crlf.trace" "$crq")"
 check_eq ftrace-crlf-as-lf "$(ftrace_rows "$T/lf.trace" "$crq")" "$(ftrace_rows "$T/crlf.trace" "$crq")"
+
+# An event --events does not declare gets its columns from the line's
+# name=value words: up to 10 columns, all 12 in the message, said once per
+# event (as for any source); a name given again keeps its first value in its
+# column (the second column of the same name held the first value, 5 was in
+# no column); a name over 64 bytes has no column; past 64 arguments none is
+# kept.  The last three are said once, with how many more, naming file and
+# line.  Before, all but the first were silent.
+L65=$(printf '%065d' 0 | tr 0 n)
+{
+        echo "             cat-2212    [000] .....   369.060000: big_event: a=1 b=2 c=3 d=4 e=5 f=6 g=7 h=8 i=9 j=10 k=11 l=12"
+        echo "             cat-2212    [000] .....   369.060001: dup_event: a=1 a=5 b=2"
+        echo "             cat-2212    [000] .....   369.060002: long_event: $L65=1 b=2"
+        printf '             cat-2212    [000] .....   369.060003: huge_event:'
+        i=0; while [ $i -lt 66 ]; do printf ' x%d=%d' $i $i; i=$((i + 1)); done; echo
+} > "$T/manyargs.trace"
+check_eq ftrace-undeclared-args-columns "0|big_event,1,10,10|dup_event,1,,2|long_event,2,,1|huge_event,0,9,10" \
+        "$(ftrace_rows "$T/manyargs.trace" "select event, a0, a9, (select count(*) from event_args a where a.event = e.event) from events e order by id")"
+check_eq ftrace-undeclared-args-said "traceql: event big_event has 12 arguments: the first 10 are its columns, all are in its message
+traceql: event huge_event has 64 arguments: the first 10 are its columns, all are in its message
+traceql: $T/manyargs.trace:2: argument a of dup_event given again: its column holds the first value, this one is in the row's message only; 2 more arguments so, the last at line 4" \
+        "$(cat "$T/err")"
+check_eq ftrace-undeclared-args-long "traceql: $T/long.trace:1: argument ${L65%?}... of long_event has a name longer than 64 bytes: no column, it is in the row's message only" \
+        "$(sed -n 3p "$T/manyargs.trace" > "$T/long.trace"; ftrace_rows "$T/long.trace" "select 1" > /dev/null; cat "$T/err")"
