@@ -74,9 +74,9 @@
 #include "traceql.h"
 #include "tracegen/te.h"
 
-/* The arguments a line keeps: the first TQ_MAX_ARGS are its row's columns,
- * ingest.c says once per event when there are more; past this many, and
- * those fentry_inferred() leaves out, the note args says. */
+/* The arguments a line keeps: the first TQ_MAX_ARGS are its row's columns
+ * (ingest.c says once per event when there are more); those past this many,
+ * and those fentry_inferred() leaves out, fnote_args() says. */
 #define FTRACE_MAX_ARGS 64
 #define FTRACE_MAX_NAME 64      /* an argument name longer has no column */
 
@@ -113,22 +113,24 @@ static void fline_clear(struct fline *l)
         memset(l, 0, offsetof(struct fline, args));
 }
 
-/* The markers fcheck_ours_args() could not check, said once the import is
- * done: FIRST, the first's warning ("" if none), and how many more, the
- * last at line LAST. */
-struct fcut_note {
+/* A warning said once the import is done (fnote_say()): FIRST, the first
+ * case's ("" if none), and how many more, the last at line LAST. */
+struct fnote {
         struct tq_error first;
         uint64_t more, last;
-        /* the same of the arguments of undeclared events that have no
-         * column (fnote_args()): only their message holds them */
-        struct tq_error args_first;
-        uint64_t args_more, args_last;
+};
+
+/* The markers fcheck_ours_args() could not check (fnote_cut()), and the
+ * arguments of undeclared events that have no column, which only their
+ * message holds (fnote_args()). */
+struct fnotes {
+        struct fnote cut, args;
 };
 
 struct ftrace {
         const struct te_catalog *cat;
         struct te_patterns *patterns;   /* --events as --log reads them, or NULL */
-        struct fcut_note *note;         /* or NULL: nothing said */
+        struct fnotes *notes;           /* or NULL: nothing said */
         const char *name;
         uint64_t lineno;
         char *scratch;                  /* unescaped strings of the current line */
@@ -1011,22 +1013,40 @@ static int fparse_body(struct ftrace *f, const char *p, const char *end, struct 
 
 /* ---- rows ---- */
 
+/* Is the current line N's first case, whose warning the caller sets in
+ * N->first?  A later one is counted. */
+static bool fnote_first(const struct ftrace *f, struct fnote *n)
+{
+        if (!n->first.msg[0])
+                return true;
+        n->more++;
+        n->last = f->lineno;
+        return false;
+}
+
+/* Say N's warning, if any, with how many more cases: ONE and MANY end
+ * "N more ... so". */
+static void fnote_say(const struct fnote *n, const char *one, const char *many)
+{
+        if (!n->first.msg[0])
+                return;
+        if (!n->more)
+                fprintf(stderr, "traceql: %s\n", n->first.msg);
+        else
+                fprintf(stderr, "traceql: %s; %" PRIu64 " more %s so, the last at line %" PRIu64
+                        "\n", n->first.msg, n->more, n->more > 1 ? many : one, n->last);
+}
+
 /* L, stored, is a marker of ours that fcheck_ours_args() could not check:
  * the first is noted for import_ftrace() to warn of, the others counted. */
 static void fnote_cut(const struct ftrace *f, const struct fline *l)
 {
         const struct farg *last = l->nargs ? &l->args[l->nargs - 1] : NULL;
         struct fspan lname = last ? last->name : (struct fspan) { "", 0 };
-        struct fcut_note *note = f->note;
 
-        if (!note)
+        if (!f->notes || !fnote_first(f, &f->notes->cut))
                 return;
-        if (note->first.msg[0]) {
-                note->more++;
-                note->last = f->lineno;
-                return;
-        }
-        tq_error_set(&note->first, 0, "%s:%" PRIu64 ": a marker of %zu bytes ends %s%.*s%s of "
+        tq_error_set(&f->notes->cut.first, 0, "%s:%" PRIu64 ": a marker of %zu bytes ends %s%.*s%s of "
                      "%.*s%s, with no declaration (--events) to tell what follows: arguments "
                      "after it may be missing from its row " FTRACE_CUT_WHY, f->name,
                      f->lineno, l->cut_len, last ? "after argument " : "before any argument",
@@ -1039,21 +1059,13 @@ static void fnote_cut(const struct ftrace *f, const struct fline *l)
 static void fnote_args(const struct ftrace *f, const struct fline *l, const struct farg *a,
                        const char *why)
 {
-        struct fcut_note *note = f->note;
-
-        if (!note)
+        if (!f->notes || !fnote_first(f, &f->notes->args))
                 return;
-        if (note->args_first.msg[0]) {
-                note->args_more++;
-                note->args_last = f->lineno;
-                return;
-        }
         if (a)
-                tq_error_set(&note->args_first, 0, "%s:%" PRIu64 ": argument %.*s%s of %.*s%s %s",
-                             f->name, f->lineno,
-                             FQUOTE(a->name), FQUOTE(l->event), why);
+                tq_error_set(&f->notes->args.first, 0, "%s:%" PRIu64 ": argument %.*s%s of %.*s%s "
+                             "%s", f->name, f->lineno, FQUOTE(a->name), FQUOTE(l->event), why);
         else
-                tq_error_set(&note->args_first, 0, "%s:%" PRIu64 ": %.*s%s has %u arguments, "
+                tq_error_set(&f->notes->args.first, 0, "%s:%" PRIu64 ": %.*s%s has %u arguments, "
                              "more than %d: those after the %dth are in the row's message only",
                              f->name, f->lineno, FQUOTE(l->event), l->nargs_all,
                              FTRACE_MAX_ARGS, FTRACE_MAX_ARGS);
@@ -1479,16 +1491,16 @@ enum fleft {
  * after SKIP (an older traceql recorded the whole size, an unfinished line
  * in it).  WHOLE (standard input, a pipe: read once, never resumed): the
  * last line is parsed with or without its newline, as the text importers
- * do, the entry it goes on with included.  NOTE (unless NULL) gets the
- * markers that may have lost arguments to a cut without a word
- * (fnote_cut()).
+ * do, the entry it goes on with included.  NOTES (unless NULL) gets the
+ * markers that may have lost arguments to a cut (fnote_cut()) and the
+ * arguments of undeclared events that have no column (fnote_args()).
  */
 static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                         struct te_patterns *patterns, const char *name, const uint8_t *data,
                         size_t size, int64_t skip, bool whole, size_t *ret_used,
-                        enum fleft *ret_left, struct fcut_note *note, struct tq_error *err)
+                        enum fleft *ret_left, struct fnotes *notes, struct tq_error *err)
 {
-        struct ftrace f = { .cat = cat, .patterns = patterns, .note = note, .name = name };
+        struct ftrace f = { .cat = cat, .patterns = patterns, .notes = notes, .name = name };
         const char *p = (const char *) data, *end = p + size;
         size_t max_line = import_max_line();
         enum fleft left = FLEFT_NONE;
@@ -1573,7 +1585,7 @@ struct ftrace_run {
         const struct te_catalog *cat;
         struct te_patterns *patterns;
         enum fleft *left;
-        struct fcut_note *note;
+        struct fnotes *notes;
 };
 
 static int ftrace_run(struct ingest *ing, const void *ctx, const char *name, const uint8_t *data,
@@ -1583,15 +1595,15 @@ static int ftrace_run(struct ingest *ing, const void *ctx, const char *name, con
 
         /* RET_USED NULL: read once, nothing left */
         return ftrace_parse(ing, run->cat, run->patterns, name, data, size, skip, !ret_used,
-                            ret_used, run->left, run->note, err);
+                            ret_used, run->left, run->notes, err);
 }
 
 int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                   char *const *events, uint64_t *ret_added, struct tq_error *err)
 {
         enum fleft left = FLEFT_NONE;
-        struct fcut_note note = { .more = 0 };
-        struct ftrace_run run = { .cat = cat, .left = &left, .note = &note };
+        struct fnotes notes = { .cut.more = 0 };
+        struct ftrace_run run = { .cat = cat, .left = &left, .notes = &notes };
         int r = 0;
 
         /* QEMU's ftrace backend markers are matched as --log matches lines */
@@ -1612,17 +1624,9 @@ int import_ftrace(sqlite3 *db, const char *path, const struct te_catalog *cat,
                            strcmp(path, "-") == 0 ? "<stdin>" : path,
                            left == FLEFT_ENTRY ? "entry (its last line is unfinished)" : "line");
         /* imported, the rows as the markers hold them: said once */
-        if (r == 0 && note.first.msg[0] && !note.more)
-                fprintf(stderr, "traceql: %s\n", note.first.msg);
-        else if (r == 0 && note.first.msg[0])
-                fprintf(stderr, "traceql: %s; %" PRIu64 " more marker%s so, the last at line %"
-                        PRIu64 "\n", note.first.msg, note.more, note.more > 1 ? "s end" : " ends",
-                        note.last);
-        if (r == 0 && note.args_first.msg[0] && !note.args_more)
-                fprintf(stderr, "traceql: %s\n", note.args_first.msg);
-        else if (r == 0 && note.args_first.msg[0])
-                fprintf(stderr, "traceql: %s; %" PRIu64 " more argument%s so, the last at line %"
-                        PRIu64 "\n", note.args_first.msg, note.args_more,
-                        note.args_more > 1 ? "s" : "", note.args_last);
+        if (r == 0) {
+                fnote_say(&notes.cut, "marker ends", "markers end");
+                fnote_say(&notes.args, "argument", "arguments");
+        }
         return r;
 }
