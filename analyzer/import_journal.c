@@ -80,6 +80,14 @@
  */
 enum { IMPORT_JOURNAL_HELD = RING_IDLE + 1 };
 
+/* Entries libsystemd could not give whole, said at the end of the import
+ * (import_journal_note_say()): how many, and the first's cursor and error. */
+struct import_journal_note {
+        uint64_t n;
+        int r;
+        char cursor[IMPORT_JOURNAL_CURSOR_SIZE];        /* "" when it has none */
+};
+
 /* An entry's place in sd-journal's order: the fields of its cursor. */
 struct import_journal_key {
         char seqnum_id[33], boot_id[33];
@@ -129,6 +137,8 @@ struct import_journal {
         struct ring *ring;              /* the reader's; a slot's aux is its journald time */
         uint64_t first_us, last_us;     /* time range, for the progress bar */
         uint64_t seen;                  /* entries written */
+        struct import_journal_note partial;     /* the reader's: imported without a field */
+        struct import_journal_note skipped;     /* the reader's: not imported */
         uint64_t kill_after;            /* $TRACEQL_TEST_KILL_AFTER: SIGKILL after so many */
         int kill_signal;                /* $TRACEQL_TEST_KILL_SIGNAL: another signal */
         unsigned pause_ms;              /* $TRACEQL_TEST_PAUSE_MS: the reader waits so long
@@ -1117,6 +1127,26 @@ static int import_journal_start(struct import_journal *im)
 }
 
 /* Put S on its next entry unless it is on one: 1 when it is, 0 at its end. */
+static void import_journal_note_add(struct import_journal_note *note, int r, const char *cursor)
+{
+        if (note->n++ > 0)
+                return;
+        note->r = r;
+        if (cursor && strlen(cursor) < sizeof(note->cursor))
+                strcpy(note->cursor, cursor);
+}
+
+/* "traceql: journal: N entries WHAT (the first, entry CURSOR: ERROR)". */
+static void import_journal_note_say(const struct import_journal_note *note, const char *what)
+{
+        if (note->n == 0)
+                return;
+        tq_message("journal: %" PRIu64 " entr%s %s (%s%s%s: %s)", note->n,
+                   note->n == 1 ? "y" : "ies", what, note->n == 1 ? "entry" : "the first, entry",
+                   note->cursor[0] ? " " : " whose cursor cannot be read", note->cursor,
+                   strerror(-note->r));
+}
+
 static int import_journal_stream_peek(struct import_journal *im, struct import_journal_stream *s)
 {
         int r;
@@ -1135,8 +1165,11 @@ static int import_journal_stream_peek(struct import_journal *im, struct import_j
                 r = sd_journal_get_cursor(s->j, &s->cursor);
                 if (r == -ENOMEM)
                         return r;
-                if (r < 0)
-                        continue;       /* a corrupt entry: skip it, as journalctl does */
+                if (r < 0) {
+                        /* a corrupt entry: skip it, as journalctl does */
+                        import_journal_note_add(&im->skipped, r, NULL);
+                        continue;
+                }
                 import_journal_key_parse(s->cursor, &s->key);
                 s->pos = import_journal_pos_find(im, &s->key);
                 s->ready = true;
@@ -1178,9 +1211,10 @@ static int import_journal_pick(struct import_journal *im, struct import_journal_
         return 0;
 }
 
-/* Keep the entry S is on in E, with its cursor as __CURSOR: copies only, the
- * writer parses them (ingest_entry_parse()). */
-static int import_journal_read(struct import_journal_stream *s, struct ingest_entry *e)
+/* Keep the entry S is on in E, with its cursor as __CURSOR, its fields read
+ * with ENUMERATE: copies only, the writer parses them (ingest_entry_parse()). */
+static int import_journal_read_with(struct import_journal_stream *s, struct ingest_entry *e,
+                                    int (*enumerate)(sd_journal *, const void **, size_t *))
 {
         const void *data;
         size_t len;
@@ -1190,7 +1224,7 @@ static int import_journal_read(struct import_journal_stream *s, struct ingest_en
         r = ingest_entry_keep(e, "__CURSOR=", 9, s->cursor, strlen(s->cursor));
         if (r < 0)
                 return r;
-        while ((r = sd_journal_enumerate_available_data(s->j, &data, &len)) > 0) {
+        while ((r = enumerate(s->j, &data, &len)) > 0) {
                 /* only trusted fields ("_NAME") are left out: ask of those only */
                 if (len > 0 && *(const char *) data == '_' && !ingest_field_used(data, len))
                         continue;
@@ -1198,6 +1232,29 @@ static int import_journal_read(struct import_journal_stream *s, struct ingest_en
                 if (r < 0)
                         return r;
         }
+        return r;
+}
+
+/* The entry S is on, in E.  A field libsystemd cannot give (compressed in a
+ * way it does not know) is left out, the rest of the entry kept, as
+ * sd_journal_enumerate_available_data() does, and noted in IM.  That
+ * function checks the process's pid again on top of
+ * sd_journal_enumerate_data()'s check, a locked instruction per field, 3%
+ * of the reader's time: so the entry is read with the plain one, and again
+ * with the other only when a field fails. */
+static int import_journal_read(struct import_journal *im, struct import_journal_stream *s,
+                               struct ingest_entry *e)
+{
+        int r, first;
+
+        r = import_journal_read_with(s, e, sd_journal_enumerate_data);
+        if (r >= 0 || r == -ENOMEM)
+                return r;
+        first = r;
+        sd_journal_restart_data(s->j);
+        r = import_journal_read_with(s, e, sd_journal_enumerate_available_data);
+        if (r >= 0)
+                import_journal_note_add(&im->partial, first, s->cursor);
         return r;
 }
 
@@ -1287,12 +1344,14 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
                 slot = ring_get(im->ring);
                 if (!slot)
                         return ring_error(im->ring);
-                r = import_journal_read(s, &slot->e);
+                r = import_journal_read(im, s, &slot->e);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
+                        /* a corrupt entry: skip it, as journalctl does */
+                        import_journal_note_add(&im->skipped, r, s->cursor);
                         r = 0;
-                        continue;       /* a corrupt entry: skip it, as journalctl does */
+                        continue;
                 }
                 r = import_journal_pos_note(im, s);
                 if (r < 0)
@@ -1494,6 +1553,8 @@ static int import_journal_run(sqlite3 *db, const struct import_journal_opts *o,
         }
         r = ring_run(import_journal_reader, &im, import_journal_slot, &im, err);
         import_journal_progress(&im, 0, true);
+        import_journal_note_say(&im.partial, "imported without a field libsystemd cannot read");
+        import_journal_note_say(&im.skipped, "skipped: libsystemd cannot read them");
         if (r < 0)
                 goto out;
         r = import_journal_store(&im);
