@@ -112,6 +112,10 @@ echo "traceql import: bare sd_journal loop   $bb, $bm s ($(rate "$bb"), $(rate "
 echo "traceql import: traceql import         $tb, $tm s ($(rate "$tb"), $(rate "$tm") entries/s; $rows rows)"
 div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo "traceql import: ratio traceql/bare     $(div "$bb" "$tb") of the best times, $(div "$bm" "$tm") of the medians (goal >= 0.8)"
+# each round's own ratio (its bare loop, then its import, seconds apart): a
+# machine whose speed drifts over minutes moves both of a round alike
+paste "$W/bare.s" "$W/tq.s" | awk '{ printf "%.4f\n", $1 / $2 }' | sort -n > "$W/paired.s"
+echo "traceql import: ratio of each round    median $(div "$(median "$W/paired.s")" 1), from $(div "$(head -1 "$W/paired.s")" 1) to $(div "$(tail -1 "$W/paired.s")" 1) ($ROUNDS rounds)"
 cb=$(best "$W/cursor.s") cm=$(median "$W/cursor.s") fb=$(best "$W/floor.s") fm=$(median "$W/floor.s")
 sb=$(best "$W/safe.s") sm=$(median "$W/safe.s")
 pb=$(best "$W/pair.s") pm=$(median "$W/pair.s") qb=$(best "$W/pair--safe.s") qm=$(median "$W/pair--safe.s")
