@@ -1046,9 +1046,9 @@ static void fnote_cut(const struct ftrace *f, const struct fline *l)
 
         if (!f->notes || !fnote_first(f, &f->notes->cut))
                 return;
-        tq_error_set(&f->notes->cut.first, 0, "%s:%" PRIu64 ": a marker of %zu bytes ends %s%.*s%s of "
-                     "%.*s%s, with no declaration (--events) to tell what follows: arguments "
-                     "after it may be missing from its row " FTRACE_CUT_WHY, f->name,
+        tq_error_set(&f->notes->cut.first, 0, "%s:%" PRIu64 ": a marker of %zu bytes ends "
+                     "%s%.*s%s of %.*s%s, with no declaration (--events) to tell what follows: "
+                     "arguments after it may be missing from its row " FTRACE_CUT_WHY, f->name,
                      f->lineno, l->cut_len, last ? "after argument " : "before any argument",
                      FQUOTE(lname), FQUOTE(l->event));
 }

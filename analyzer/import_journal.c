@@ -1132,8 +1132,7 @@ static void import_journal_note_add(struct import_journal_note *note, int r, con
         if (note->n++ > 0)
                 return;
         note->r = r;
-        if (cursor && strlen(cursor) < sizeof(note->cursor))
-                strcpy(note->cursor, cursor);
+        snprintf(note->cursor, sizeof(note->cursor), "%s", cursor ? cursor : "");
 }
 
 /* "traceql: journal: N entries WHAT (the first, entry CURSOR: ERROR)". */
