@@ -652,11 +652,13 @@ static const char corr_temp_sql[] =
  * read the whole table each time: 2000 processes of 1M events took 144 s).
  * TEMP tables, so that a read-only connection can build them:
  *
- * tq_seq1: the events of seq 1 and without seq per pid and place (CORR_PLACE).  Two of seq 1
- * mean a pid reused within a boot, whose runs tq_runs tells apart as traceql losses does
- * (sql/losses.sql): in time order, a number seen before means a later run
- * has begun, an event's run being the most times any number up to it was
- * seen before.  Other pids are all run 0, and absent from tq_runs.
+ * tq_seq1: the events of seq 1 and without seq per pid and place (CORR_PLACE),
+ * read through the partial index events_seq1 (sql/schema.sql), whose WHERE
+ * this statement's must repeat word for word.  Two of seq 1 mean a pid
+ * reused within a boot, whose runs tq_runs tells apart as traceql losses
+ * does (sql/losses.sql): in time order, a number seen before means a later
+ * run has begun, an event's run being the most times any number up to it
+ * was seen before.  Other pids are all run 0, and absent from tq_runs.
  *
  * tq_order: each process with events of the lists without seq, its first
  * time and how those events are ordered (grouped only when some event has no
@@ -675,10 +677,12 @@ static const char corr_temp_sql[] =
  * tq_first: per run, has it an event of seq 1; for a process in tq_order,
  * its first time.
  */
+#define CORR_SEQ1_SELECT \
+        "SELECT pid, " CORR_PLACE("") " AS place, sum(seq IS 1) AS n, sum(seq IS NULL) AS noseq" \
+        " FROM events WHERE seq = 1 OR seq IS NULL GROUP BY pid, place"
 static const char corr_seq1_sql[] =
         "DROP TABLE IF EXISTS temp.tq_seq1; DROP TABLE IF EXISTS temp.tq_runs;"
-        "CREATE TEMP TABLE tq_seq1 AS SELECT pid, " CORR_PLACE("") " AS place, sum(seq IS 1) AS n,"
-        " sum(seq IS NULL) AS noseq FROM events WHERE seq = 1 OR seq IS NULL GROUP BY pid, place;"
+        "CREATE TEMP TABLE tq_seq1 AS " CORR_SEQ1_SELECT ";"
         "CREATE TEMP TABLE tq_runs (id INTEGER PRIMARY KEY, run);";
 static const char corr_runs_sql[] =
         "INSERT INTO temp.tq_runs"
@@ -711,6 +715,21 @@ static const char corr_first_end_sql[] =
         "CREATE INDEX temp.tq_first_process ON tq_first (pid, place, run);"
         "CREATE INDEX temp.tq_order_process ON tq_order (o_pid, o_place);";
 
+/* How SQLite reads events for tq_seq1, on stderr as "traceql: seq1: PLAN"
+ * ($TRACEQL_TEST_CORR_PLAN set, tests: through events_seq1). */
+static void corr_seq1_show(sqlite3 *db)
+{
+        sqlite3_stmt *st = NULL;
+
+        if (sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN " CORR_SEQ1_SELECT, -1, &st, NULL) ==
+            SQLITE_OK)
+                while (sqlite3_step(st) == SQLITE_ROW)
+                        if (sqlite3_column_text(st, 3) &&
+                            strncmp((const char *) sqlite3_column_text(st, 3), "SCAN events", 11) == 0)
+                                fprintf(stderr, "traceql: seq1: %s\n", sqlite3_column_text(st, 3));
+        sqlite3_finalize(st);
+}
+
 /* Fill tq_seq1, tq_runs, tq_order and tq_first for the lists of O; *RET_RUNS:
  * some pid was reused; *RET_ORDER: some process is not in the scan's usual
  * order. */
@@ -729,6 +748,8 @@ static int corr_first_build(sqlite3 *db, const struct corr_opts *o, bool *ret_ru
         sql = sqlite3_str_finish(s);
         if (!sql)
                 return -ENOMEM;
+        if (getenv("TRACEQL_TEST_CORR_PLAN"))
+                corr_seq1_show(db);
         r = store_exec(db, corr_seq1_sql, err);
         if (r == 0)
                 r = store_int(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE n > 1)", &any,

@@ -53,7 +53,7 @@ enum tq_exit {
 };
 
 #define TQ_MAX_ARGS 10          /* trace-events allows at most 10 arguments */
-#define TQ_SCHEMA_VERSION 3     /* PRAGMA user_version and meta.schema_version */
+#define TQ_SCHEMA_VERSION 4     /* PRAGMA user_version and meta.schema_version */
 #define TQ_APPLICATION_ID 0x54514c31    /* PRAGMA application_id, "TQL1" */
 #define STORE_PAGE_SIZE 16384   /* PRAGMA page_size of a new database */
 /* events.id of a journal entry: jid << TQ_ID_SEQ_BITS | jseq (sql/schema.sql);

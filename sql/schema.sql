@@ -1,4 +1,4 @@
--- schema.sql - the traceql database, schema version 3.
+-- schema.sql - the traceql database, schema version 4.
 --
 -- traceql runs this once on a new database, in one transaction.  Everything
 -- later analyzers (losses, leaks, pairs) build on is here; the per-event views
@@ -17,7 +17,7 @@
 -- in SQL as a hex literal (0xffffffffffffffff), which SQLite reads as the same
 -- 64-bit pattern.
 PRAGMA application_id = 1414614065;
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 -- Key/value facts about the database: schema_version, created (unix ns),
 -- traceql_version that created it.
@@ -90,6 +90,12 @@ CREATE TABLE events (
 CREATE UNIQUE INDEX events_journal_key ON events (jid, jseq)
         WHERE id < 17592186044416 AND jid IS NOT NULL;
 CREATE INDEX events_event ON events (event);
+-- Where each process's trace begins: its events of TRACE_SEQ 1 and those
+-- without one, a few rows of the whole table, which traceql leaks and pairs
+-- look up first (analyzer/correlate.c, corr_seq1_sql, whose WHERE is this
+-- one word for word, or SQLite does not use the index).  Without it that
+-- look-up read every row: 0.16 s of 1.3 s for 1M events.
+CREATE INDEX events_seq1 ON events (pid) WHERE seq = 1 OR seq IS NULL;
 
 -- The catalog: one row per event name seen, with the view that names its
 -- arguments.  The first signature seen wins; a later entry's argument of

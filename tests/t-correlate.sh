@@ -100,6 +100,17 @@ scan() {
 check_eq correlate-scan-rows "traceql: scan in row order" \
         "$(scan leaks leaks --alloc qemu_malloc,qemu_valloc --free qemu_free)"
 check_eq correlate-scan-sorted "traceql: scan sorted" "$(scan order-time pairs --begin b --end e)"
+# Where each process's trace begins is looked up through the partial index
+# events_seq1 (its WHERE and the statement's must be the same words), not by
+# reading every event; a database without the index (version 3) reads them.
+seq1() {
+        TRACEQL_TEST_CORR_PLAN=1 "$TQ" --db "$1" --no-sync leaks --alloc qemu_malloc --free qemu_free \
+                2>&1 > /dev/null | grep '^traceql: seq1'
+}
+check_eq correlate-seq1-index "traceql: seq1: SCAN events USING INDEX events_seq1" "$(seq1 "$T/leaks.db")"
+cp "$T/leaks.db" "$T/noseq1.db"
+sqlite3 "$T/noseq1.db" 'DROP INDEX events_seq1'
+check_eq correlate-seq1-no-index "traceql: seq1: SCAN events" "$(seq1 "$T/noseq1.db")"
 
 # Past 4096 problems the scan in row order checks the whole order before it
 # stores more.  5000 frees of unknown addresses, in order: still row order.

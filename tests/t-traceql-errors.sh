@@ -821,7 +821,7 @@ run db-corrupt-page-query 3 "traceql: $T/page.db: database disk image is malform
 
 cp "$DB" "$T/v99.db"
 sqlite3 "$T/v99.db" 'PRAGMA user_version = 99'
-run db-other-version 3 "traceql: $T/v99.db: database schema version 99, this traceql reads version 3 (import into a new database)" --db "$T/v99.db" --no-sync 'select 1'
+run db-other-version 3 "traceql: $T/v99.db: database schema version 99, this traceql reads version 4 (import into a new database)" --db "$T/v99.db" --no-sync 'select 1'
 
 # race MAKE DB: five rounds of three imports of the fixture into DB at once,
 # DB made by MAKE before each; prints what each round said, told apart.
@@ -856,7 +856,7 @@ v1db() {
 }
 v1db "$T/v1.db"
 cp "$T/v1.db" "$T/v1.copy"
-run db-v1-readonly 3 "traceql: $T/v1.db: database schema version 1, this traceql reads version 3 (any import upgrades it)" --db "$T/v1.db" --no-sync 'select 1'
+run db-v1-readonly 3 "traceql: $T/v1.db: database schema version 1, this traceql reads version 4 (any import upgrades it)" --db "$T/v1.db" --no-sync 'select 1'
 check_file db-v1-readonly-untouched "$T/v1.copy" "$T/v1.db"
 run db-v1-upgrade 0 "" --db "$T/v1.db" import --export "$FIX"
 ALL="select id, time, mono, host, boot, pid, tid, event, message, seq, \"group\", identifier,
@@ -867,24 +867,42 @@ $TQ --db "$T/fresh.db" --no-sync --format csv "$ALL" > "$T/fresh.rows"
 check_file db-v1-upgraded-rows "$T/fresh.rows" "$T/v1.rows"
 # A new database has 16 KiB pages; the old one keeps its 4 KiB, same rows.
 check_eq db-page-size "16384|4096" "$(sqlite3 "$T/fresh.db" 'PRAGMA page_size')|$(sqlite3 "$T/v1.db" 'PRAGMA page_size')"
-check_eq db-v1-upgraded-version "3|3|1|1" "$(sqlite3 "$T/v1.db" 'PRAGMA user_version' \
+check_eq db-v1-upgraded-version "4|4|1|1|1" "$(sqlite3 "$T/v1.db" 'PRAGMA user_version' \
         "select value from meta where key = 'schema_version'" \
         "select count(*) from sqlite_schema where name = 'events_journal_key' and sql like '%WHERE id <%'" \
-        "select count(*) from pragma_table_info('sources') where name = 'window'" | tr '\n' '|' | sed 's/|$//')"
-# A version 2 database (before sources.window): the fresh one made so, then
-# refused read-only and upgraded by an import, a step; same rows.
+        "select count(*) from pragma_table_info('sources') where name = 'window'" \
+        "select count(*) from sqlite_schema where name = 'events_seq1'" | tr '\n' '|' | sed 's/|$//')"
+# A version 2 database (before sources.window and events_seq1): the fresh one
+# made so, then refused read-only and upgraded by an import, two steps; same
+# rows.
 cp "$T/fresh.db" "$T/v2.db"
-sqlite3 "$T/v2.db" 'ALTER TABLE sources DROP COLUMN window' \
+sqlite3 "$T/v2.db" 'ALTER TABLE sources DROP COLUMN window' 'DROP INDEX events_seq1' \
         "UPDATE meta SET value = '2' WHERE key = 'schema_version'" 'PRAGMA user_version = 2'
 cp "$T/v2.db" "$T/v2.copy"
-run db-v2-readonly 3 "traceql: $T/v2.db: database schema version 2, this traceql reads version 3 (any import upgrades it)" --db "$T/v2.db" --no-sync 'select 1'
+run db-v2-readonly 3 "traceql: $T/v2.db: database schema version 2, this traceql reads version 4 (any import upgrades it)" --db "$T/v2.db" --no-sync 'select 1'
 check_file db-v2-readonly-untouched "$T/v2.copy" "$T/v2.db"
 run db-v2-upgrade 0 "" --db "$T/v2.db" import --export "$FIX"
 $TQ --db "$T/v2.db" --no-sync --format csv "$ALL" > "$T/v2.rows"
 check_file db-v2-upgraded-rows "$T/fresh.rows" "$T/v2.rows"
-check_eq db-v2-upgraded-version "3|3|1" "$(sqlite3 "$T/v2.db" 'PRAGMA user_version' \
+check_eq db-v2-upgraded-version "4|4|1|1" "$(sqlite3 "$T/v2.db" 'PRAGMA user_version' \
         "select value from meta where key = 'schema_version'" \
-        "select count(*) from pragma_table_info('sources') where name = 'window'" | tr '\n' '|' | sed 's/|$//')"
+        "select count(*) from pragma_table_info('sources') where name = 'window'" \
+        "select count(*) from sqlite_schema where name = 'events_seq1'" | tr '\n' '|' | sed 's/|$//')"
+# A version 3 database (before the index events_seq1): the fresh one made
+# so, refused read-only, upgraded by an import, a step; same rows.
+cp "$T/fresh.db" "$T/v3.db"
+sqlite3 "$T/v3.db" 'DROP INDEX events_seq1' \
+        "UPDATE meta SET value = '3' WHERE key = 'schema_version'" 'PRAGMA user_version = 3'
+cp "$T/v3.db" "$T/v3.copy"
+run db-v3-readonly 3 "traceql: $T/v3.db: database schema version 3, this traceql reads version 4 (any import upgrades it)" --db "$T/v3.db" --no-sync 'select 1'
+check_file db-v3-readonly-untouched "$T/v3.copy" "$T/v3.db"
+run db-v3-upgrade 0 "" --db "$T/v3.db" import --export "$FIX"
+$TQ --db "$T/v3.db" --no-sync --format csv "$ALL" > "$T/v3.rows"
+check_file db-v3-upgraded-rows "$T/fresh.rows" "$T/v3.rows"
+check_eq db-v3-upgraded-version "4|4|CREATE INDEX events_seq1 ON events (pid) WHERE seq = 1 OR seq IS NULL" \
+        "$(sqlite3 "$T/v3.db" 'PRAGMA user_version' \
+        "select value from meta where key = 'schema_version'" \
+        "select sql from sqlite_schema where name = 'events_seq1'" | tr '\n' '|' | sed 's/|$//')"
 # The upgrade is its own transaction, before the import's: an import that
 # fails adds nothing, and the upgraded rows stand.
 v1db "$T/v1.db"
@@ -895,7 +913,7 @@ check_file db-v1-failed-import-rows "$T/fresh.rows" "$T/v1.rows"
 # Three imports upgrading one version 1 database at once: one upgrades, the
 # others find it done; all three switch it to WAL, which SQLite can refuse
 # at once (SQLITE_BUSY without the busy handler) and store.c retries.
-check_eq db-v1-upgrade-race "$(printf 'status 0 %.0s' 1 2 3 4 5)|3" \
+check_eq db-v1-upgrade-race "$(printf 'status 0 %.0s' 1 2 3 4 5)|4" \
         "$(race v1db "$T/v1race.db")|$(sqlite3 "$T/v1race.db" 'PRAGMA user_version')"
 
 # events.id packs the journal identity, jid << 44 | jseq; an identity that
