@@ -661,8 +661,8 @@ static const char corr_temp_sql[] =
  * was seen before.  Other pids are all run 0, and absent from tq_runs.
  *
  * tq_order: each process with events of the lists without seq, its first
- * time and how those events are ordered (grouped only when some event has no
- * seq: the constant EXISTS is tried before the scan of events).  TRACE_SEQ
+ * time and how those events are ordered (built only when some event has no
+ * seq, corr_order_sql).  TRACE_SEQ
  * orders only a process whose events all have one: a NULL sorts first, so
  * the kernel events of an ftrace import would all come before the program's
  * own marker events.  Only the events of the lists count: the others are not
@@ -699,7 +699,11 @@ static const char corr_first_sql[] =
         "CREATE TEMP TABLE tq_order (o_pid, o_place, how, t0);"
         "INSERT INTO temp.tq_first SELECT pid, place, 0, 1, NULL FROM temp.tq_seq1 WHERE n = 1;"
         "INSERT INTO temp.tq_first SELECT e.pid, " CORR_PLACE("e.") ", r.run, 1, NULL"
-        " FROM temp.tq_runs r JOIN events e ON e.id = r.id WHERE e.seq = 1;"
+        " FROM temp.tq_runs r JOIN events e ON e.id = r.id WHERE e.seq = 1;";
+/* Only when some event has no seq (tq_seq1.noseq): SQLite tests a constant
+ * EXISTS in the WHERE for every row it reads, after reading it, so the
+ * statement read all of events to insert nothing (49 ms of 1M events). */
+static const char corr_order_sql[] =
         "INSERT INTO temp.tq_order SELECT pid, " CORR_PLACE("") " AS place,"
         " CASE WHEN count(mono) FILTER (WHERE listed) > 0"
         " AND count(mono) FILTER (WHERE listed) < count(*) FILTER (WHERE listed) THEN 2"
@@ -707,10 +711,10 @@ static const char corr_first_sql[] =
         " THEN 1 + (count(mono) FILTER (WHERE listed) = 0) ELSE 0 END, min(time)"
         " FROM (SELECT *, event IN (";
 /* (the events of the lists, corr_in(), then:) */
-static const char corr_first_end_sql[] =
+static const char corr_order_end_sql[] =
         ") AS listed FROM events)"
-        " WHERE EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE noseq)"
-        " GROUP BY pid, place HAVING count(seq) FILTER (WHERE listed) < count(*) FILTER (WHERE listed);"
+        " GROUP BY pid, place HAVING count(seq) FILTER (WHERE listed) < count(*) FILTER (WHERE listed);";
+static const char corr_first_end_sql[] =
         "INSERT INTO temp.tq_first SELECT o_pid, o_place, 0, 0, t0 FROM temp.tq_order;"
         "CREATE INDEX temp.tq_first_process ON tq_first (pid, place, run);"
         "CREATE INDEX temp.tq_order_process ON tq_order (o_pid, o_place);";
@@ -737,28 +741,38 @@ static int corr_first_build(sqlite3 *db, const struct corr_opts *o, bool *ret_ru
                             bool *ret_order, struct tq_error *err)
 {
         sqlite3_str *s = sqlite3_str_new(NULL);
-        char *sql;
-        int64_t any;
+        char *sql = NULL;
+        int64_t any, noseq = 0;
         int r;
 
-        sqlite3_str_appendall(s, corr_first_sql);
-        corr_in(s, &o->a, false);
-        corr_in(s, &o->b, true);
-        sqlite3_str_appendall(s, corr_first_end_sql);
-        sql = sqlite3_str_finish(s);
-        if (!sql)
-                return -ENOMEM;
         if (getenv("TRACEQL_TEST_CORR_PLAN"))
                 corr_seq1_show(db);
         r = store_exec(db, corr_seq1_sql, err);
         if (r == 0)
                 r = store_int(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE n > 1)", &any,
                               err);
+        if (r == 0)
+                r = store_int(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_seq1 WHERE noseq)", &noseq,
+                              err);
         if (r < 0)
                 goto out;
         *ret_runs = any;
         if (*ret_runs && (r = store_exec(db, corr_runs_sql, err)) < 0)
                 goto out;
+        sqlite3_str_appendall(s, corr_first_sql);
+        if (noseq) {
+                sqlite3_str_appendall(s, corr_order_sql);
+                corr_in(s, &o->a, false);
+                corr_in(s, &o->b, true);
+                sqlite3_str_appendall(s, corr_order_end_sql);
+        }
+        sqlite3_str_appendall(s, corr_first_end_sql);
+        sql = sqlite3_str_finish(s);
+        s = NULL;
+        if (!sql) {
+                r = -ENOMEM;
+                goto out;
+        }
         r = store_exec(db, sql, err);
         if (r == 0)
                 r = store_int(db, "SELECT EXISTS (SELECT 1 FROM temp.tq_order WHERE how)", &any,
@@ -766,6 +780,7 @@ static int corr_first_build(sqlite3 *db, const struct corr_opts *o, bool *ret_ru
         if (r == 0)
                 *ret_order = any;
 out:
+        sqlite3_free(sqlite3_str_finish(s));
         sqlite3_free(sql);
         return r;
 }
