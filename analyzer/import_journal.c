@@ -80,8 +80,9 @@
  */
 enum { IMPORT_JOURNAL_HELD = RING_IDLE + 1 };
 
-/* Entries libsystemd could not give whole, said at the end of the import
- * (import_journal_note_say()): how many, and the first's cursor and error. */
+/* Entries libsystemd could not give whole, said at the end of the import,
+ * or of each round with --follow (import_journal_notes_say()): how many, and
+ * the first's cursor and error. */
 struct import_journal_note {
         uint64_t n;
         int r;
@@ -1146,6 +1147,17 @@ static void import_journal_note_say(const struct import_journal_note *note, cons
                    strerror(-note->r));
 }
 
+/* Say both notes, and start them again: at the end of the import, and with
+ * --follow at the end of each round, in the reader's thread, so that an
+ * entry read hours before the interrupt is said when it is read (a message
+ * is one fprintf(), which stdio keeps whole beside the writer's). */
+static void import_journal_notes_say(struct import_journal *im)
+{
+        import_journal_note_say(&im->partial, "imported without a field libsystemd cannot read");
+        import_journal_note_say(&im->skipped, "skipped: libsystemd cannot read them");
+        im->partial.n = im->skipped.n = 0;
+}
+
 /* Put S on its next entry unless it is on one: 1 when it is, 0 at its end. */
 static int import_journal_stream_peek(struct import_journal *im, struct import_journal_stream *s)
 {
@@ -1403,6 +1415,7 @@ static int import_journal_reader(struct ring *ring, void *userdata, struct tq_er
                 r = import_journal_read_all(im, err);
                 if (r <= 0 || !im->o->follow)
                         return r < 0 ? r : 0;
+                import_journal_notes_say(im);
                 if (!ring_note(ring, RING_IDLE))
                         return ring_error(ring);
                 r = import_journal_wait(im, err);
@@ -1553,8 +1566,7 @@ static int import_journal_run(sqlite3 *db, const struct import_journal_opts *o,
         }
         r = ring_run(import_journal_reader, &im, import_journal_slot, &im, err);
         import_journal_progress(&im, 0, true);
-        import_journal_note_say(&im.partial, "imported without a field libsystemd cannot read");
-        import_journal_note_say(&im.skipped, "skipped: libsystemd cannot read them");
+        import_journal_notes_say(&im);
         if (r < 0)
                 goto out;
         r = import_journal_store(&im);

@@ -427,6 +427,22 @@ PY
 2|ev number 2|
 3|ev number 3|short" "$($TQ --db "$T/cz.db" --no-sync --format csv \
                 'select jseq, message, a0 from events order by jseq' | tail -n +2 | tr , '|')"
+        # --follow says it when the round that read the entry ends, while it
+        # goes on following, not when interrupted (hours later), and once
+        rc=0
+        "$TQ" --db "$T/czf.db" import --follow --file "$T/cz.journal" 2> "$T/czf.err" &
+        fpid=$!
+        i=0
+        while ! grep -q 'without a field' "$T/czf.err" && [ $i -lt 100 ] &&
+                kill -0 $fpid 2> /dev/null; do sleep 0.1; i=$((i + 1)); done
+        kill -0 $fpid 2> /dev/null && running=running || running=ended
+        said=$(sed 's/ s=[0-9a-f]*;/ s=SID;/; s/;t=[0-9a-f]*;x=[0-9a-f]*:/:/' "$T/czf.err")
+        kill -INT $fpid 2> /dev/null || true
+        wait $fpid || rc=$?
+        check_eq journal-field-undecompressable-follow "running|traceql: journal: 1 entry imported without a field libsystemd cannot read (entry s=SID;i=2;b=fedcba9876543210fedcba9876543210;m=2: Protocol not supported)" \
+                "$running|$said"
+        check_eq journal-field-undecompressable-follow-once "0|$said|3" \
+                "$rc|$(sed 's/ s=[0-9a-f]*;/ s=SID;/; s/;t=[0-9a-f]*;x=[0-9a-f]*:/:/' "$T/czf.err")|$(count "$T/czf.db")"
 else
         skip journal-field-undecompressable "no $JR (Debian package systemd-journal-remote)"
 fi
