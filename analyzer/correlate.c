@@ -1377,11 +1377,16 @@ static int corr_streams_open(sqlite3 *db, const struct corr_opts *o, bool runs, 
  * order is only checked.  -EIO: a finding not stored or a step failed;
  * -ENOMEM.
  */
-static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_stmt **st, size_t n)
+struct corr_stream {
+        struct corr_row row;
+        int64_t cur;            /* the id of its row */
+        bool more;              /* it has one */
+};
+
+static int corr_scan_streams(struct corr_scan *sc, struct corr_procs *ps, sqlite3_stmt **st,
+                             struct corr_stream *s, size_t n)
 {
-        int64_t cur[n ? n : 1];
-        struct corr_row rows[n ? n : 1];
-        bool more[n ? n : 1], added;
+        bool added;
         struct corr_proc *p = NULL;
         struct corr_ident id;
         const char *test = getenv("TRACEQL_TEST_CORR_VALUES");
@@ -1390,11 +1395,11 @@ static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_s
         int r, rc;
 
         for (size_t j = 0; j < n; j++) {
-                corr_row_init(&rows[j], st[j]);
-                if ((rc = corr_row_step(&rows[j])) != SQLITE_ROW && rc != SQLITE_DONE)
+                corr_row_init(&s[j].row, st[j]);
+                if ((rc = corr_row_step(&s[j].row)) != SQLITE_ROW && rc != SQLITE_DONE)
                         return -EIO;
-                more[j] = rc == SQLITE_ROW;
-                cur[j] = more[j] ? sqlite3_value_int64(rows[j].v[CORR_ID]) : 0;
+                s[j].more = rc == SQLITE_ROW;
+                s[j].cur = s[j].more ? sqlite3_value_int64(s[j].row.v[CORR_ID]) : 0;
         }
         for (;;) {
                 size_t k = n;
@@ -1402,11 +1407,11 @@ static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_s
                 int pt, lt;
 
                 for (size_t j = 0; j < n; j++)
-                        if (more[j] && (k == n || cur[j] < cur[k]))
+                        if (s[j].more && (k == n || s[j].cur < s[k].cur))
                                 k = j;
                 if (k == n)
                         break;
-                row = &rows[k];
+                row = &s[k].row;
                 pt = sqlite3_value_type(row->v[CORR_PID]);
                 lt = sqlite3_value_type(row->v[CORR_PLACE]);
                 if ((pt != SQLITE_INTEGER && pt != SQLITE_NULL) ||
@@ -1447,8 +1452,8 @@ static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_s
                 }
                 if ((rc = corr_row_step(row)) != SQLITE_ROW && rc != SQLITE_DONE)
                         return -EIO;
-                more[k] = rc == SQLITE_ROW;
-                cur[k] = more[k] ? sqlite3_value_int64(row->v[CORR_ID]) : 0;
+                s[k].more = rc == SQLITE_ROW;
+                s[k].cur = s[k].more ? sqlite3_value_int64(row->v[CORR_ID]) : 0;
         }
         if (!sc)
                 return 0;
@@ -1463,6 +1468,20 @@ static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_s
                         return r;
         }
         return 0;
+}
+
+/* The streams' rows on the heap: one per event of the lists, and there may
+ * be as many as the database has event types. */
+static int corr_scan_rows(struct corr_scan *sc, struct corr_procs *ps, sqlite3_stmt **st, size_t n)
+{
+        struct corr_stream *s = calloc(n ? n : 1, sizeof(*s));
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        r = corr_scan_streams(sc, ps, st, s, n);
+        free(s);
+        return r;
 }
 
 /*
