@@ -433,7 +433,7 @@ PY
         "$TQ" --db "$T/czf.db" import --follow --file "$T/cz.journal" 2> "$T/czf.err" &
         fpid=$!
         i=0
-        while ! grep -q 'without a field' "$T/czf.err" && [ $i -lt 100 ] &&
+        while ! grep -q 'without a field' "$T/czf.err" && [ $i -lt 300 ] &&
                 kill -0 $fpid 2> /dev/null; do sleep 0.1; i=$((i + 1)); done
         kill -0 $fpid 2> /dev/null && running=running || running=ended
         said=$(sed 's/ s=[0-9a-f]*;/ s=SID;/; s/;t=[0-9a-f]*;x=[0-9a-f]*:/:/' "$T/czf.err")
