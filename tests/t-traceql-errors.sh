@@ -419,10 +419,11 @@ PY
 )
         check_eq journal-field-undecompressable-made "1" "$marked"
         # the cursor's seqnum id is journal-remote's, random: said as SID
+        sid() { sed 's/ s=[0-9a-f]*;/ s=SID;/; s/;t=[0-9a-f]*;x=[0-9a-f]*:/:/' "$1"; }
         rc=0
         $RUN "$TQ" --db "$T/cz.db" import --file "$T/cz.journal" 2> "$T/err" || rc=$?
         check_eq journal-field-undecompressable "0|traceql: journal: 1 entry imported without a field libsystemd cannot read (entry s=SID;i=2;b=fedcba9876543210fedcba9876543210;m=2: Protocol not supported)" \
-                "$rc|$(sed 's/ s=[0-9a-f]*;/ s=SID;/; s/;t=[0-9a-f]*;x=[0-9a-f]*:/:/' "$T/err")"
+                "$rc|$(sid "$T/err")"
         check_eq journal-field-undecompressable-rows "1|ev number 1|short
 2|ev number 2|
 3|ev number 3|short" "$($TQ --db "$T/cz.db" --no-sync --format csv \
@@ -436,13 +437,13 @@ PY
         while ! grep -q 'without a field' "$T/czf.err" && [ $i -lt 300 ] &&
                 kill -0 $fpid 2> /dev/null; do sleep 0.1; i=$((i + 1)); done
         kill -0 $fpid 2> /dev/null && running=running || running=ended
-        said=$(sed 's/ s=[0-9a-f]*;/ s=SID;/; s/;t=[0-9a-f]*;x=[0-9a-f]*:/:/' "$T/czf.err")
+        said=$(sid "$T/czf.err")
         kill -INT $fpid 2> /dev/null || true
         wait $fpid || rc=$?
         check_eq journal-field-undecompressable-follow "running|traceql: journal: 1 entry imported without a field libsystemd cannot read (entry s=SID;i=2;b=fedcba9876543210fedcba9876543210;m=2: Protocol not supported)" \
                 "$running|$said"
         check_eq journal-field-undecompressable-follow-once "0|$said|3" \
-                "$rc|$(sed 's/ s=[0-9a-f]*;/ s=SID;/; s/;t=[0-9a-f]*;x=[0-9a-f]*:/:/' "$T/czf.err")|$(count "$T/czf.db")"
+                "$rc|$(sid "$T/czf.err")|$(count "$T/czf.db")"
 else
         skip journal-field-undecompressable "no $JR (Debian package systemd-journal-remote)"
 fi
@@ -888,33 +889,31 @@ check_eq db-v1-upgraded-version "4|4|1|1|1" "$(sqlite3 "$T/v1.db" 'PRAGMA user_v
         "select count(*) from sqlite_schema where name = 'events_journal_key' and sql like '%WHERE id <%'" \
         "select count(*) from pragma_table_info('sources') where name = 'window'" \
         "select count(*) from sqlite_schema where name = 'events_seq1'" | tr '\n' '|' | sed 's/|$//')"
-# A version 2 database (before sources.window and events_seq1): the fresh one
-# made so, then refused read-only and upgraded by an import, two steps; same
-# rows.
-cp "$T/fresh.db" "$T/v2.db"
-sqlite3 "$T/v2.db" 'ALTER TABLE sources DROP COLUMN window' 'DROP INDEX events_seq1' \
-        "UPDATE meta SET value = '2' WHERE key = 'schema_version'" 'PRAGMA user_version = 2'
-cp "$T/v2.db" "$T/v2.copy"
-run db-v2-readonly 3 "traceql: $T/v2.db: database schema version 2, this traceql reads version 4 (any import upgrades it)" --db "$T/v2.db" --no-sync 'select 1'
-check_file db-v2-readonly-untouched "$T/v2.copy" "$T/v2.db"
-run db-v2-upgrade 0 "" --db "$T/v2.db" import --export "$FIX"
-$TQ --db "$T/v2.db" --no-sync --format csv "$ALL" > "$T/v2.rows"
-check_file db-v2-upgraded-rows "$T/fresh.rows" "$T/v2.rows"
+# older V SQL...: the fresh database made version V with SQL (its meta and
+# user_version set), then refused read-only, untouched, upgraded by an
+# import, same rows (db-vV-readonly, -readonly-untouched, -upgrade,
+# -upgraded-rows).
+older() {
+        v=$1
+        shift
+        cp "$T/fresh.db" "$T/v$v.db"
+        sqlite3 "$T/v$v.db" "$@" "UPDATE meta SET value = '$v' WHERE key = 'schema_version'" \
+                "PRAGMA user_version = $v"
+        cp "$T/v$v.db" "$T/v$v.copy"
+        run "db-v$v-readonly" 3 "traceql: $T/v$v.db: database schema version $v, this traceql reads version 4 (any import upgrades it)" --db "$T/v$v.db" --no-sync 'select 1'
+        check_file "db-v$v-readonly-untouched" "$T/v$v.copy" "$T/v$v.db"
+        run "db-v$v-upgrade" 0 "" --db "$T/v$v.db" import --export "$FIX"
+        $TQ --db "$T/v$v.db" --no-sync --format csv "$ALL" > "$T/v$v.rows"
+        check_file "db-v$v-upgraded-rows" "$T/fresh.rows" "$T/v$v.rows"
+}
+# A version 2 database (before sources.window and events_seq1): two steps.
+older 2 'ALTER TABLE sources DROP COLUMN window' 'DROP INDEX events_seq1'
 check_eq db-v2-upgraded-version "4|4|1|1" "$(sqlite3 "$T/v2.db" 'PRAGMA user_version' \
         "select value from meta where key = 'schema_version'" \
         "select count(*) from pragma_table_info('sources') where name = 'window'" \
         "select count(*) from sqlite_schema where name = 'events_seq1'" | tr '\n' '|' | sed 's/|$//')"
-# A version 3 database (before the index events_seq1): the fresh one made
-# so, refused read-only, upgraded by an import, a step; same rows.
-cp "$T/fresh.db" "$T/v3.db"
-sqlite3 "$T/v3.db" 'DROP INDEX events_seq1' \
-        "UPDATE meta SET value = '3' WHERE key = 'schema_version'" 'PRAGMA user_version = 3'
-cp "$T/v3.db" "$T/v3.copy"
-run db-v3-readonly 3 "traceql: $T/v3.db: database schema version 3, this traceql reads version 4 (any import upgrades it)" --db "$T/v3.db" --no-sync 'select 1'
-check_file db-v3-readonly-untouched "$T/v3.copy" "$T/v3.db"
-run db-v3-upgrade 0 "" --db "$T/v3.db" import --export "$FIX"
-$TQ --db "$T/v3.db" --no-sync --format csv "$ALL" > "$T/v3.rows"
-check_file db-v3-upgraded-rows "$T/fresh.rows" "$T/v3.rows"
+# A version 3 database (before the index events_seq1): a step.
+older 3 'DROP INDEX events_seq1'
 check_eq db-v3-upgraded-version "4|4|CREATE INDEX events_seq1 ON events (pid) WHERE seq = 1 OR seq IS NULL" \
         "$(sqlite3 "$T/v3.db" 'PRAGMA user_version' \
         "select value from meta where key = 'schema_version'" \
