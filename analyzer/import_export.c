@@ -494,6 +494,7 @@ static int import_export_reader(struct ring *ring, void *userdata, struct tq_err
                 if (r == 0)
                         continue;
                 slot->kind = RING_ENTRY;
+                slot->aux = (uint64_t) (x->offset - x->resumed);       /* tq_progress() */
                 ring_put(ring);
                 slot = NULL;
                 x->nfields = 0;
@@ -508,6 +509,7 @@ static int import_export_run(sqlite3 *db, struct import_export *x, const char *l
         char print[IMPORT_PRINT_SIZE], *cursor = NULL;
         struct ingest *ing = NULL;
         int64_t offset = -1;
+        struct stat st;
         bool seekable;
         int r;
 
@@ -518,6 +520,8 @@ static int import_export_run(sqlite3 *db, struct import_export *x, const char *l
         if (r < 0)
                 goto out;
         import_export_resume(x, offset, cursor);
+        tq_progress_begin(seekable && fstat(fileno(x->f), &st) == 0 && st.st_size > x->offset ?
+                          (uint64_t) (st.st_size - x->offset) : 0);
         r = ring_run(import_export_reader, x, ring_write_entry, ing, err);
         if (r < 0)
                 goto out;

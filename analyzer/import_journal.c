@@ -144,7 +144,6 @@ struct import_journal {
         int kill_signal;                /* $TRACEQL_TEST_KILL_SIGNAL: another signal */
         unsigned pause_ms;              /* $TRACEQL_TEST_PAUSE_MS: the reader waits so long
                                          * once the first round's end is set */
-        int64_t drawn_ms;               /* when the progress bar was last drawn */
         /* the writer's: of each seqnum id, the cursor of the last entry
          * imported, by this run or before (the source's position) */
         char (*cursors)[IMPORT_JOURNAL_CURSOR_SIZE];
@@ -152,14 +151,6 @@ struct import_journal {
         size_t cur;                     /* the seqnum id written last, likely the next */
         bool moved;                     /* cursors[] changed: store them */
 };
-
-static int64_t import_journal_now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Build the source's location and filter strings (malloc'ed). */
 static int import_journal_names(const struct import_journal_opts *o, char **ret_location,
@@ -831,11 +822,25 @@ static int import_journal_seek(struct import_journal *im, struct import_journal_
         return sd_journal_seek_head(j);
 }
 
-/* Where the journal ends, for the progress bar. */
+/* Where the entries to import end, for the progress bar: the journal's last
+ * entry, or with --identifier the last of those identifiers' (matches of one
+ * field: any of them), which may be long before the journal's end. */
 static void import_journal_range(struct import_journal *im)
 {
-        if (sd_journal_seek_tail(im->tail) >= 0 && sd_journal_previous(im->tail) > 0)
+        char *const *id = im->o->identifiers;
+        char *m;
+        int r = 0;
+
+        for (; r >= 0 && id && *id; id++) {
+                if (asprintf(&m, "SYSLOG_IDENTIFIER=%s", *id) < 0)
+                        break;
+                r = sd_journal_add_match(im->tail, m, 0);
+                free(m);
+        }
+        if ((!id || !*id) && r >= 0 && sd_journal_seek_tail(im->tail) >= 0 &&
+            sd_journal_previous(im->tail) > 0)
                 (void) sd_journal_get_realtime_usec(im->tail, &im->last_us);
+        sd_journal_flush_matches(im->tail);
 }
 
 /* End this round at the journal's last entry now: a journal written faster
@@ -1270,27 +1275,6 @@ static int import_journal_read(struct import_journal *im, struct import_journal_
         return r;
 }
 
-static void import_journal_progress(struct import_journal *im, uint64_t now_us, bool done)
-{
-        static const char bar[] = "##############################";
-        int pct = 100, width;
-
-        if (!im->o->progress)
-                return;
-        if (done) {
-                fputs("\r\033[K", stderr);
-                return;
-        }
-        if (im->last_us > im->first_us && now_us >= im->first_us)
-                pct = (int) ((now_us - im->first_us) * 100 / (im->last_us - im->first_us));
-        if (pct > 100)
-                pct = 100;
-        width = pct * 30 / 100;
-        fprintf(stderr, "\rtraceql: importing [%-30.*s] %3d%% %" PRIu64 " entries", width, bar,
-                pct, ingest_added(im->ing));
-        fflush(stderr);
-}
-
 /* ---- the reader thread ---- */
 
 /* Read one round: entries up to the journal's last one when it began;
@@ -1442,7 +1426,6 @@ static int import_journal_write(struct import_journal *im, struct ring_slot *slo
                                 struct tq_error *err)
 {
         struct ingest_entry *e = &im->went;
-        int64_t now;
         bool mine;
         int r;
 
@@ -1465,8 +1448,10 @@ static int import_journal_write(struct import_journal *im, struct ring_slot *slo
         e->buf = NULL;
         if (r < 0 || !mine)
                 return r < 0 ? r : 0;
-        if (!im->first_us)
+        if (!im->first_us) {
                 im->first_us = slot->aux;
+                tq_progress_total(im->last_us > im->first_us ? im->last_us - im->first_us : 0);
+        }
         if (im->kill_after && im->seen + 1 == im->kill_after)
                 raise(im->kill_signal); /* tests: die mid-transaction */
         if (slot->kind != IMPORT_JOURNAL_HELD && e->cursor.set) {
@@ -1479,13 +1464,8 @@ static int import_journal_write(struct import_journal *im, struct ring_slot *slo
                 if (r < 0)
                         return r;
         }
-        if (im->o->progress && im->seen % 4096 == 0) {
-                now = import_journal_now_ms();
-                if (now - im->drawn_ms >= 100) {
-                        import_journal_progress(im, slot->aux, false);
-                        im->drawn_ms = now;
-                }
-        }
+        tq_progress(slot->aux > im->first_us ? slot->aux - im->first_us : 0,
+                    ingest_added(im->ing));
         return 0;
 }
 
@@ -1557,7 +1537,7 @@ static int import_journal_run(sqlite3 *db, const struct import_journal_opts *o,
                 r = import_journal_set_window(&im, err);
         if (r < 0)
                 goto out;
-        if (o->progress)
+        if (tq_progress_begin(0))       /* the total once the first entry's time is known */
                 import_journal_range(&im);
         r = import_journal_positions(&im, cursor);
         if (r < 0) {
@@ -1565,7 +1545,6 @@ static int import_journal_run(sqlite3 *db, const struct import_journal_opts *o,
                 goto out;
         }
         r = ring_run(import_journal_reader, &im, import_journal_slot, &im, err);
-        import_journal_progress(&im, 0, true);
         import_journal_notes_say(&im);
         if (r < 0)
                 goto out;

@@ -1957,6 +1957,7 @@ int ingest_end(struct ingest *ing, bool commit, uint64_t *ret_added, struct tq_e
         size_t i;
         int r = 0;
 
+        tq_progress_end();
         if (!ing)
                 return 0;
         if (commit)

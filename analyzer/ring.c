@@ -363,5 +363,11 @@ out:
 
 int ring_write_entry(struct ring_slot *slot, void *ing, struct tq_error *err)
 {
-        return slot->kind == RING_ENTRY ? ingest_entry(ing, &slot->e, err) : 0;
+        int r;
+
+        if (slot->kind != RING_ENTRY)
+                return 0;
+        r = ingest_entry(ing, &slot->e, err);
+        tq_progress(slot->aux, ingest_added(ing));
+        return r;
 }

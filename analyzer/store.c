@@ -63,14 +63,15 @@ int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
 void tq_message(const char *fmt, ...)
 {
         struct tq_error err;
-        char raw[sizeof(err.msg)];
+        char raw[sizeof(err.msg)], line[sizeof(err.msg) + 16];
         va_list ap;
 
         va_start(ap, fmt);
         vsnprintf(raw, sizeof(raw), fmt, ap);
         va_end(ap);
         tq_error_set(&err, 0, "%s", raw);
-        fprintf(stderr, "traceql: %s\n", err.msg);
+        snprintf(line, sizeof(line), "traceql: %s\n", err.msg);
+        tq_progress_say(line);   /* below the progress bar's line, if one is up */
 }
 
 /* Do options A and B mean the same to getopt_long(), which takes an

@@ -789,7 +789,8 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 jo.identifiers = o->identifiers;
                 jo.boot = o->boot ? bootbuf : NULL;
                 jo.follow = o->follow;
-                jo.progress = isatty(STDERR_FILENO) && !o->follow;
+                if (o->follow)
+                        tq_progress_enable(false);      /* it never ends */
                 jo.stop = &traceql_stop;
                 if (o->follow) {
                         struct sigaction sa = { .sa_handler = traceql_on_signal }, old;
@@ -1004,6 +1005,8 @@ int main(int argc, char **argv)
          * them takes a global mutex on every allocation.  (Before any other
          * SQLite call; it fails harmlessly after one.) */
         (void) sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+        /* a long import, or a query's sync, draws its progress on a terminal */
+        tq_progress_enable(isatty(STDERR_FILENO));
 
         /* leaks and pairs have options of their own: hand them the rest.
          * The word after an option that takes a value (not given with '=')

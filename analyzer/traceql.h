@@ -21,6 +21,7 @@
  *   query.c           runs SQL and prints table, csv, json or jsonl
  *   regexp.c          the REGEXP operator, PCRE2 with JIT
  *   correlate.c       leaks and pairs: match events by a correlator field
+ *   progress.c        the progress bar of a long import on a terminal
  *
  * Conventions: functions return 0 or a negative errno; on failure the ones
  * that take a `struct tq_error *` fill it with a message naming the thing that
@@ -73,6 +74,21 @@ int tq_error_set(struct tq_error *err, int r, const char *fmt, ...)
 /* Print "traceql: MESSAGE" and a newline on stderr, MESSAGE escaped as
  * tq_error_set() escapes it: for a message that quotes the command line. */
 void tq_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- progress.c: the import progress bar on a terminal ---- */
+/* ON: stderr is a terminal and the import ends (not --follow); until then
+ * the functions below do nothing. */
+void tq_progress_enable(bool on);
+/* An import starts with TOTAL to read (any unit, 0 unknown: no percentage);
+ * false when there is no bar to draw. */
+bool tq_progress_begin(uint64_t total);
+void tq_progress_total(uint64_t total);
+/* The writer, after an entry: DONE of the total read, ADDED new events. */
+void tq_progress(uint64_t done, uint64_t added);
+/* Print LINE on stderr (NULL: nothing), the bar's line cleared first. */
+void tq_progress_say(const char *line);
+/* The import is over: the bar goes (ingest_end()). */
+void tq_progress_end(void);
 
 struct option;
 
@@ -357,7 +373,8 @@ struct ring_slot {
  * NULL); ring_quitting() tells a reader that waits for input to give up.
  * READ returns 0, or -errno with its ERR filled.  The calling thread gives
  * every slot, in order, to WRITE (ring_write_entry(): ingest_entry() of the
- * RING_ENTRY slots into the struct ingest WRITE_DATA).  ring_run() returns
+ * RING_ENTRY slots into the struct ingest WRITE_DATA, and tq_progress() at
+ * the slot's aux, the bytes of input read up to its entry).  ring_run() returns
  * 0, WRITE's failure, or else READ's (ERR filled).
  */
 typedef int (*ring_reader_fn)(struct ring *r, void *read_data, struct tq_error *err);
@@ -381,7 +398,6 @@ struct import_journal_opts {
         uint64_t until_us;              /* --until, when has_until */
         bool has_until;
         bool follow;
-        bool progress;                  /* draw a progress bar on stderr */
         atomic_int *stop;               /* set by a signal handler to end --follow */
         const char *filter;             /* the sync's: the source's filter as stored, else
                                          * built from identifiers and boot */
