@@ -1364,6 +1364,13 @@ static int corr_streams_open(sqlite3 *db, const struct corr_opts *o, bool runs, 
                              enum corr_sql how, int *argcol, sqlite3_stmt ***ret_st,
                              size_t *ret_n, struct tq_error *err);
 
+/* One of the scan's streams (corr_scan_streams()): its row, taken. */
+struct corr_stream {
+        struct corr_row row;
+        int64_t cur;            /* the id of its row */
+        bool more;              /* it has one */
+};
+
 /*
  * The scan without the sort: ST[0..N-1] each give rows in row id order
  * (corr_streams_open()), merged here by id, each process kept apart in PS.
@@ -1374,15 +1381,9 @@ static int corr_streams_open(sqlite3 *db, const struct corr_opts *o, bool runs, 
  * grow past what the sort would hold (CORR_ROWS_PROCS_MAX,
  * CORR_ROWS_VALUES_MAX): the caller undoes what was stored and sorts.
  * With SC, each row is scanned as an event of its process; without, the
- * order is only checked.  -EIO: a finding not stored or a step failed;
- * -ENOMEM.
+ * order is only checked.  S: the N streams' state, from corr_scan_rows().
+ * -EIO: a finding not stored or a step failed; -ENOMEM.
  */
-struct corr_stream {
-        struct corr_row row;
-        int64_t cur;            /* the id of its row */
-        bool more;              /* it has one */
-};
-
 static int corr_scan_streams(struct corr_scan *sc, struct corr_procs *ps, sqlite3_stmt **st,
                              struct corr_stream *s, size_t n)
 {

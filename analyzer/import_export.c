@@ -494,7 +494,7 @@ static int import_export_reader(struct ring *ring, void *userdata, struct tq_err
                 if (r == 0)
                         continue;
                 slot->kind = RING_ENTRY;
-                slot->aux = (uint64_t) (x->offset - x->resumed);       /* tq_progress() */
+                slot->aux = (uint64_t) x->offset;       /* tq_progress() */
                 ring_put(ring);
                 slot = NULL;
                 x->nfields = 0;
@@ -520,8 +520,8 @@ static int import_export_run(sqlite3 *db, struct import_export *x, const char *l
         if (r < 0)
                 goto out;
         import_export_resume(x, offset, cursor);
-        tq_progress_begin(seekable && fstat(fileno(x->f), &st) == 0 && st.st_size > x->offset ?
-                          (uint64_t) (st.st_size - x->offset) : 0);
+        tq_progress_begin((uint64_t) x->offset, seekable && fstat(fileno(x->f), &st) == 0 ?
+                          (uint64_t) st.st_size : 0);
         r = ring_run(import_export_reader, x, ring_write_entry, ing, err);
         if (r < 0)
                 goto out;

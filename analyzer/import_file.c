@@ -489,7 +489,7 @@ int import_file(sqlite3 *db, const char *kind, const char *path, size_t max_line
         if (r < 0)
                 goto out;
         used = d.size;
-        tq_progress_begin(d.size);      /* parsed from the start, at a resume too */
+        tq_progress_begin(0, d.size);   /* parsed from the start, at a resume too */
         /* a regular file spooled, not mapped itself (its size was 0:
          * tracefs, or one that grew since), stores no position: nothing can
          * be left for the next import, which reads it whole again; an empty

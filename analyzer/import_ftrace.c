@@ -1561,7 +1561,7 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                           err);
                 f.lineno += more;
                 p = nl < end ? nl + 1 : end;    /* a last line without its newline */
-                tq_progress((uint64_t) (p - (const char *) data), ingest_added(ing));
+                tq_progress((uint64_t) (p - (const char *) data), ing);
         }
         if (r == 0 && left && ret_used)
                 *ret_used = (size_t) (p - (const char *) data);

@@ -1155,7 +1155,8 @@ static void import_journal_note_say(const struct import_journal_note *note, cons
 /* Say both notes, and start them again: at the end of the import, and with
  * --follow at the end of each round, in the reader's thread, so that an
  * entry read hours before the interrupt is said when it is read (a message
- * is one fprintf(), which stdio keeps whole beside the writer's). */
+ * is one fputs() under the progress bar's lock, kept whole beside the
+ * writer's). */
 static void import_journal_notes_say(struct import_journal *im)
 {
         import_journal_note_say(&im->partial, "imported without a field libsystemd cannot read");
@@ -1450,7 +1451,7 @@ static int import_journal_write(struct import_journal *im, struct ring_slot *slo
                 return r < 0 ? r : 0;
         if (!im->first_us) {
                 im->first_us = slot->aux;
-                tq_progress_total(im->last_us > im->first_us ? im->last_us - im->first_us : 0);
+                tq_progress_range(im->first_us, im->last_us);
         }
         if (im->kill_after && im->seen + 1 == im->kill_after)
                 raise(im->kill_signal); /* tests: die mid-transaction */
@@ -1464,8 +1465,7 @@ static int import_journal_write(struct import_journal *im, struct ring_slot *slo
                 if (r < 0)
                         return r;
         }
-        tq_progress(slot->aux > im->first_us ? slot->aux - im->first_us : 0,
-                    ingest_added(im->ing));
+        tq_progress(slot->aux, im->ing);
         return 0;
 }
 
@@ -1537,7 +1537,7 @@ static int import_journal_run(sqlite3 *db, const struct import_journal_opts *o,
                 r = import_journal_set_window(&im, err);
         if (r < 0)
                 goto out;
-        if (tq_progress_begin(0))       /* the total once the first entry's time is known */
+        if (tq_progress_begin(0, 0))    /* the range once the first entry's time is known */
                 import_journal_range(&im);
         r = import_journal_positions(&im, cursor);
         if (r < 0) {

@@ -391,7 +391,7 @@ int import_simpletrace_parse(struct ingest *ing, const void *cat, const char *na
                         snprintf(what, sizeof(what), "unknown record type %" PRIu64, type);
                         r = simple_error(&s, rec, err, what);
                 }
-                tq_progress(off, ingest_added(ing));
+                tq_progress(off, ing);
         }
         if (r == -ENODATA && ret_used) {
                 *ret_used = rec;        /* where the record cut short starts */

@@ -267,7 +267,6 @@ struct import_text_file {
         char *more, *joined;            /* import_text_join()'s lines */
         size_t more_size, joined_size;
         int64_t offset;                 /* bytes consumed from the start of the file */
-        int64_t begun;                  /* the offset the import began at */
         uint64_t lineno;
 };
 
@@ -475,7 +474,7 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
                         if (copy == 0 && run->t->repeat > 1)
                                 copies = run->t->repeat;
                         slot->kind = RING_ENTRY;
-                        slot->aux = (uint64_t) (x->offset + raw - x->begun);   /* tq_progress() */
+                        slot->aux = (uint64_t) (x->offset + raw);      /* tq_progress() */
                         ring_put(ring);
                 }
                 x->offset += raw;
@@ -523,9 +522,8 @@ int import_text_stream(sqlite3 *db, const struct import_text_format *fmt, FILE *
         r = import_text_resume(&x, ing, offset, cursor, err);
         if (r < 0)
                 goto out;
-        x.begun = x.offset;
-        tq_progress_begin(!x.whole && fstat(fileno(f), &fs) == 0 && fs.st_size > x.offset ?
-                          (uint64_t) (fs.st_size - x.offset) : 0);
+        tq_progress_begin((uint64_t) x.offset, !x.whole && fstat(fileno(f), &fs) == 0 ?
+                          (uint64_t) fs.st_size : 0);
         r = import_text_lines(&x, &t, ing, fmt, &st, err);
         if (r < 0)
                 goto out;

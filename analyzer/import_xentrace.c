@@ -784,7 +784,7 @@ static int xen_parse(struct ingest *ing, const struct xen_formats *fs, const cha
                         break;
                 }
                 r = xen_record(&x, ing, off, (int64_t) off >= skip, &off, err);
-                tq_progress(off, ingest_added(ing));
+                tq_progress(off, ing);
         }
         if (r == -ENODATA && ret_used) {
                 *ret_used = rec;        /* where the record cut short starts */

@@ -31,7 +31,7 @@
 static struct {
         bool on;                        /* tq_progress_enable(): stderr is a terminal */
         bool running;                   /* between tq_progress_begin() and _end() */
-        uint64_t total;                 /* what there is to read; 0 unknown */
+        uint64_t from, to;              /* what there is to read; to <= from: unknown */
         uint64_t calls;                 /* tq_progress() calls since the last check */
         int64_t next_ms;                /* when to draw next */
         int64_t delay_ms;
@@ -61,33 +61,36 @@ void tq_progress_enable(bool on)
         }
 }
 
-bool tq_progress_begin(uint64_t total)
+void tq_progress_range(uint64_t from, uint64_t to)
+{
+        progress.from = from;
+        progress.to = to;
+}
+
+bool tq_progress_begin(uint64_t from, uint64_t to)
 {
         if (!progress.on)
                 return false;
         progress.running = true;
-        progress.total = total;
+        tq_progress_range(from, to);
         progress.calls = 0;
         progress.next_ms = tq_progress_now_ms() + progress.delay_ms;
         return true;
 }
 
-void tq_progress_total(uint64_t total)
-{
-        progress.total = total;
-}
-
-/* "[####      ]  42% 12345 new events", or without a total "12345 new events". */
-static void tq_progress_draw(uint64_t done, uint64_t added)
+/* "[####      ]  42% 12345 new events" at AT of the range, or without one
+ * "12345 new events". */
+static void tq_progress_draw(uint64_t at, uint64_t added)
 {
         static const char bar[] = "##############################";
-        uint64_t pct;
+        uint64_t done = at > progress.from ? at - progress.from : 0;
+        uint64_t total = progress.to - progress.from, pct;
         int width;
 
         pthread_mutex_lock(&progress.lock);
-        if (progress.total) {
-                pct = done >= progress.total ? 100 : done > UINT64_MAX / 100 ?
-                      done / (progress.total / 100) : done * 100 / progress.total;
+        if (progress.to > progress.from) {
+                pct = done >= total ? 100 : done > UINT64_MAX / 100 ?
+                      done / (total / 100) : done * 100 / total;
                 width = (int) (pct * TQ_PROGRESS_WIDTH / 100);
                 fprintf(stderr, "\r\033[Ktraceql: importing [%-*.*s] %3d%% %" PRIu64
                         " new events", TQ_PROGRESS_WIDTH, width, bar, (int) pct, added);
@@ -98,7 +101,7 @@ static void tq_progress_draw(uint64_t done, uint64_t added)
         pthread_mutex_unlock(&progress.lock);
 }
 
-void tq_progress(uint64_t done, uint64_t added)
+void tq_progress(uint64_t at, const struct ingest *ing)
 {
         int64_t now;
 
@@ -109,7 +112,7 @@ void tq_progress(uint64_t done, uint64_t added)
         if (now < progress.next_ms)
                 return;
         progress.next_ms = now + TQ_PROGRESS_EVERY_MS;
-        tq_progress_draw(done, added);
+        tq_progress_draw(at, ingest_added(ing));
 }
 
 /* Take the bar off its line, then print LINE (NULL: nothing). */

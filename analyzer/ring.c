@@ -368,6 +368,6 @@ int ring_write_entry(struct ring_slot *slot, void *ing, struct tq_error *err)
         if (slot->kind != RING_ENTRY)
                 return 0;
         r = ingest_entry(ing, &slot->e, err);
-        tq_progress(slot->aux, ingest_added(ing));
+        tq_progress(slot->aux, ing);
         return r;
 }

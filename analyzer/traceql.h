@@ -79,12 +79,15 @@ void tq_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ON: stderr is a terminal and the import ends (not --follow); until then
  * the functions below do nothing. */
 void tq_progress_enable(bool on);
-/* An import starts with TOTAL to read (any unit, 0 unknown: no percentage);
- * false when there is no bar to draw. */
-bool tq_progress_begin(uint64_t total);
-void tq_progress_total(uint64_t total);
-/* The writer, after an entry: DONE of the total read, ADDED new events. */
-void tq_progress(uint64_t done, uint64_t added);
+/* An import starts, to read from FROM up to TO (any unit: bytes, journal
+ * times; TO <= FROM unknown, no percentage); false when there is no bar to
+ * draw.  tq_progress_range() sets them once known. */
+bool tq_progress_begin(uint64_t from, uint64_t to);
+void tq_progress_range(uint64_t from, uint64_t to);
+struct ingest;
+/* The writer, after an entry of ING: the import is AT in its range.  Costs a
+ * test when there is no bar; ING's count is read only to draw it. */
+void tq_progress(uint64_t at, const struct ingest *ing);
 /* Print LINE on stderr (NULL: nothing), the bar's line cleared first. */
 void tq_progress_say(const char *line);
 /* The import is over: the bar goes (ingest_end()). */
@@ -374,7 +377,7 @@ struct ring_slot {
  * READ returns 0, or -errno with its ERR filled.  The calling thread gives
  * every slot, in order, to WRITE (ring_write_entry(): ingest_entry() of the
  * RING_ENTRY slots into the struct ingest WRITE_DATA, and tq_progress() at
- * the slot's aux, the bytes of input read up to its entry).  ring_run() returns
+ * the slot's aux, the input's byte offset after its entry).  ring_run() returns
  * 0, WRITE's failure, or else READ's (ERR filled).
  */
 typedef int (*ring_reader_fn)(struct ring *r, void *read_data, struct tq_error *err);

@@ -11,9 +11,9 @@
  * position, no catalog.  And with SQLite's cheapest settings for a new
  * file, which traceql cannot use (an import killed midway must leave the
  * database as it was): journal_mode and synchronous OFF, one transaction,
- * the indexes on event and on seq 1 dropped.  So no importer that keeps one SQLite row per
- * event can take less; bench/import.sh and bench/syslog.sh set their goals
- * against it.  Prints "N rows S seconds".
+ * the indexes on event and on seq 1 dropped.  So no importer that keeps one
+ * SQLite row per event can take less; bench/import.sh and bench/syslog.sh
+ * set their goals against it.  Prints "N rows S seconds".
  *
  * --safe stores them as traceql must, so that an import killed at any
  * moment leaves the database consistent and queries can run beside it: WAL,
