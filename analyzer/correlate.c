@@ -1042,7 +1042,10 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         if (!sl)
                 return corr_problem(sc, id, "end-without-begin", key, 0);
         /* one clock for both ends: the time, unless both have a monotonic time */
-        lat = has_mono && sl->has_mono ? mono - sl->mono : t - sl->t;
+        /* held at INT64_MAX or INT64_MIN past them: only forged times differ by 292 years */
+        if (has_mono && sl->has_mono ? __builtin_sub_overflow(mono, sl->mono, &lat) :
+                                       __builtin_sub_overflow(t, sl->t, &lat))
+                lat = (has_mono && sl->has_mono ? mono : t) < 0 ? INT64_MIN : INT64_MAX;
         for (b = 0; b < 64 && (lat >> b) > 1; b++)
                 ;
         sc->tot.matched++;
@@ -1979,6 +1982,12 @@ static char *corr_histogram_json(const struct corr_totals *t, bool lines)
                 }
         if (!lines)
                 sqlite3_str_appendall(s, "]");
+        /* jsonl without a bucket is no line: "", which sqlite3_str_finish()
+         * gives as NULL, as it gives a failed allocation */
+        if (sqlite3_str_errcode(s) == SQLITE_OK && sqlite3_str_length(s) == 0) {
+                sqlite3_free(sqlite3_str_finish(s));
+                return sqlite3_mprintf("%s", "");
+        }
         return sqlite3_str_finish(s);
 }
 

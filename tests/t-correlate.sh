@@ -68,6 +68,7 @@ PY
 jsonl_as_json leaks leaks leaks --alloc qemu_malloc:ptr,qemu_valloc:ptr --free qemu_free:ptr --size size --sql "select count(*) as n from tq_leaks"
 jsonl_as_json pairs pairs pairs --begin req_submit --end req_complete --histogram --by is_write
 jsonl_as_json pairs-hist lat pairs --begin b:r,b2:r --end e:r --histogram
+jsonl_as_json pairs-hist-none lat pairs --begin b:r --end b2:r --histogram
 
 # leaks' and pairs' own options may come before the subcommand, their value
 # a separate word as with '=' (as getopt_long() takes it after): the same
