@@ -317,6 +317,29 @@ static void store_fn_u64_sum_final(sqlite3_context *ctx)
         }
 }
 
+/* u64_gap(a, b): how many 64-bit patterns lie strictly between A and B
+ * taken as unsigned, NULL when none does (B <= A + 1) or either is not a
+ * pattern; an INTEGER up to INT64_MAX, above it the decimal text, as
+ * u64_sum() gives it.  losses' TRACE_SEQ gaps: b - a - 1 in SQL turns into a
+ * real once it passes INT64_MAX. */
+static void store_fn_u64_gap(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+        uint64_t a, b, n;
+        char buf[24];
+
+        (void) argc;
+        if (!store_value_pattern(argv[0], &a) || !store_value_pattern(argv[1], &b) || b <= a ||
+            b - a == 1)
+                return;
+        n = b - a - 1;
+        if (n <= (uint64_t) INT64_MAX)
+                sqlite3_result_int64(ctx, (int64_t) n);
+        else {
+                snprintf(buf, sizeof(buf), "%" PRIu64, n);
+                sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+        }
+}
+
 /* ns_time(ns): ISO 8601 UTC with nanoseconds, "2026-11-21T17:13:24.123456789Z". */
 static void store_fn_ns_time(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -358,6 +381,9 @@ static int store_register(sqlite3 *db)
         if (rc == SQLITE_OK)
                 rc = sqlite3_create_function(db, "u64_sum", 1, flags, NULL, NULL,
                                              store_fn_u64_sum_step, store_fn_u64_sum_final);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_create_function(db, "u64_gap", 2, flags, NULL, store_fn_u64_gap,
+                                             NULL, NULL);
         if (rc != SQLITE_OK)
                 return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
         return regexp_register(db);

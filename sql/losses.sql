@@ -1,6 +1,9 @@
 -- losses.sql - `traceql losses`: what is known to be missing.
 --   seq_gap              TRACE_SEQ numbers missing in a process's events
---                        (first..last missing), counted per gap
+--                        (first..last missing), counted per gap; the numbers
+--                        are unsigned, one past INT64_MAX stored as its 64-bit
+--                        pattern (a negative integer), so they are ordered and
+--                        counted as such (u64_gap(): a real in SQL otherwise)
 --   tj_dropped           the library's own reports (TRACE_DROPPED), summed per process
 --                        (u64_sum(): unsigned, stops at 18446744073709551615)
 --                        run: a report without a TRACE_SEQ belongs to the run
@@ -45,12 +48,17 @@ WITH named AS (
         FROM seen
 ), ordered AS (
         SELECT boot, host, pid, identifier, seq, time,
-               lag(seq) OVER (PARTITION BY boot, host, pid, prog, run ORDER BY seq) AS prev
+               lag(seq) OVER (PARTITION BY boot, host, pid, prog, run ORDER BY seq < 0, seq)
+                       AS prev
         FROM runs WHERE seq IS NOT NULL
 )
-SELECT 'seq_gap' AS kind, boot, host, pid, identifier, seq - prev - 1 AS lost,
-       'seq ' || (prev + 1) || '..' || (seq - 1) AS detail, ns_time(time) AS time
-FROM ordered WHERE prev IS NOT NULL AND seq > prev + 1
+SELECT 'seq_gap' AS kind, boot, host, pid, identifier, u64_gap(prev, seq) AS lost,
+       'seq ' || CASE prev WHEN 9223372036854775807 THEN '9223372036854775808'
+                           ELSE u64(prev + 1) END
+       || '..' || CASE seq WHEN -9223372036854775808 THEN '9223372036854775807'
+                           ELSE u64(seq - 1) END AS detail,
+       ns_time(time) AS time
+FROM ordered WHERE u64_gap(prev, seq) IS NOT NULL
 UNION ALL
 SELECT 'tj_dropped', boot, host, pid, identifier, u64_sum(a0),
        count(*) || ' report' || CASE count(*) WHEN 1 THEN '' ELSE 's' END, ns_time(max(time))

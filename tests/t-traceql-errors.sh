@@ -1640,7 +1640,7 @@ fi
 missing=
 for word in --db --no-sync --write --format --identifier --since --until --boot --directory \
         --file --export --follow --help --version import events losses TRACEQL_DB XDG_CACHE_HOME \
-        event_types event_args sources journal_suppressed seqnum_ids meta args u64 ptr ns_time u64_sum REGEXP \
+        event_types event_args sources journal_suppressed seqnum_ids meta args u64 ptr ns_time u64_sum u64_gap REGEXP \
         TQ_EXIT_OK TQ_EXIT_SQL TQ_EXIT_USAGE TQ_EXIT_DB TQ_EXIT_INPUT TQ_EXIT_NOMEM; do
         case $word in
         --*) pat="Fl \\-$(echo "${word#--}" | sed 's/-/\\-/g')" ;;  # mdoc: "Fl \-no\-sync"

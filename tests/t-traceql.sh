@@ -168,6 +168,22 @@ check_eq traceql-losses-dropped-huge "tj_dropped,bb,,,a,18446744073709551615,2 r
         "$(tail -n +2 "$T/out" | cut -d, -f1-7 | paste -sd '|')|exit $rc"
 check_eq traceql-u64-sum "9223372036854775812|NULL|'18446744073709551615'" \
         "$(q "$T/drop-huge.db" "select (select u64_sum(column1) from (values (9223372036854775807), (5), (null), ('no'))) || '|' || coalesce((select u64_sum(1) where 0), 'NULL') || '|' || (select quote(u64_sum(dropped)) from tj_dropped) as v")"
+# TRACE_SEQ is unsigned too: numbers past INT64_MAX (forged) are ordered and
+# counted as unsigned.  seq - prev - 1 turned into a real
+# (9.223372036854776e+18, "seq -9223372036854775807..0"), and 2^64 - 1 after 1
+# was "seq 0..0", 1 lost; a gap wider than INT64_MAX is decimal text.
+awk 'function e(seq) { printf "__CURSOR=s=77776666555544443333222211110000;i=%x;b=x\n_BOOT_ID=bb\n_PID=100\nSYSLOG_IDENTIFIER=a\nTRACE_EVENT=ev\nTRACE_SEQ=%s\nTRACE_TIME_NS=%d\nMESSAGE=ev\n\n", ++n, seq, 1000 + n }
+BEGIN { e("1"); e("9223372036854775808"); e("18446744073709551615") }' > "$T/seq-huge.export"
+$RUN "$TQ" --db "$T/seq-huge.db" import --export "$T/seq-huge.export"
+check_eq traceql-losses-seq-huge "seq_gap,bb,,100,a,9223372036854775806,seq 2..9223372036854775807|seq_gap,bb,,100,a,9223372036854775806,seq 9223372036854775809..18446744073709551614" \
+        "$($TQ --db "$T/seq-huge.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-7 | paste -sd '|')"
+awk 'function e(seq) { printf "__CURSOR=s=77776666555544443333222211110001;i=%x;b=x\n_BOOT_ID=bb\n_PID=100\nSYSLOG_IDENTIFIER=a\nTRACE_EVENT=ev\nTRACE_SEQ=%s\nTRACE_TIME_NS=%d\nMESSAGE=ev\n\n", ++n, seq, 1000 + n }
+BEGIN { e("0"); e("9223372036854775807"); e("9223372036854775809"); e("18446744073709551615") }' > "$T/seq-wide.export"
+$RUN "$TQ" --db "$T/seq-wide.db" import --export "$T/seq-wide.export"
+check_eq traceql-losses-seq-wide "seq_gap,bb,,100,a,9223372036854775806,seq 1..9223372036854775806|seq_gap,bb,,100,a,1,seq 9223372036854775808..9223372036854775808|seq_gap,bb,,100,a,9223372036854775805,seq 9223372036854775810..18446744073709551614" \
+        "$($TQ --db "$T/seq-wide.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-7 | paste -sd '|')"
+check_eq traceql-u64-gap "1|NULL|NULL|'18446744073709551614'|NULL|NULL|9223372036854775807" \
+        "$(q "$T/seq-huge.db" "select u64_gap(1, 3) || '|' || coalesce(u64_gap(3, 1), 'NULL') || '|' || coalesce(u64_gap(1, 2), 'NULL') || '|' || quote(u64_gap(0, -1)) || '|' || coalesce(u64_gap(null, 5), 'NULL') || '|' || coalesce(u64_gap('no', 5), 'NULL') || '|' || quote(u64_gap(0, -1 - 9223372036854775807)) as v")"
 # Rows without a boot (a central syslog file's) are told apart by host: the
 # same pid and identifier on two hosts are two processes (a's 1 2 3 and b's
 # 1 3 merged into one run, and b's gap was hidden).
