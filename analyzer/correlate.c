@@ -289,7 +289,15 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                 idx = -1;
 
                 switch (c) {
-                case O_DB: o->db = optarg; break;
+                case O_DB:
+                        /* SQLite takes "" for a private temporary database, gone at
+                         * exit: an import into it would say it imported */
+                        if (!*optarg) {
+                                tq_message("--db: an empty file name");
+                                return -EINVAL;
+                        }
+                        o->db = optarg;
+                        break;
                 case O_NO_SYNC: o->no_sync = true; break;
                 case O_WRITE: o->write = true; break;
                 case O_FORMAT:

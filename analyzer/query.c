@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "traceql.h"
 
@@ -472,6 +473,15 @@ int query_error(sqlite3 *db, int rc, struct tq_error *err)
 {
         if (rc == SQLITE_NOMEM)
                 return tq_error_set(err, -ENOMEM, "out of memory");
+        /* why it is read-only: opened so without --write (the file could be
+         * written), or the file cannot be written (--write was given, or
+         * forget's connection), or neither (PRAGMA query_only) */
+        if ((rc & 0xff) == SQLITE_READONLY && sqlite3_db_readonly(db, "main") != 1)
+                return tq_error_set(err, -EROFS, "%s: %s", store_name(db), sqlite3_errmsg(db));
+        if ((rc & 0xff) == SQLITE_READONLY && access(store_name(db), W_OK) < 0 &&
+            strcmp(store_name(db), ":memory:") != 0)
+                return tq_error_set(err, -EROFS, "%s: %s (the file cannot be written: %s)",
+                                    store_name(db), sqlite3_errmsg(db), strerror(errno));
         if ((rc & 0xff) == SQLITE_READONLY)
                 return tq_error_set(err, -EROFS, "%s: %s (the database is opened read-only "
                                     "without --write)", store_name(db), sqlite3_errmsg(db));

@@ -452,7 +452,15 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, bool bef
         /* long options only, but -h: as tracegen and ctl take it */
         while ((c = getopt_long(argc, argv, "h", traceql_longopts, NULL)) != -1) {
                 switch (c) {
-                case OPT_DB: o->db = optarg; break;
+                case OPT_DB:
+                        /* SQLite takes "" for a private temporary database, gone at
+                         * exit: an import into it would say it imported */
+                        if (!*optarg) {
+                                tq_message("--db: an empty file name");
+                                return -EINVAL;
+                        }
+                        o->db = optarg;
+                        break;
                 case OPT_NO_SYNC: o->no_sync = true; break;
                 case OPT_WRITE: o->write = true; break;
                 case OPT_FORMAT:

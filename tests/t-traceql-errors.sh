@@ -955,6 +955,9 @@ run sql-error-position 1 "traceql: $DB: no such column: nosuch (SQL line 3, colu
 select 2;
 select 'é', nosuch from events"
 run sql-readonly 1 "traceql: $DB: attempt to write a readonly database (the database is opened read-only without --write)" --db "$DB" --no-sync 'drop view qemu_vfree'
+# The hint names --write only when the connection is read-only for want of
+# it: with --write and PRAGMA query_only it said to add --write.
+run sql-readonly-query-only 1 "traceql: $DB: attempt to write a readonly database" --db "$DB" --no-sync --write 'pragma query_only = 1; drop view qemu_vfree'
 rc=0
 $TQ --db "$DB" --no-sync 'select 1' > /dev/full 2> "$T/err" || rc=$?
 check_eq sql-output-full "8|traceql: write error: No space left on device" "$rc|$(cat "$T/err")"
@@ -1303,6 +1306,24 @@ rc=0
 (cd "$T/mem" && $TQ --db :memory: --write --no-sync --format csv 'select count(*) as n from events') \
         > "$T/out" 2> "$T/err" || rc=$?
 check_eq db-memory-no-file "0|n 0||" "$rc|$(paste -sd ' ' "$T/out")|$(cat "$T/err")|$(ls -A "$T/mem")"
+# An empty --db is a usage error: SQLite took "" for a temporary database
+# removed at exit, so an import into it said "15 new events in " and exit 0
+# with nothing kept.  Before or after leaks/pairs, as --db= too; an empty
+# TRACEQL_DB counts as unset (the default database, here the directory's).
+for args in "import --export $FIX" "--no-sync 'select 1'" "sources" \
+        "leaks --alloc a --free b" "pairs --begin a --end b"; do
+        rc=0
+        (cd "$T/mem" && eval "\$TQ --db '' $args") > "$T/out" 2> "$T/err" || rc=$?
+        check_eq "db-empty-name-${args%% *}" "2|traceql: --db: an empty file name|" \
+                "$rc|$(head -n 1 "$T/err")|$(cat "$T/out")$(ls -A "$T/mem")"
+done
+rc=0
+(cd "$T/mem" && $TQ leaks --db= --alloc a --free b) > /dev/null 2> "$T/err" || rc=$?
+check_eq db-empty-name-after-leaks "2|traceql: --db: an empty file name" "$rc|$(head -n 1 "$T/err")"
+rc=0
+(cd "$T/mem" && TRACEQL_DB= XDG_CACHE_HOME="$T/mem/cache" $TQ import --export "$FIX") 2> "$T/err" || rc=$?
+check_eq db-empty-env-default "0|15" "$rc|$(count "$T/mem/cache/traceql/traceql.db")"
+rm -rf "$T/mem/cache"
 # Another user reads a WAL database (mode 0644) in a directory it cannot
 # write: SQLite cannot create the -shm file and said "attempt to write a
 # readonly database"; now why, and exit 3.
@@ -1349,6 +1370,20 @@ if command -v setpriv > /dev/null 2>&1 && [ "$(id -u)" = 0 ] && id nobody > /dev
         rc=0
         nobody "$PUB/traceql" --db "$PUB/rw/b.db" --no-sync 'select 1' > /dev/null 2> "$T/err" || rc=$?
         check_eq db-other-user-file-readonly-no-sync "0|" "$rc|$(cat "$T/err")"
+        # A statement that writes a file the user cannot write says so,
+        # with --write or forget (which writes) as without: the hint to add
+        # --write was given for both, and with --write already there.
+        for w in --write ""; do
+                rc=0
+                nobody "$PUB/traceql" --db "$PUB/rw/b.db" --no-sync $w 'create table z (a)' \
+                        > /dev/null 2> "$T/err" || rc=$?
+                check_eq "db-other-user-file-readonly-statement${w:+-write}" "1|traceql: $PUB/rw/b.db: attempt to write a readonly database (the file cannot be written: Permission denied)" \
+                        "$rc|$(cat "$T/err")"
+        done
+        rc=0
+        nobody "$PUB/traceql" --db "$PUB/rw/b.db" forget 1 > /dev/null 2> "$T/err" || rc=$?
+        check_eq db-other-user-file-readonly-forget "3|traceql: $PUB/rw/b.db: attempt to write a readonly database (the file cannot be written: Permission denied)" \
+                "$rc|$(cat "$T/err")"
         # root holds ro/b.db open (its -wal and -shm are there, mode 0644)
         # until the FIFO closes
         mkfifo "$PUB/hold"
