@@ -125,12 +125,15 @@ static void query_hex(FILE *out, const unsigned char *p, size_t n)
 }
 
 /* D in the fewest digits that read back as D (0.1, not 0.10000000000000001),
- * as SQLite's own printing does, up to the 17 that always do. */
+ * as SQLite's own printing does, up to the 17 that always do.  A normal
+ * double that reads back from 15 digits needs no fewer: %g drops the zeros
+ * that end them.  A subnormal one holds fewer digits than that (5e-324, not
+ * 4.94065645841247e-324): it is tried from 1. */
 static void query_json_double(FILE *out, double d)
 {
         char buf[32];
 
-        for (int prec = 15; prec <= 17; prec++) {
+        for (int prec = fpclassify(d) == FP_SUBNORMAL ? 1 : 15; prec <= 17; prec++) {
                 snprintf(buf, sizeof(buf), "%.*g", prec, d);
                 if (prec == 17 || strtod(buf, NULL) == d)
                         break;
@@ -187,14 +190,18 @@ static void query_json_row(FILE *out, sqlite3_stmt *st)
 
 /* A REAL as SQLite writes it ("2.0", "1.0e+16"), unless that does not read
  * back as the same double: SQLite (before 3.43) writes 15 significant digits,
- * so 0.1 + 0.2 would be "0.3"; then in the fewest digits that do. */
+ * so 0.1 + 0.2 would be "0.3"; then in the fewest digits that do ("-0.0" for
+ * -0.0, which it writes "0.0"). */
 static void query_csv_double(FILE *out, sqlite3_stmt *st, int i)
 {
         double d = sqlite3_column_double(st, i);
         const char *text = (const char *) sqlite3_column_text(st, i);
 
-        if (text && strtod(text, NULL) == d)
+        /* -0.0, which SQLite writes "0.0", reads back equal but not the same */
+        if (text && strtod(text, NULL) == d && signbit(strtod(text, NULL)) == signbit(d))
                 fputs(text, out);
+        else if (d == 0)
+                fputs("-0.0", out);
         else
                 query_json_double(out, d);
 }
