@@ -1165,7 +1165,7 @@ static int fentry_inferred(struct ftrace *f, const struct fline *l)
         return r;
 }
 
-static int fstore(struct ftrace *f, struct ingest *ing, const struct fline *l,
+static int fstore(struct ftrace *f, struct ingest *ing, const struct fline *l, bool again,
                   struct tq_error *err)
 {
         const struct te_event *ev = NULL;
@@ -1197,7 +1197,10 @@ static int fstore(struct ftrace *f, struct ingest *ing, const struct fline *l,
                                 r = fadd_field(f, "TRACE_DROPPED", l->args[i].value);
         if (r < 0)
                 return tq_error_set(err, r, "out of memory");
-        r = ingest_entry(ing, &f->e, err);
+        if (again)
+                r = ingest_unstore(ing, &f->e, err);
+        if (r >= 0)
+                r = ingest_entry(ing, &f->e, err);
         return r < 0 ? r : 0;
 }
 
@@ -1310,7 +1313,7 @@ static int fjoin_crlf(struct ftrace *f, const char **p, const char **line_end, c
 /* The entry at P: its first line ends at LINE_END, the lines that go on
  * with it (ftrace_more()) at END. */
 static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char *line_end,
-                 const char *end, bool store, struct tq_error *err)
+                 const char *end, bool store, bool again, struct tq_error *err)
 {
         struct fline l;
         const char *body = end, *line = p;
@@ -1354,7 +1357,7 @@ static int fline(struct ftrace *f, struct ingest *ing, const char *p, const char
         if (r == 0)
                 r = fparse_body(f, body, end, &l, err);
         if (r == 0 && store)
-                r = fstore(f, ing, &l, err);
+                r = fstore(f, ing, &l, again, err);
         if (r == 0 && store && l.cut_len)
                 fnote_cut(f, &l);
         return r;
@@ -1489,7 +1492,8 @@ enum fleft {
  * next import parses the entry whole once the line is complete, and stores
  * it once.  Entries are stored when their first line's newline is at or
  * after SKIP (an older traceql recorded the whole size, an unfinished line
- * in it).  WHOLE (standard input, a pipe: read once, never resumed): the
+ * in it), and stored again, the row of before deleted (ingest_unstore()),
+ * when lines at or after SKIP go on with one before it.  WHOLE (standard input, a pipe: read once, never resumed): the
  * last line is parsed with or without its newline, as the text importers
  * do, the entry it goes on with included.  NOTES (unless NULL) gets the
  * markers that may have lost arguments to a cut (fnote_cut()) and the
@@ -1511,6 +1515,7 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                 enum fmore kind = FMORE_UNKNOWN;
                 uint64_t more = 0;
                 size_t joined;  /* the entry's bytes, its lines joined with newlines */
+                bool is_new, again;
 
                 /* as the text importers: an unfinished line too */
                 if (fline_len(p, nl ? nl : end) > max_line) {
@@ -1555,10 +1560,13 @@ static int ftrace_parse(struct ingest *ing, const struct te_catalog *cat,
                 if (r < 0 || left)
                         break;
                 f.lineno++;
-                /* stored when its first line is new: lines of an entry
-                 * imported before that came since are not stored twice */
-                r = fline(&f, ing, p, first, nl, (int64_t) (first - (const char *) data) >= skip,
-                          err);
+                /* stored when its first line is new; an entry stored before
+                 * whose lines went on since (the trace appended to while it
+                 * was being written) is stored again whole, in place of
+                 * what was stored of it */
+                is_new = (int64_t) (first - (const char *) data) >= skip;
+                again = !is_new && (int64_t) (nl - (const char *) data) >= skip;
+                r = fline(&f, ing, p, first, nl, is_new || again, again, err);
                 f.lineno += more;
                 p = nl < end ? nl + 1 : end;    /* a last line without its newline */
                 tq_progress((uint64_t) (p - (const char *) data), ing);

@@ -137,6 +137,8 @@ struct ingest {
         bool position_set;
         bool idle;                      /* committed, no transaction open (ingest_idle()) */
         uint64_t added, uncommitted;
+        uint64_t again;                 /* rows stored again (ingest_unstore()), in added */
+        int64_t renamed_from;           /* ingest_find_renamed()'s source, 0 for none */
 };
 
 /* ---- entries ---------------------------------------------------------- */
@@ -1638,6 +1640,48 @@ out:
         return r < 0 ? r : 0;
 }
 
+int ingest_unstore(struct ingest *ing, const struct ingest_entry *e, struct tq_error *err)
+{
+        sqlite3_stmt *st = NULL;
+        int64_t source = 0;
+        int rc, r;
+
+        r = ingest_resume(ing, err);
+        if (r < 0 || !e->event.set)
+                return r;
+        r = ingest_prepare(ing, "DELETE FROM events WHERE id = (SELECT max(id) FROM events "
+                           "WHERE event = ?1 AND pid IS ?2 AND tid IS ?3 AND mono IS ?4 AND "
+                           "source = ?5) RETURNING source", &st, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(st, 1, e->buf + e->event.off, -1, SQLITE_STATIC);
+        if (e->has_pid)
+                sqlite3_bind_int64(st, 2, e->pid);
+        if (e->has_tid)
+                sqlite3_bind_int64(st, 3, e->tid);
+        if (e->has_mono)
+                sqlite3_bind_int64(st, 4, e->mono);
+        /* the source whose position this import resumed from */
+        sqlite3_bind_int64(st, 5, ing->renamed_from ? ing->renamed_from : ing->source);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+                source = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+                return ingest_sqlerr(ing, rc, err);
+        if (!source)
+                return 0;
+        r = ingest_prepare(ing, "UPDATE sources SET rows = rows - 1 WHERE id = ?1", &st, err);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(st, 1, source);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+                return ingest_sqlerr(ing, rc, err);
+        ing->again++;
+        return 1;
+}
+
 int ingest_set_position(struct ingest *ing, const char *cursor, int64_t offset)
 {
         char *c = NULL;
@@ -1704,7 +1748,7 @@ int ingest_find_renamed(struct ingest *ing, int fd, int64_t size, int64_t *ret_o
 
         *ret_offset = 0;
         *ret_location = NULL;
-        r = ingest_prepare(ing, "SELECT location, offset, cursor FROM sources "
+        r = ingest_prepare(ing, "SELECT location, offset, cursor, id FROM sources "
                            "WHERE kind = ?1 AND id != ?2 AND offset BETWEEN 1 AND ?3 "
                            "AND cursor LIKE 'fnv1a64:%' ORDER BY offset DESC, id DESC",
                            &st, err);
@@ -1727,6 +1771,7 @@ int ingest_find_renamed(struct ingest *ing, int fd, int64_t size, int64_t *ret_o
                         return tq_error_set(err, -ENOMEM, "out of memory");
                 }
                 *ret_offset = offset;
+                ing->renamed_from = sqlite3_column_int64(st, 3);
                 break;
         }
         sqlite3_finalize(st);
@@ -1969,7 +2014,7 @@ int ingest_end(struct ingest *ing, bool commit, uint64_t *ret_added, struct tq_e
                 if (r == 0)
                         r = store_exec(ing->db, "COMMIT", err);
                 if (r == 0 && ret_added)
-                        *ret_added = ing->added;
+                        *ret_added = ing->added - ing->again;
         }
         ingest_ckpt_stop(ing);
         sqlite3_finalize(ing->insert);

@@ -315,6 +315,13 @@ int ingest_set_window(struct ingest *ing, const char *window, struct tq_error *e
  * and position under the filter 'replaced ID' (its own id), where
  * ingest_find_renamed() can find them, and a new row takes its key. */
 int ingest_retire_source(struct ingest *ing, struct tq_error *err);
+/* Before E is stored again whole: delete the row stored for it by an earlier
+ * import, when its entry has gone on since (lines appended to an ftrace
+ * file's last entry): the latest row with E's event, pid, tid and monotonic
+ * time of the source the import resumed from (its own, or the one
+ * ingest_find_renamed() found); the summary does not count E new.
+ * Returns 1 when such a row was deleted, 0 when none matched, or -errno. */
+int ingest_unstore(struct ingest *ing, const struct ingest_entry *e, struct tq_error *err);
 /* The location of ING's source, as its sources row has it.  Borrowed. */
 const char *ingest_location(const struct ingest *ing);
 /* Is the regular file FD (SIZE bytes) one imported before under another

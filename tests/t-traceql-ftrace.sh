@@ -673,6 +673,67 @@ check_eq ftrace-unfinished-entry-stdin "|tracing_mark_write:tracing_mark_write o
         "$(cat "$T/cut.err")|$($TQ --db "$T/db" --no-sync --format csv "$rows_q" | tail -n +2 |
         paste -sd '|')"
 
+# An entry whose lines were all there, stored, that goes on in lines appended
+# since (cat trace_pipe >> f between two reads of a stack trace or of a text
+# holding newlines) is stored again whole, in place of its row of before:
+# the same rows as one import of the whole file, counted once in the
+# source's rows and not as new in the summary.  The lines appended to it
+# were dropped without a word, exit 0.  A copy of the file imported as
+# another source keeps its own row; a renamed file's row moves to the new
+# source, whose position it resumed from.
+l5='  bash-5 [000] ..... 100.000006: tracing_mark_write: after'
+rm -f "$T/db" "$T/grow2.trace"
+: > "$T/cut.err"
+for add in "$l1
+$l3
+ => f1
+" " => f2
+" " => f3
+$l2
+" "second
+" "third
+$l5
+"; do
+        printf "$add" >> "$T/grow2.trace"
+        rc=0
+        script -qec "$TQ --db $T/db import --ftrace $T/grow2.trace" /dev/null > "$T/out" 2>&1 || rc=$?
+        echo "exit $rc, $(tr -d '\r' < "$T/out" | sed "s|$T/||"), $($TQ --db "$T/db" --no-sync --format csv \
+                "select count(*) || ' rows; ' || (select rows from sources) as n from events" |
+                tail -n 1)" >> "$T/cut.err"
+done
+cat > "$T/exp" <<OUT
+exit 0, traceql: 2 new events in db, 2 rows; 2
+exit 0, traceql: 0 new events in db, 2 rows; 2
+exit 0, traceql: 1 new events in db, 3 rows; 3
+exit 0, traceql: 0 new events in db, 3 rows; 3
+exit 0, traceql: 1 new events in db, 4 rows; 4
+OUT
+check_file ftrace-entry-goes-on-counts "$T/exp" "$T/cut.err"
+check_eq ftrace-entry-goes-on-rows "tracing_mark_write:tracing_mark_write one|kernel_stack:<stack trace>/ => f1/ => f2/ => f3|tracing_mark_write:tracing_mark_write first/second/third|tracing_mark_write:tracing_mark_write after" \
+        "$($TQ --db "$T/db" --no-sync --format csv "$rows_q" | tail -n +2 | paste -sd '|')"
+rm -f "$T/db1"
+$RUN "$TQ" --db "$T/db1" import --ftrace "$T/grow2.trace"
+check_eq ftrace-entry-goes-on-same-as-whole \
+        "$($TQ --db "$T/db1" --no-sync --format csv "$rows_q" | tail -n +2 | paste -sd '|')" \
+        "$($TQ --db "$T/db" --no-sync --format csv "$rows_q" | tail -n +2 | paste -sd '|')"
+rm -f "$T/db" "$T/grow3.trace" "$T/grow3.1.trace"
+printf "$l2
+" > "$T/grow3.trace"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/grow3.trace"
+cp "$T/grow3.trace" "$T/grow3-copy.trace"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/grow3-copy.trace"
+printf "second
+" >> "$T/grow3.trace"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/grow3.trace"
+mv "$T/grow3.trace" "$T/grow3.1.trace"
+printf "third
+" >> "$T/grow3.1.trace"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/grow3.1.trace" 2> /dev/null
+check_eq ftrace-entry-goes-on-copy-renamed "grow3.trace:0|grow3-copy.trace:1:first|grow3.1.trace:1:first/second/third" \
+        "$($TQ --db "$T/db" --no-sync --format csv "select replace(s.location, '$T/', '') || ':' || s.rows ||
+                coalesce(':' || replace(group_concat(e.a0), char(10), '/'), '') as v from sources s
+                left join events e on e.source = s.id group by s.id order by s.id" | tail -n +2 | paste -sd '|')"
+
 # Standard input is spooled to an unlinked file in $TMPDIR and mapped, as a
 # regular file is: 10000 lines of 4 KiB (40 MB) under a 10000 KiB data limit
 # (ulimit -d, which a read-only file mapping does not count) import every
