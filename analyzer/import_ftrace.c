@@ -1077,6 +1077,24 @@ static int fadd_field(struct ftrace *f, const char *name, struct fspan v)
 }
 
 /* Declared event: values in declaration order, kinds from the catalog. */
+/* V as a value of KIND, as a journal entry's TRACE_ARG_ is read (ingest.c,
+ * ingest_val_arg()), which is how libtracejournal's ftrace output writes it:
+ * 'i' decimal from INT64_MIN to INT64_MAX, 'u' decimal from 0 to
+ * UINT64_MAX, 'p' 0x hex.  Other text (a signed value past INT64_MAX, an
+ * unsigned one below 0, a pointer in decimal) stays text: read as a number
+ * of another kind, its 64-bit pattern would be stored as this kind shows it
+ * (9223372036854775808 as INT64_MIN). */
+static bool fvalue_of_kind(struct fspan v, char kind, uint64_t *ret)
+{
+        char k = fkind_of(v);
+
+        if (kind == 'p' ? k != 'p' : k != 'u' && !(kind == 'i' && k == 'i'))
+                return false;
+        if (!fparse_int(v, ret))
+                return false;
+        return kind != 'i' || k == 'i' || *ret <= (uint64_t) INT64_MAX;
+}
+
 static int fentry_declared(struct ftrace *f, const struct te_event *ev, const struct fline *l)
 {
         struct tq_value v[TE_MAX_ARGS];
@@ -1092,7 +1110,7 @@ static int fentry_declared(struct ftrace *f, const struct te_event *ev, const st
                         const struct farg *a = &l->args[j];
                         if (!fspan_is(a->name, ta->name) || a->null)
                                 continue;
-                        if (kind == 's' || a->quoted || !fparse_int(a->value, &v[i].u)) {
+                        if (kind == 's' || a->quoted || !fvalue_of_kind(a->value, kind, &v[i].u)) {
                                 v[i].str = a->value.p;  /* kept as text */
                                 v[i].len = a->value.n;
                         }

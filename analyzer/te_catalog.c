@@ -435,6 +435,16 @@ static bool te_catalog_conv(sqlite3_str *s, const char *spec, char conv, unsigne
                 te_catalog_pad(s, spec, text, n);
                 return true;
         }
+        /* a number kept as text, which its kind cannot have (an ftrace
+         * marker's i64=9223372036854775808): as written, not as 0 or as the
+         * pattern another kind would make of it */
+        if (v->str && !v->absent) {
+                /* the width pads it; a precision, digits to a number, does
+                 * not cut it */
+                snprintf(f, sizeof(f), "%.*s", (int) strcspn(spec, "."), spec);
+                te_catalog_pad(s, f, v->str, v->len);
+                return true;
+        }
         /* d i u x X o: cut to BITS, sign-extended for d and i; then widen
          * to long long */
         if (bits < 64) {

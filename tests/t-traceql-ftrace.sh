@@ -129,6 +129,23 @@ $RUN "$TQ" --db "$T/bin.db" import --ftrace "$T/bin.trace" 2> "$T/bin.err" || rc
 check_eq ftrace-bin-hash-pid "4|traceql: $T/bin.trace:3: binary data (the trace option bin is on): not supported|no database" \
         "$rc|$(cat "$T/bin.err")|$(ls "$T/bin.db"* 2> /dev/null || echo no database)"
 
+# A marker's value is typed by its declared kind as a journal entry's is (a
+# value its kind cannot have stays TEXT, as written): i64=9223372036854775808
+# was stored as INT64_MIN, u64=-1 as 2^64 - 1, ptr=12 as 12, i32=0x10 as 16;
+# and the message showed such a value as the other kind's pattern, or 0.
+# The library's own values (signed and unsigned decimal, 0x hex) are typed.
+m='  q-4242 [001] ...1.   100.000150: tracing_mark_write: tga_all[4240.'
+printf '%s\n' "${m}7]: i64=9223372036854775808 u64=-1 ptr=0x1 s=\"x\" i32=1 u8=1" \
+        "${m}8]: i64=1 u64=18446744073709551616 ptr=12 s=\"x\" i32=0x10 u8=1" \
+        "${m}9]: i64=-9223372036854775808 u64=18446744073709551615 ptr=0xffffffffffffffff s=\"x\" i32=-5 u8=255" \
+        > "$T/declkinds.trace"
+$RUN "$TQ" --db "$T/declkinds.db" import --ftrace "$T/declkinds.trace" --events "$EV"
+check_eq ftrace-declared-kinds "'9223372036854775808'|'-1'|1|1;tga_all i64 9223372036854775808 u64 -1 ptr 0x1 s x i32 1 u8 1
+1|'18446744073709551616'|'12'|'0x10';tga_all i64 1 u64 18446744073709551616 ptr 12 s x i32 0x10 u8 1
+-9223372036854775808|-1|-1|-5;tga_all i64 -9223372036854775808 u64 18446744073709551615 ptr 0xffffffffffffffff s x i32 -5 u8 255" \
+        "$($TQ --db "$T/declkinds.db" --no-sync --format csv "select quote(a0) || '|' || quote(a1) || '|' ||
+                quote(a2) || '|' || quote(a4) || ';' || message as v from events order by id" | tail -n +2)"
+
 # A number at the end of a marker of ours the kernel cut (bad-number-cut,
 # 6.18's cut; here 1024 bytes, as before Linux 6.8) was imported with the
 # digits that were left, u8=25 for u8=255, without a word.  It fails as a
