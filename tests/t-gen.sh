@@ -111,6 +111,49 @@ check_eq gen-cli-twice-other-name-msg "tracegen: ../gen/basic.events: the same f
 Try 'tracegen --help' for more information.|no output" \
         "$(cat "$T/err")|$([ -e "$T/twice.h" ] && echo output || echo no output)"
 run gen-cli-twice-dev-null 0 "$TG" --check /dev/null /dev/null
+# Standard input given twice (the second '-' read nothing) or as the same
+# file as an operand (each event a duplicate of itself, exit 1): usage errors.
+run gen-cli-twice-stdin 2 "$TG" --check - - < basic.events
+check_eq gen-cli-twice-stdin-msg "tracegen: -: given twice
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-twice-stdin-file 2 "$TG" --check basic.events - < basic.events
+check_eq gen-cli-twice-stdin-file-msg "tracegen: -: the same file as basic.events
+$usage_tail" "$(cat "$T/err")"
+# A line getline() has no memory for: -1 as at the end, with no error on
+# the stream, so the rest went unread and tracegen exited 0 with what it had
+# read (the headers written).  Now 'out of memory', exit 3, as tracegen.1
+# says.  Not under valgrind or a sanitizer, whose runtimes need the room.
+if [ -z "${VALGRIND:-}" ] && [ -z "${SANITIZE:-}" ]; then
+        rc=0
+        (ulimit -v 100000; exec "$TG" --check /dev/zero) > "$T/out" 2> "$T/err" || rc=$?
+        check_eq gen-cli-line-nomem "3|tracegen: out of memory" "$rc|$(cat "$T/err")"
+        rc=0
+        { printf 'foo(int a) "%%d"\n'; head -c 200000000 /dev/zero; } |
+                (ulimit -v 100000; exec "$TG" --group=g -H "$T/nomem.h" -) > "$T/out" 2> "$T/err" || rc=$?
+        check_eq gen-cli-line-nomem-no-output "3|tracegen: out of memory|no output" \
+                "$rc|$(cat "$T/err")|$([ -e "$T/nomem.h" ] && echo output || echo no output)"
+else
+        skip gen-cli-line-nomem "ulimit -v leaves valgrind and the sanitizers no room"
+        skip gen-cli-line-nomem-no-output "ulimit -v leaves valgrind and the sanitizers no room"
+fi
+# Outputs that are one file, or an input: the source replaced the header
+# (which then included itself), --header=IN replaced the input with code;
+# both exit 0.  Now usage errors, nothing written, the input as it was.
+mkdir "$T/outs"
+cp basic.events "$T/outs/in.events"
+n=0
+for args in "-H t.h -s t.h|t.h: both the header and the source" \
+        "-H t.h -s ./t.h|./t.h: both the header and the source" \
+        "-H t.h -s $T/outs/t.h|$T/outs/t.h: both the header and the source" \
+        "--backend=ust -H t.h -s t-ust.h|t-ust.h: both the ust backend's header and the source" \
+        "-H in.events|in.events: an input, would be replaced by the header" \
+        "-H x.h -s ../outs/in.events|in.events: an input, would be replaced by the source"; do
+        rc=0 n=$((n + 1))
+        # shellcheck disable=SC2086  # the options are words on purpose
+        (cd "$T/outs" && "$TG" --group=g ${args%%|*} in.events) > "$T/out" 2> "$T/err" || rc=$?
+        check_eq "gen-cli-output-clash-$n" "2|tracegen: ${args#*|}
+$usage_tail|in.events|same" "$rc|$(cat "$T/err")|$(ls "$T/outs" | paste -sd ' ')|$(cmp -s basic.events "$T/outs/in.events" && echo same)"
+done
 run gen-cli-no-input 2 "$TG" --group=g --header="$T/x.h"
 check_eq gen-cli-no-input-msg "tracegen: no trace-events file given
 $usage_tail" "$(cat "$T/err")"

@@ -675,6 +675,7 @@ int te_parse_file(struct te_list *list, const char *path, FILE *f, FILE *err)
         }
         list->files = files;
         list->files[list->nfiles++] = name;
+        errno = 0;
         while ((n = getline(&line, &cap, f)) > 0) {
                 ctx.line++;
                 len = (size_t)n;
@@ -690,6 +691,13 @@ int te_parse_file(struct te_list *list, const char *path, FILE *f, FILE *err)
                         r = rl;
                         goto out;
                 }
+                errno = 0;
+        }
+        /* glibc's getline() gives -1 for a line it has no memory for, as at
+         * the end, without setting the stream's error: the rest unread */
+        if (n < 0 && errno == ENOMEM) {
+                r = -ENOMEM;
+                goto out;
         }
         if (ferror(f)) {
                 /* getline() left the cause, e.g. EISDIR for a folder. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "te.h"
 
@@ -325,11 +326,19 @@ static void tracegen_check_twice(char **files, int n)
 {
         struct stat *st = calloc((size_t)(n > 0 ? n : 1), sizeof(*st));
         bool *reg = calloc((size_t)(n > 0 ? n : 1), sizeof(*reg));
+        int stdin_at = -1;
 
         if (!st || !reg)
                 tracegen_nomem();
         for (int i = 0; i < n; i++) {
-                reg[i] = strcmp(files[i], "-") != 0 && stat(files[i], &st[i]) == 0 &&
+                bool is_stdin = strcmp(files[i], "-") == 0;
+
+                /* standard input is read once: a second '-' read nothing */
+                if (is_stdin && stdin_at >= 0)
+                        tracegen_usage_error("-: given twice", NULL);
+                if (is_stdin)
+                        stdin_at = i;
+                reg[i] = (is_stdin ? fstat(STDIN_FILENO, &st[i]) : stat(files[i], &st[i])) == 0 &&
                          S_ISREG(st[i].st_mode);
                 for (int j = 0; reg[i] && j < i; j++) {
                         if (!reg[j] || st[i].st_dev != st[j].st_dev || st[i].st_ino != st[j].st_ino)
@@ -348,6 +357,79 @@ static void tracegen_check_twice(char **files, int n)
         }
         free(reg);
         free(st);
+}
+
+/* The real path of PATH's directory ("." when it names none), malloc'ed;
+ * NULL when it cannot be resolved. */
+static char *tracegen_dir_real(const char *path)
+{
+        const char *base = tracegen_basename(path);
+        char *dir, *real;
+
+        if (base == path)
+                return realpath(".", NULL);
+        dir = strndup(path, (size_t)(base - path));
+        if (!dir)
+                tracegen_nomem();
+        real = realpath(dir, NULL);
+        free(dir);
+        return real;
+}
+
+/* Whether A and B name one file: the same inode when both exist, else the
+ * same directory (by its real path) and the same last component. */
+static bool tracegen_same_file(const char *a, const char *b)
+{
+        struct stat sa, sb;
+        char *da, *db;
+        bool same;
+
+        if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+                return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+        if (strcmp(tracegen_basename(a), tracegen_basename(b)) != 0)
+                return false;
+        da = tracegen_dir_real(a);
+        db = tracegen_dir_real(b);
+        same = da && db && strcmp(da, db) == 0;
+        free(da);
+        free(db);
+        return same;
+}
+
+/*
+ * Two outputs that are one file (--header=t.h --source=t.h: the source
+ * replaced the header, which then included itself), or an output that is an
+ * input (--header=in.events in.events: the input replaced by code), were
+ * written, exit 0: a usage error instead, exit 2, nothing written.  ROLES
+ * names each output as the message says it.
+ */
+static void tracegen_check_outputs(const struct tracegen_output *outs, const char *const *roles,
+                                   size_t n, char **files, int nfiles)
+{
+        char msg[128];
+
+        for (size_t i = 0; i < n; i++) {
+                for (size_t j = 0; j < i; j++) {
+                        if (!tracegen_same_file(outs[i].path, outs[j].path))
+                                continue;
+                        fputs("tracegen: ", stderr);
+                        te_fputs_quoted(outs[i].path, NULL, stderr);
+                        fprintf(stderr, ": both the %s and the %s\n", roles[j], roles[i]);
+                        fputs("Try 'tracegen --help' for more information.\n", stderr);
+                        exit(TRACEGEN_EXIT_USAGE);
+                }
+                for (int k = 0; k < nfiles; k++) {
+                        if (strcmp(files[k], "-") == 0 || !tracegen_same_file(outs[i].path, files[k]))
+                                continue;
+                        snprintf(msg, sizeof(msg), ": an input, would be replaced by the %s",
+                                 roles[i]);
+                        fputs("tracegen: ", stderr);
+                        te_fputs_quoted(files[k], NULL, stderr);
+                        fprintf(stderr, "%s\n", msg);
+                        fputs("Try 'tracegen --help' for more information.\n", stderr);
+                        exit(TRACEGEN_EXIT_USAGE);
+                }
+        }
 }
 
 /* Read every input into LIST. Returns an exit status. */
@@ -545,6 +627,7 @@ int main(int argc, char **argv)
 {
         struct tracegen_opts o = { 0 };
         struct tracegen_output outs[3] = { { 0 } };
+        const char *roles[3];
         char *ust_path = NULL;
         struct te_emit_opts eo;
         struct te_list *list;
@@ -572,14 +655,14 @@ int main(int argc, char **argv)
                         eo.ust_include = tracegen_basename(ust_path);
                 }
                 tracegen_render(list, &eo, true, &outs[n]);
-                n++;
+                roles[n++] = "header";
         }
         if (ust_path) {
                 outs[n].path = strdup(ust_path);
                 if (!outs[n].path)
                         tracegen_nomem();
                 tracegen_render_ust(list, &eo, &outs[n]);
-                n++;
+                roles[n++] = "ust backend's header";
         }
         if (o.source || (o.output_dir && !o.header)) {
                 /* with no header written, tracegen_parse_opts() saw to -I */
@@ -590,8 +673,9 @@ int main(int argc, char **argv)
                 if (!outs[n].path)
                         tracegen_nomem();
                 tracegen_render(list, &eo, false, &outs[n]);
-                n++;
+                roles[n++] = "source";
         }
+        tracegen_check_outputs(outs, roles, n, argv + optind, argc - optind);
         status = tracegen_write(outs, n);
 out:
         for (i = 0; i < 3; i++) {
