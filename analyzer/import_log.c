@@ -34,8 +34,11 @@ static int import_log_tid_prefix(struct import_text *t, const char *line, size_t
         int r;
 
         *ret_used = 0;
-        while (i < len && i < 11 && line[i] >= '0' && line[i] <= '9')
-                tid = tid * 10 + (uint64_t) (line[i++] - '0');
+        /* every digit, however many: a TID of 12 digits is a bad prefix,
+         * not a line without one (the count stops past INT32_MAX) */
+        for (; i < len && line[i] >= '0' && line[i] <= '9'; i++)
+                if (tid <= INT32_MAX)
+                        tid = tid * 10 + (uint64_t) (line[i] - '0');
         if (i == 0 || i >= len || line[i] != '@')
                 return 0;
         for (k = ++i; i < len && i - k < 12 && line[i] >= '0' && line[i] <= '9'; i++)
@@ -54,8 +57,9 @@ static int import_log_tid_prefix(struct import_text *t, const char *line, size_t
         *ret_used = i + 1;
         return r;
 bad:
-        return tq_error_set(err, -EBADMSG, "invalid 'TID@SEC.USEC:' prefix '%.*s'",
-                            (int) (i + 1 < len ? i + 1 : len), line);
+        return tq_error_set(err, -EBADMSG, "invalid 'TID@SEC.USEC:' prefix '%.*s%s'",
+                            (int) (i + 1 < len ? (i + 1 < 64 ? i + 1 : 64) : (len < 64 ? len : 64)),
+                            line, i + 1 > 64 && len > 64 ? "..." : "");
 }
 
 static unsigned import_log_more(struct import_text *t, const char *line, size_t len)

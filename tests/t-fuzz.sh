@@ -104,6 +104,22 @@ check_eq fuzz-regress-log-prefix-seconds-overflow \
         "$rc|$(cat "$T/lp.err")|$("$B/traceql" --db "$T/lp2.db" --no-sync --format csv \
            'select time from events' | tail -1)"
 
+# A TID of 12 digits or more was not counted past 11: the line was read as
+# one without a prefix, its event, TID and time lost, exit 0.  It fails as
+# 11 digits do; leading zeros are a TID as any other digits; a prefix of
+# more than 64 bytes is quoted cut.
+printf '123456789012@1.000000:blk_x name a\n' > "$T/lt.log"
+printf '000000000042@1.000000:blk_x name a\n' > "$T/lt2.log"
+awk 'BEGIN { s = sprintf("%100s", ""); gsub(/ /, "1", s); print s "@1.000000:blk_x name a" }' \
+        > "$T/lt3.log"
+rc=0; "$B/traceql" --db "$T/lt.db" import --log "$T/lt.log" 2> "$T/lt.err" || rc=$?
+rc3=0; "$B/traceql" --db "$T/lt3.db" import --log "$T/lt3.log" 2> "$T/lt3.err" || rc3=$?
+"$B/traceql" --db "$T/lt2.db" import --log "$T/lt2.log" 2> /dev/null
+check_eq fuzz-regress-log-prefix-tid-digits \
+        "4|traceql: $T/lt.log:1: invalid 'TID@SEC.USEC:' prefix '123456789012@1.000000:'|none|4|traceql: $T/lt3.log:1: invalid 'TID@SEC.USEC:' prefix '1111111111111111111111111111111111111111111111111111111111111111...'|42,1000000000" \
+        "$rc|$(cat "$T/lt.err")|$(ls "$T/lt.db"* 2> /dev/null || echo none)|$rc3|$(cat "$T/lt3.err")|$("$B/traceql" --db "$T/lt2.db" --no-sync --format csv \
+           'select tid, time from events' | tail -1)"
+
 # libFuzzer needs clang and libclang_rt.fuzzer (libclang-rt-14-dev on Debian 12).
 why=
 if ! command -v "${FUZZ_CC:-clang}" > /dev/null 2>&1; then
