@@ -428,7 +428,13 @@ static int import_syslog_sd_param(struct import_text *t, struct import_syslog_cu
                 return 2;       /* cut at the end of the line: import_syslog_5424() */
         if (r < 0)
                 return r;
-        field = ours && nlen < 64 ? import_syslog_sd_field(name, nlen, &arg) : NULL;
+        /* a longer name of ours was dropped without a word (up to 63 bytes
+         * it was read): RFC 5424 allows none, and the library writes none */
+        if (ours && nlen > IMPORT_SYSLOG_NAME_MAX)
+                return tq_error_set(err, -EBADMSG, "malformed STRUCTURED-DATA: a %s parameter "
+                                    "name of %zu characters (RFC 5424 allows %d)",
+                                    IMPORT_SYSLOG_SDID, nlen, IMPORT_SYSLOG_NAME_MAX);
+        field = ours ? import_syslog_sd_field(name, nlen, &arg) : NULL;
         if (!field)
                 return 0;
         if (arg && nlen == IMPORT_SYSLOG_NAME_MAX)
@@ -442,7 +448,7 @@ static int import_syslog_sd_param(struct import_text *t, struct import_syslog_cu
 
 /* One SD-ELEMENT "[ID name="value" ...]"; tj@32473 params go into E. */
 static int import_syslog_sd_element(struct import_text *t, struct import_syslog_cur *c,
-                                    struct ingest_entry *e, struct tq_error *err)
+                                    struct ingest_entry *e, bool *seen, struct tq_error *err)
 {
         const char *id = ++c->p;
         bool ours;
@@ -454,6 +460,11 @@ static int import_syslog_sd_element(struct import_text *t, struct import_syslog_
                 return tq_error_set(err, -EBADMSG, "malformed STRUCTURED-DATA");
         ours = (size_t) (c->p - id) == sizeof(IMPORT_SYSLOG_SDID) - 1 &&
                memcmp(id, IMPORT_SYSLOG_SDID, sizeof(IMPORT_SYSLOG_SDID) - 1) == 0;
+        /* a second one overwrote the first one's event */
+        if (ours && *seen)
+                return tq_error_set(err, -EBADMSG, "malformed STRUCTURED-DATA: %s twice "
+                                    "(RFC 5424 allows an SD-ID once)", IMPORT_SYSLOG_SDID);
+        *seen |= ours;
         while (c->p < c->end && *c->p == ' ') {
                 c->p++;
                 r = import_syslog_sd_param(t, c, ours, e, err);
@@ -505,8 +516,10 @@ static int import_syslog_5424(struct import_text *t, struct import_syslog_cur *c
         if (*c->p == '-')
                 c->p++;
         else if (*c->p == '[') {
+                bool seen = false;
+
                 while (r == 0 && c->p < c->end && *c->p == '[')
-                        r = import_syslog_sd_element(t, c, e, err);
+                        r = import_syslog_sd_element(t, c, e, &seen, err);
                 if (r == 2) {
                         t->cut++;       /* cut inside a value (a relay's size limit):
                                          * what came before it, and no message */
