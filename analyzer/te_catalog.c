@@ -74,8 +74,9 @@ static uint64_t te_catalog_hash(const char *s, size_t n)
         return h;
 }
 
-/* Rebuild the name index over every event (a later declaration of a name
- * wins, as in te_pattern.c). */
+/* Rebuild the name index over every event (te_parse_file() refuses a name
+ * declared twice; were one there, the later declaration would win, as in
+ * te_pattern.c). */
 static int te_catalog_reindex(struct te_catalog *cat)
 {
         size_t size = 64, i, j;

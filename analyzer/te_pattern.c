@@ -114,8 +114,9 @@ static char te_pattern_kind(enum te_kind k)
         }
 }
 
-/* Rebuild the hash table over every event of the list (a later file's event
- * of the same name wins). */
+/* Rebuild the hash table over every event of the list (te_parse_file()
+ * refuses a name declared twice; were one there, the later file's would
+ * win). */
 static int te_patterns_index(struct te_patterns *p)
 {
         size_t size = 64, i, j, mask;

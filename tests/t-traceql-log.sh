@@ -130,3 +130,14 @@ for ts in 0 1; do
                 (select count(*) from blk_req_error where reason = 'medium error') || '|' ||
                 (select count(*) from events where tid > 0 and time > 0) as v" | tail -n +2)"
 done
+
+# --events files are one list, as tracegen reads a group's: a name declared
+# twice (here the same file given twice) fails at its second declaration,
+# nothing imported (traceql.1 said a later declaration wins).
+ev=$TOP/examples/trace-events
+line=$(grep -n '^blk_dev_open' "$ev" | head -1 | cut -d: -f1)
+rc=0
+"$TQ" --db "$T/twice.db" import --log "$TOP/tests/log/ours.log" --events "$ev" --events "$ev" \
+        2> "$T/err" || rc=$?
+check_eq log-events-declared-twice "4|traceql: $ev:$line:1: duplicate event 'blk_dev_open' (first defined at $ev:$line)|no database" \
+        "$rc|$(cat "$T/err")|$(ls "$T/twice.db"* 2> /dev/null || echo no database)"
