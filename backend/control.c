@@ -236,18 +236,25 @@ static int control_outputs(struct control_client *c, const char *list, FILE *out
 }
 
 /*
- * enable/disable PATTERN[,PATTERN...]: every pattern is applied, as
- * tj_enable_list() does; the events matched are counted, and a pattern that
- * matches none (or starts with '-', which is the other command's) is the
- * error, naming the first such.
+ * enable/disable PATTERN[,PATTERN...]: a pattern that starts with '-' (the
+ * other command's) refuses the whole list, before any is applied (the
+ * patterns before it were); otherwise every pattern is applied, as
+ * tj_enable_list() does, the events matched are counted, and a pattern that
+ * matches none is the error, naming the first such.
  */
 static int control_enable(const struct control_request *req, FILE *out, char *err,
                           size_t errsize)
 {
         char pattern[CONTROL_ARG_MAX + 2];
-        const char *p = req->arg;
+        const char *p = req->arg, *dash;
         int n = 0, nitems = 0, r, ret = 0;
 
+        for (dash = p; *dash; dash += strcspn(dash, ","), dash += *dash == ',')
+                if (*dash == '-') {
+                        snprintf(err, errsize, "a PATTERN cannot start with '-': '%.*s'",
+                                 (int) strcspn(dash, ","), dash);
+                        return -EINVAL;
+                }
         while (*p) {
                 size_t len = strcspn(p, ",");  /* no blanks: the request has none */
 
@@ -255,14 +262,13 @@ static int control_enable(const struct control_request *req, FILE *out, char *er
                         nitems++;
                         snprintf(pattern, sizeof(pattern), "%s%.*s",
                                  req->cmd == CONTROL_DISABLE ? "-" : "", (int) len, p);
-                        r = *p == '-' ? -EINVAL : tj_enable(pattern);
+                        r = tj_enable(pattern);
                         if (r >= 0)
                                 n += r;
                         else if (ret == 0) {
                                 ret = r;
                                 /* -ENOENT: tj_enable() kept it, as TJ_EVENTS's */
-                                snprintf(err, errsize, r == -EINVAL ? "a PATTERN cannot start "
-                                         "with '-': '%.*s'" : r == -ENOENT ? "no event matches "
+                                snprintf(err, errsize, r == -ENOENT ? "no event matches "
                                          "'%.*s' (kept for modules loaded later)" :
                                          "'%.*s': out of memory", (int) len, p);
                         }

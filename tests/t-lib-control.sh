@@ -112,6 +112,14 @@ check_eq control-disable-list-msg "traceql: ctl $P: no event matches 'nosuch' (k
 ctl control-disable-list-applied 0 list 'blk_d*'
 check_eq control-disable-list-applied-out "blk_dev_open blockdemo off
 blk_drain_all blockdemo off" "$(sort "$T/out")"
+# A list holding a pattern that starts with '-' (the other command's) is
+# refused whole, nothing applied: the patterns before it were enabled, and
+# 'blk_d*,-blk_drain_all' enabled the very event it meant to leave off.
+ctl control-enable-list-dash 7 enable 'blk_d*,-blk_drain_all'
+check_eq control-enable-list-dash-msg "traceql: ctl $P: a PATTERN cannot start with '-': '-blk_drain_all'" "$(cat "$T/err")"
+ctl control-enable-list-dash-none 0 list 'blk_d*'
+check_eq control-enable-list-dash-none-out "blk_dev_open blockdemo off
+blk_drain_all blockdemo off" "$(sort "$T/out")"
 
 ctl control-stats 0 stats
 sed -e 's/[0-9][0-9]*/N/g' "$T/out" > "$T/shape"
