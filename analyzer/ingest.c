@@ -139,6 +139,8 @@ struct ingest {
         uint64_t added, uncommitted;
         uint64_t again;                 /* rows stored again (ingest_unstore()), in added */
         int64_t renamed_from;           /* ingest_find_renamed()'s source, 0 for none */
+        uint64_t bad_ints;              /* entries stored with a bad_int field */
+        char bad_int[80];               /* the first one's NAME=value, cut */
 };
 
 /* ---- entries ---------------------------------------------------------- */
@@ -427,6 +429,8 @@ static int ingest_entry_field(struct ingest_entry *e, uint32_t off, uint32_t len
         if (ingest_entry_int(e, data, nlen, &x, &has)) {
                 if (ingest_parse_i64(e->buf + voff, vlen, x))
                         *has = true;
+                else if (!e->bad_int.set)       /* said once per import (ingest_end()) */
+                        e->bad_int = (struct ingest_str) { .off = off, .len = len, .set = true };
                 return 0;
         }
         if (nlen == 8 && NAME_IS("__CURSOR"))
@@ -1606,6 +1610,10 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
                 goto out;
         }
         event = e->buf + e->event.off;
+        if (e->bad_int.set && ing->bad_ints++ == 0)
+                snprintf(ing->bad_int, sizeof(ing->bad_int), "%.*s%s",
+                         (int) (e->bad_int.len < 64 ? e->bad_int.len : 64),
+                         e->buf + e->bad_int.off, e->bad_int.len > 64 ? "..." : "");
         r = ingest_jid(ing, e, &jid, err);
         if (r < 0)
                 goto out;
@@ -2015,6 +2023,13 @@ int ingest_end(struct ingest *ing, bool commit, uint64_t *ret_added, struct tq_e
                         r = store_exec(ing->db, "COMMIT", err);
                 if (r == 0 && ret_added)
                         *ret_added = ing->added - ing->again;
+                /* a field of ours that is no number (TRACE_SEQ=abc, a TID of
+                 * 21 digits): the row is stored, that column NULL, and said */
+                if (r == 0 && ing->bad_ints)
+                        tq_message("%s: %" PRIu64 " event%s stored with a field that is no "
+                                   "number, its column NULL (the first: %s)",
+                                   store_name(ing->db), ing->bad_ints,
+                                   ing->bad_ints == 1 ? "" : "s", ing->bad_int);
         }
         ingest_ckpt_stop(ing);
         sqlite3_finalize(ing->insert);

@@ -232,6 +232,8 @@ struct ingest_entry {
         struct ingest_str transport;    /* _TRANSPORT: "driver" for journald's own */
         struct ingest_str seqnum_id;    /* journal identity: s= of the cursor */
         struct ingest_str cursor;       /* the whole cursor, when known */
+        struct ingest_str bad_int;      /* the first NAME=value of a numeric common field
+                                           whose value is no number: its column NULL */
         bool argsig_guessed;            /* TRACE_ARGS holds kinds guessed from the
                                            values (an undeclared ftrace event): a
                                            later guess may differ, and is no news */

@@ -184,6 +184,15 @@ check_eq traceql-losses-seq-wide "seq_gap,bb,,100,a,9223372036854775806,seq 1..9
         "$($TQ --db "$T/seq-wide.db" --no-sync --format csv losses | tail -n +2 | cut -d, -f1-7 | paste -sd '|')"
 check_eq traceql-u64-gap "1|NULL|NULL|'18446744073709551614'|NULL|NULL|9223372036854775807" \
         "$(q "$T/seq-huge.db" "select u64_gap(1, 3) || '|' || coalesce(u64_gap(3, 1), 'NULL') || '|' || coalesce(u64_gap(1, 2), 'NULL') || '|' || quote(u64_gap(0, -1)) || '|' || coalesce(u64_gap(null, 5), 'NULL') || '|' || coalesce(u64_gap('no', 5), 'NULL') || '|' || quote(u64_gap(0, -1 - 9223372036854775807)) as v")"
+# A numeric common field whose value is no number (TRACE_SEQ=abc, a TID of
+# 21 digits, an empty CODE_LINE) leaves its column NULL, the row stored, as
+# before, but no longer without a word: one line at the end, the first named.
+printf '__CURSOR=s=0123456789abcdef0123456789abcdef;i=1;b=x\nTRACE_EVENT=ev\nTRACE_SEQ=abc\nTID=999999999999999999999\nMESSAGE=m\n\n__CURSOR=s=0123456789abcdef0123456789abcdef;i=2;b=x\nTRACE_EVENT=ev\nCODE_LINE=\nTRACE_SEQ=2\nMESSAGE=m\n\n__CURSOR=s=0123456789abcdef0123456789abcdef;i=3;b=x\nTRACE_EVENT=ev\nTRACE_SEQ=3\nMESSAGE=m\n\n' \
+        > "$T/badint.export"
+rc=0
+$TQ --db "$T/badint.db" import --export "$T/badint.export" 2> "$T/err" || rc=$?
+check_eq traceql-bad-int-field "0|traceql: $T/badint.db: 2 events stored with a field that is no number, its column NULL (the first: TRACE_SEQ=abc)|NULL NULL NULL;2 NULL NULL;3 NULL NULL" \
+        "$rc|$(cat "$T/err")|$($TQ --db "$T/badint.db" --no-sync --format csv "select group_concat(coalesce(seq, 'NULL') || ' ' || coalesce(tid, 'NULL') || ' ' || coalesce(code_line, 'NULL'), ';') as v from (select * from events order by id)" | tail -n 1)"
 # Rows without a boot (a central syslog file's) are told apart by host: the
 # same pid and identifier on two hosts are two processes (a's 1 2 3 and b's
 # 1 3 merged into one run, and b's gap was hidden).
