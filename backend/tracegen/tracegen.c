@@ -376,8 +376,10 @@ static char *tracegen_dir_real(const char *path)
         return real;
 }
 
-/* Whether A and B name one file: the same inode when both exist, else the
- * same directory (by its real path) and the same last component. */
+/* Whether A and B name one regular file: the same inode when both exist
+ * (a file that is no regular file, /dev/stdout or a pipe, is written into
+ * directly, and two outputs may share it), else the same directory (by its
+ * real path) and the same last component. */
 static bool tracegen_same_file(const char *a, const char *b)
 {
         struct stat sa, sb;
@@ -385,7 +387,7 @@ static bool tracegen_same_file(const char *a, const char *b)
         bool same;
 
         if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-                return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+                return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
         if (strcmp(tracegen_basename(a), tracegen_basename(b)) != 0)
                 return false;
         da = tracegen_dir_real(a);
