@@ -290,12 +290,8 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
 
                 switch (c) {
                 case O_DB:
-                        /* SQLite takes "" for a private temporary database, gone at
-                         * exit: an import into it would say it imported */
-                        if (!*optarg) {
-                                tq_message("--db: an empty file name");
+                        if (store_db_arg(optarg) < 0)
                                 return -EINVAL;
-                        }
                         o->db = optarg;
                         break;
                 case O_NO_SYNC: o->no_sync = true; break;

@@ -899,6 +899,14 @@ out:
         sqlite3_close_v2(db);
 }
 
+int store_db_arg(const char *arg)
+{
+        if (*arg)
+                return 0;
+        tq_message("--db: an empty file name");
+        return -EINVAL;
+}
+
 int store_default_path(char **ret_path, struct tq_error *err)
 {
         const char *env, *home;

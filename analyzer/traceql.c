@@ -453,12 +453,8 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, bool bef
         while ((c = getopt_long(argc, argv, "h", traceql_longopts, NULL)) != -1) {
                 switch (c) {
                 case OPT_DB:
-                        /* SQLite takes "" for a private temporary database, gone at
-                         * exit: an import into it would say it imported */
-                        if (!*optarg) {
-                                tq_message("--db: an empty file name");
+                        if (store_db_arg(optarg) < 0)
                                 return -EINVAL;
-                        }
                         o->db = optarg;
                         break;
                 case OPT_NO_SYNC: o->no_sync = true; break;

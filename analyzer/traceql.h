@@ -186,6 +186,10 @@ void store_stop_waiting(atomic_int *stop);
  * traceql.db, else ~/.cache/traceql/traceql.db; creates the directory.
  * Returns 0 and a malloc'ed path in *ret_path. */
 int store_default_path(char **ret_path, struct tq_error *err);
+/* --db's value ARG: 0, or -EINVAL, said, for "", which SQLite would take
+ * for a private temporary database removed at exit (an import into it
+ * would say it imported). */
+int store_db_arg(const char *arg);
 
 /*
  * Forget the sources IDS[0..N) of DB (distinct ids), in one transaction: the
