@@ -442,6 +442,9 @@ static void traceql_correlate_misplaced(int argc, char **argv, const char *arg)
  * put them there).  BEFORE_CORRELATE: ARGV ends before leaks or pairs, whose
  * own options there (and their values) are passed over, left to them.
  * -EINVAL, said, on a bad command line. */
+/* --boot without an id: the current boot, told from --boot= */
+static const char traceql_boot_current[] = "";
+
 static int traceql_parse(int argc, char **argv, struct traceql_opts *o, bool before_correlate,
                          int *ret_first)
 {
@@ -472,7 +475,7 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, bool bef
                         break;
                 case OPT_SINCE: o->since = optarg; break;
                 case OPT_UNTIL: o->until = optarg; break;
-                case OPT_BOOT: o->boot = optarg ? optarg : ""; break;
+                case OPT_BOOT: o->boot = optarg ? optarg : traceql_boot_current; break;
                 case OPT_DIRECTORY: o->directory = optarg; break;
                 case OPT_FILE: o->files = traceql_push(o->files, &o->nfiles, optarg); break;
                 case OPT_EXPORT: o->export_path = optarg; break;
@@ -710,6 +713,12 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 return TQ_EXIT_USAGE;
         }
         jo.has_until = o->until != NULL;
+        /* --boot= names no boot, not the current one as --boot alone does */
+        if (o->boot && o->boot != traceql_boot_current && !*o->boot) {
+                tq_message("invalid boot id '' (32 hex digits, as journalctl --list-boots "
+                           "shows)");
+                return TQ_EXIT_USAGE;
+        }
         if (o->boot && (r = traceql_boot(o->boot, bootbuf)) < 0) {
                 if (*o->boot)
                         tq_message("invalid boot id '%s' (32 hex digits, as journalctl "
@@ -728,6 +737,21 @@ static int traceql_import(const char *path, struct traceql_opts *o)
                 if (strchr(o->identifiers[i], ',')) {
                         /* the source's filter lists them with commas */
                         tq_message("--identifier '%s': an identifier with a comma cannot be "
+                                   "imported", o->identifiers[i]);
+                        return TQ_EXIT_USAGE;
+                }
+                if (strncmp(o->identifiers[i], "forgotten ", 10) == 0 &&
+                    o->identifiers[i][10] &&
+                    strspn(o->identifiers[i] + 10, "0123456789") == strlen(o->identifiers[i] + 10)) {
+                        /* the filter a forgotten source gets: 'forgotten ID' */
+                        tq_message("--identifier '%s': an identifier 'forgotten N' cannot be "
+                                   "imported (it is how a forgotten source is marked)",
+                                   o->identifiers[i]);
+                        return TQ_EXIT_USAGE;
+                }
+                if (strchr(o->identifiers[i], '\n')) {
+                        /* and a line of its own says the boot: 'boot=ID' */
+                        tq_message("--identifier '%s': an identifier with a newline cannot be "
                                    "imported", o->identifiers[i]);
                         return TQ_EXIT_USAGE;
                 }

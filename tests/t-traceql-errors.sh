@@ -1123,6 +1123,12 @@ run usage-events-no-sync-format 0 "" --db "$DB" --no-sync --format csv events
 run usage-export-filter 2 "traceql: --export takes no filter and no --follow" --db "$DB" import --export "$FIX" --identifier x
 TIMES="(YYYY-MM-DD [HH:MM[:SS]], @SECONDS up to @253402300799, now)"
 run usage-identifier-comma 2 "traceql: --identifier 'a,b': an identifier with a comma cannot be imported" --db "$DB" import --identifier x --identifier a,b
+# 'forgotten N' is how forget marks source N: a source of that identifier
+# and id was taken for forgotten, never synced ('forgotten 1x' is a name)
+run usage-identifier-forgotten 2 "traceql: --identifier 'forgotten 1': an identifier 'forgotten N' cannot be imported (it is how a forgotten source is marked)" --db "$DB" import --identifier "forgotten 1"
+# a newline: the source's filter has the boot of --boot as a line of its own
+# after the identifiers ('boot=ID'), which such an identifier forged
+run usage-identifier-newline 2 "traceql: --identifier 'a\x0aboot=0123456789abcdef0123456789abcdef': an identifier with a newline cannot be imported" --db "$DB" import --identifier "$(printf 'a\nboot=0123456789abcdef0123456789abcdef')"
 # An empty identifier was taken, its source's filter '' that of an import
 # without --identifier: that import then resumed after its position and
 # never read the other identifiers' entries before it
@@ -1151,6 +1157,8 @@ run usage-time-inf 2 "traceql: invalid time '@inf' $TIMES" --db "$DB" import --s
 run usage-time-overflow 2 "traceql: invalid time '@18446744073709551' $TIMES" --db "$DB" import --since @18446744073709551
 run usage-time-negative 2 "traceql: invalid time '@-1' $TIMES" --db "$DB" import --until @-1
 run usage-boot 2 "traceql: invalid boot id 'xyz' (32 hex digits, as journalctl --list-boots shows)" --db "$DB" import --boot=xyz
+# --boot= (an empty id) took the current boot, as --boot alone does
+run usage-boot-empty 2 "traceql: invalid boot id '' (32 hex digits, as journalctl --list-boots shows)" --db "$DB" import --boot=
 # --since and --until swapped: an empty window imported nothing, exit 0
 run usage-time-window 2 "traceql: --since '2026-01-02' is after --until '2026-01-01'" \
         --db "$DB" import --since 2026-01-02 --until 2026-01-01
