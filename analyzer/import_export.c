@@ -446,31 +446,39 @@ static bool import_export_seekable(FILE *f)
 
 /*
  * Resume a regular file at its stored offset when it is the file imported
- * before: it still reaches the offset, an entry ended there, and the bytes
- * before have the fingerprint CURSOR (traceql.h; when an older traceql
- * stored the offset without one, an empty line must end there).  Else the
- * file was replaced or rotated (or written again) and is read from the
- * start, saying so: the entries already there are known by their journal
- * identity and not stored twice.
+ * before, as import_file() does the other files (import_resume()): it still
+ * reaches the offset, and the bytes before have the fingerprint CURSOR
+ * (traceql.h); or at the offset of another source whose file this one is,
+ * renamed (rotated).  A file replaced or written again is read from the
+ * start, its source's rows and position kept under 'replaced ID'.  And an
+ * entry must end there: an empty line, or the end of the file when the
+ * stream was cut there, a line end at least (when an older traceql stored
+ * the offset without a fingerprint, an empty line).  The entries already
+ * there are known by their journal identity and not stored twice; entries
+ * without one (no __CURSOR) are stored once because of the position.
  */
-static void import_export_resume(struct import_export *x, int64_t offset, const char *cursor)
+static int import_export_resume(struct import_export *x, struct ingest *ing, int64_t offset,
+                                const char *cursor, struct tq_error *err)
 {
         struct stat st;
         int fd = fileno(x->f);
+        int64_t at;
         char end[2];
+        int r;
 
-        if (offset <= 0 || !import_export_seekable(x->f) || fstat(fd, &st) < 0 ||
-            !import_same_file(fd, st.st_size, offset, cursor, x->name))
-                return;
-        /* an entry ends in an empty line, or at the end of the file when the
-         * stream was cut there: a line end at least */
-        if (offset < 2 || pread(fd, end, 2, offset - 2) != 2 || end[1] != '\n' ||
+        if (!import_export_seekable(x->f) || fstat(fd, &st) < 0)
+                return 0;
+        r = import_resume(ing, fd, st.st_size, offset, cursor, x->name, &at, err);
+        if (r < 0 || at <= 0)
+                return r;
+        if (at < 2 || pread(fd, end, 2, at - 2) != 2 || end[1] != '\n' ||
             (!cursor && end[0] != '\n')) {
                 import_not_same(x->name, false);
-                return;
+                return 0;
         }
-        if (fseeko(x->f, offset, SEEK_SET) == 0)
-                x->offset = x->resumed = offset;
+        if (fseeko(x->f, at, SEEK_SET) == 0)
+                x->offset = x->resumed = at;
+        return 0;
 }
 
 /* The reader thread (ring_run()): every entry into a slot. */
@@ -519,7 +527,9 @@ static int import_export_run(sqlite3 *db, struct import_export *x, const char *l
         r = ingest_begin(db, "export", location, "", &ing, &cursor, &offset, err);
         if (r < 0)
                 goto out;
-        import_export_resume(x, offset, cursor);
+        r = import_export_resume(x, ing, offset, cursor, err);
+        if (r < 0)
+                goto out;
         tq_progress_begin((uint64_t) x->offset, seekable && fstat(fileno(x->f), &st) == 0 ?
                           (uint64_t) st.st_size : 0);
         r = ring_run(import_export_reader, x, ring_write_entry, ing, err);

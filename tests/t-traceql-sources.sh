@@ -177,3 +177,24 @@ run forget-last 0 "" --db "$DB" forget 4
 run forget-all-query 0 "" --db "$DB" --format csv 'select count(*) from events'
 check_eq forget-all-rows "count(*)
 8" "$(cat "$T/out")"
+
+# An export file is resumed as the other files are (import_resume()): one
+# renamed by a rotation resumes at the offset of the source it was, a new
+# file under the old name is a replaced one, its source kept under
+# 'replaced ID'.  Export read every new name from its start and a replaced
+# file into the same source: entries without __CURSOR (no journal
+# identity) were stored twice, and no source was split off.
+ent() { printf '__REALTIME_TIMESTAMP=%d\n_HOSTNAME=h\nSYSLOG_IDENTIFIER=nc\nMESSAGE=e %d\nTRACE_EVENT=e\nTRACE_ARGS=n:i\nTRACE_ARG_N=%d\n\n' \
+        $((1795970000000000 + $1)) "$1" "$1"; }
+rm -f "$T"/nc.db* "$T"/nc.export*
+{ ent 1; ent 2; } > "$T/nc.export"
+"$TQ" --db "$T/nc.db" import --export "$T/nc.export"
+mv "$T/nc.export" "$T/nc.export.1"
+ent 3 >> "$T/nc.export.1"
+ent 4 > "$T/nc.export"
+"$TQ" --db "$T/nc.db" import --export "$T/nc.export.1" 2> "$T/err1"
+"$TQ" --db "$T/nc.db" import --export "$T/nc.export" 2> "$T/err2"
+check_eq export-renamed-replaced "traceql: $T/nc.export.1: the file imported before as $T/nc.export (renamed): resuming at byte 254|traceql: $T/nc.export: not the file imported before (truncated or replaced): importing it from the start|1 2 3 4|nc.export:replaced 1:2 nc.export.1::1 nc.export::1" \
+        "$(cat "$T/err1")|$(cat "$T/err2")|$("$TQ" --db "$T/nc.db" --no-sync --format csv \
+        'select group_concat(n, " ") as v from (select n from e order by n)' | tail -n 1)|$("$TQ" --db "$T/nc.db" \
+        --no-sync --format csv "select group_concat(replace(location, '$T/', '') || ':' || filter || ':' || rows, ' ') as v from (select * from sources order by id)" | tail -n 1)"
