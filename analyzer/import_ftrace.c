@@ -1076,7 +1076,6 @@ static int fadd_field(struct ftrace *f, const char *name, struct fspan v)
         return te_catalog_field(&f->e, name, v.p, v.n);
 }
 
-/* Declared event: values in declaration order, kinds from the catalog. */
 /* V as a value of KIND, as a journal entry's TRACE_ARG_ is read (ingest.c,
  * ingest_val_arg()), which is how libtracejournal's ftrace output writes it:
  * 'i' decimal from INT64_MIN to INT64_MAX, 'u' decimal from 0 to
@@ -1095,6 +1094,7 @@ static bool fvalue_of_kind(struct fspan v, char kind, uint64_t *ret)
         return kind != 'i' || k == 'i' || *ret <= (uint64_t) INT64_MAX;
 }
 
+/* Declared event: values in declaration order, kinds from the catalog. */
 static int fentry_declared(struct ftrace *f, const struct te_event *ev, const struct fline *l)
 {
         struct tq_value v[TE_MAX_ARGS];
@@ -1511,9 +1511,10 @@ enum fleft {
  * it once.  Entries are stored when their first line's newline is at or
  * after SKIP (an older traceql recorded the whole size, an unfinished line
  * in it), and stored again, the row of before deleted (ingest_unstore()),
- * when lines at or after SKIP go on with one before it.  WHOLE (standard input, a pipe: read once, never resumed): the
- * last line is parsed with or without its newline, as the text importers
- * do, the entry it goes on with included.  NOTES (unless NULL) gets the
+ * when lines at or after SKIP go on with one before it.  WHOLE (standard
+ * input, a pipe: read once, never resumed): the last line is parsed with or
+ * without its newline, as the text importers do, the entry it goes on with
+ * included.  NOTES (unless NULL) gets the
  * markers that may have lost arguments to a cut (fnote_cut()) and the
  * arguments of undeclared events that have no column (fnote_args()).
  */

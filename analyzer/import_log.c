@@ -57,9 +57,10 @@ static int import_log_tid_prefix(struct import_text *t, const char *line, size_t
         *ret_used = i + 1;
         return r;
 bad:
+        /* up to where it went wrong, the quote cut at 64 bytes */
+        k = i + 1 < len ? i + 1 : len;
         return tq_error_set(err, -EBADMSG, "invalid 'TID@SEC.USEC:' prefix '%.*s%s'",
-                            (int) (i + 1 < len ? (i + 1 < 64 ? i + 1 : 64) : (len < 64 ? len : 64)),
-                            line, i + 1 > 64 && len > 64 ? "..." : "");
+                            (int) (k < 64 ? k : 64), line, k > 64 ? "..." : "");
 }
 
 static unsigned import_log_more(struct import_text *t, const char *line, size_t len)

@@ -436,15 +436,15 @@ static void traceql_correlate_misplaced(int argc, char **argv, const char *arg)
                    (int) strcspn(arg, "="), arg);
 }
 
+/* --boot without an id: the current boot, told from --boot= */
+static const char traceql_boot_current[] = "";
+
 /* Read traceql's options in ARGV[1] to ARGV[ARGC - 1], and the SQL or the
  * subcommand (*RET_FIRST, its index; with O->operands, the words after it
  * are the subcommand's, from *RET_FIRST + 1 to the end once getopt_long()
  * put them there).  BEFORE_CORRELATE: ARGV ends before leaks or pairs, whose
  * own options there (and their values) are passed over, left to them.
  * -EINVAL, said, on a bad command line. */
-/* --boot without an id: the current boot, told from --boot= */
-static const char traceql_boot_current[] = "";
-
 static int traceql_parse(int argc, char **argv, struct traceql_opts *o, bool before_correlate,
                          int *ret_first)
 {

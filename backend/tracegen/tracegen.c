@@ -326,7 +326,7 @@ static void tracegen_check_twice(char **files, int n)
 {
         struct stat *st = calloc((size_t)(n > 0 ? n : 1), sizeof(*st));
         bool *reg = calloc((size_t)(n > 0 ? n : 1), sizeof(*reg));
-        int stdin_at = -1;
+        bool stdin_seen = false;
 
         if (!st || !reg)
                 tracegen_nomem();
@@ -334,10 +334,9 @@ static void tracegen_check_twice(char **files, int n)
                 bool is_stdin = strcmp(files[i], "-") == 0;
 
                 /* standard input is read once: a second '-' read nothing */
-                if (is_stdin && stdin_at >= 0)
+                if (is_stdin && stdin_seen)
                         tracegen_usage_error("-: given twice", NULL);
-                if (is_stdin)
-                        stdin_at = i;
+                stdin_seen |= is_stdin;
                 reg[i] = (is_stdin ? fstat(STDIN_FILENO, &st[i]) : stat(files[i], &st[i])) == 0 &&
                          S_ISREG(st[i].st_mode);
                 for (int j = 0; reg[i] && j < i; j++) {
@@ -408,8 +407,6 @@ static bool tracegen_same_file(const char *a, const char *b)
 static void tracegen_check_outputs(const struct tracegen_output *outs, const char *const *roles,
                                    size_t n, char **files, int nfiles)
 {
-        char msg[128];
-
         for (size_t i = 0; i < n; i++) {
                 for (size_t j = 0; j < i; j++) {
                         if (!tracegen_same_file(outs[i].path, outs[j].path))
@@ -423,11 +420,9 @@ static void tracegen_check_outputs(const struct tracegen_output *outs, const cha
                 for (int k = 0; k < nfiles; k++) {
                         if (strcmp(files[k], "-") == 0 || !tracegen_same_file(outs[i].path, files[k]))
                                 continue;
-                        snprintf(msg, sizeof(msg), ": an input, would be replaced by the %s",
-                                 roles[i]);
                         fputs("tracegen: ", stderr);
                         te_fputs_quoted(files[k], NULL, stderr);
-                        fprintf(stderr, "%s\n", msg);
+                        fprintf(stderr, ": an input, would be replaced by the %s\n", roles[i]);
                         fputs("Try 'tracegen --help' for more information.\n", stderr);
                         exit(TRACEGEN_EXIT_USAGE);
                 }
