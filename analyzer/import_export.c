@@ -52,6 +52,8 @@ struct import_export {
         bool held;                      /* one was */
         struct ingest_entry *e;         /* the entry being read: a ring slot's */
         unsigned nfields;               /* fields in the entry being read */
+        uint64_t lines_before;          /* newlines before resumed, once bad_int_base */
+        bool bad_int_base;              /* lines_before is counted */
 };
 
 /* Field names: upper-case letters, digits and '_', not starting with a digit. */
@@ -151,11 +153,21 @@ static int import_export_check(const struct import_export *x, const char *data, 
 /* Add the field DATA (LEN bytes), read at line AT, to the entry.  An entry
  * holds less than 2 GiB (ingest.c): a stream whose entry goes on past that
  * is broken, not short of memory.  0, -EBADMSG or -ENOMEM. */
-static int import_export_add(const struct import_export *x, const char *data, size_t len,
+static int import_export_add(struct import_export *x, const char *data, size_t len,
                              uint64_t at, struct tq_error *err)
 {
         int r = ingest_entry_add(x->e, data, len);
 
+        /* a numeric field that is no number: its line, for ingest_end()'s
+         * note; the lines before a resumed import's offset are counted the
+         * first time only */
+        if (r == 0 && x->e->bad_int.set && !x->e->bad_int_line) {
+                if (!x->bad_int_base) {
+                        x->lines_before = import_export_at(x, 0);
+                        x->bad_int_base = true;
+                }
+                x->e->bad_int_line = x->lines_before + at;
+        }
         if (r == -E2BIG)
                 return tq_error_set(err, -EBADMSG, "%s:%" PRIu64 ": entry too large (its "
                                     "fields take more than 2 GiB)", x->name,

@@ -141,6 +141,8 @@ struct ingest {
         int64_t renamed_from;           /* ingest_find_renamed()'s source, 0 for none */
         uint64_t bad_ints;              /* entries stored with a bad_int field */
         char bad_int[80];               /* the first one's NAME=value, cut */
+        char bad_where[256];            /* and where: ", at FILE:LINE", ", in the entry
+                                           CURSOR", or "" */
 };
 
 /* ---- entries ---------------------------------------------------------- */
@@ -1586,6 +1588,27 @@ static int ingest_resume(struct ingest *ing, struct tq_error *err)
         return r;
 }
 
+/* Keep the first entry's bad_int for ingest_end()'s note, and where it is:
+ * an export's file and line, else the entry's cursor (journalctl --cursor
+ * takes it); a file name past 64 bytes is cut, as the field is, and a
+ * cursor past 160 (a journal's are at most 145). */
+static void ingest_bad_int_note(struct ingest *ing, const struct ingest_entry *e)
+{
+        const char *name = ing->location;
+
+        snprintf(ing->bad_int, sizeof(ing->bad_int), "%.*s%s",
+                 (int) (e->bad_int.len < 64 ? e->bad_int.len : 64), e->buf + e->bad_int.off,
+                 e->bad_int.len > 64 ? "..." : "");
+        if (e->bad_int_line && strcmp(ing->kind, "export") == 0)
+                snprintf(ing->bad_where, sizeof(ing->bad_where), ", at %.64s%s:%" PRIu64,
+                         strcmp(name, "-") == 0 ? "<stdin>" : name,
+                         strlen(name) > 64 ? "..." : "", e->bad_int_line);
+        else if (e->cursor.set)
+                snprintf(ing->bad_where, sizeof(ing->bad_where), ", in the entry %.*s%s",
+                         (int) (e->cursor.len < 160 ? e->cursor.len : 160),
+                         e->buf + e->cursor.off, e->cursor.len > 160 ? "..." : "");
+}
+
 int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_error *err)
 {
         struct ingest_sigarg sig[TQ_MAX_ARGS], args[TQ_MAX_ARGS];
@@ -1611,9 +1634,7 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
         }
         event = e->buf + e->event.off;
         if (e->bad_int.set && ing->bad_ints++ == 0)
-                snprintf(ing->bad_int, sizeof(ing->bad_int), "%.*s%s",
-                         (int) (e->bad_int.len < 64 ? e->bad_int.len : 64),
-                         e->buf + e->bad_int.off, e->bad_int.len > 64 ? "..." : "");
+                ingest_bad_int_note(ing, e);
         r = ingest_jid(ing, e, &jid, err);
         if (r < 0)
                 goto out;
@@ -2027,9 +2048,9 @@ int ingest_end(struct ingest *ing, bool commit, uint64_t *ret_added, struct tq_e
                  * 21 digits): the row is stored, that column NULL, and said */
                 if (r == 0 && ing->bad_ints)
                         tq_message("%s: %" PRIu64 " event%s stored with a field that is no "
-                                   "number, its column NULL (the first: %s)",
+                                   "number, its column NULL (the first: %s%s)",
                                    store_name(ing->db), ing->bad_ints,
-                                   ing->bad_ints == 1 ? "" : "s", ing->bad_int);
+                                   ing->bad_ints == 1 ? "" : "s", ing->bad_int, ing->bad_where);
         }
         ingest_ckpt_stop(ing);
         sqlite3_finalize(ing->insert);

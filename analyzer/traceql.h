@@ -238,6 +238,7 @@ struct ingest_entry {
         struct ingest_str cursor;       /* the whole cursor, when known */
         struct ingest_str bad_int;      /* the first NAME=value of a numeric common field
                                            whose value is no number: its column NULL */
+        uint64_t bad_int_line;          /* its line in the importer's file, 0 unknown */
         bool argsig_guessed;            /* TRACE_ARGS holds kinds guessed from the
                                            values (an undeclared ftrace event): a
                                            later guess may differ, and is no news */

@@ -191,8 +191,35 @@ printf '__CURSOR=s=0123456789abcdef0123456789abcdef;i=1;b=x\nTRACE_EVENT=ev\nTRA
         > "$T/badint.export"
 rc=0
 $TQ --db "$T/badint.db" import --export "$T/badint.export" 2> "$T/err" || rc=$?
-check_eq traceql-bad-int-field "0|traceql: $T/badint.db: 2 events stored with a field that is no number, its column NULL (the first: TRACE_SEQ=abc)|NULL NULL NULL;2 NULL NULL;3 NULL NULL" \
+check_eq traceql-bad-int-field "0|traceql: $T/badint.db: 2 events stored with a field that is no number, its column NULL (the first: TRACE_SEQ=abc, at $T/badint.export:3)|NULL NULL NULL;2 NULL NULL;3 NULL NULL" \
         "$rc|$(cat "$T/err")|$($TQ --db "$T/badint.db" --no-sync --format csv "select group_concat(coalesce(seq, 'NULL') || ' ' || coalesce(tid, 'NULL') || ' ' || coalesce(code_line, 'NULL'), ';') as v from (select * from events order by id)" | tail -n 1)"
+# ... named by its line in the whole file when the import resumed past the
+# start, and in standard input
+printf '__CURSOR=s=0123456789abcdef0123456789abcdef;i=4;b=x\nTRACE_EVENT=ev\nTRACE_SEQ=4\nMESSAGE=m\n\n__CURSOR=s=0123456789abcdef0123456789abcdef;i=5;b=x\nTRACE_EVENT=ev\nTRACE_SEQ=x5\nMESSAGE=m\n\n' \
+        >> "$T/badint.export"
+rc=0
+$TQ --db "$T/badint.db" import --export "$T/badint.export" 2> "$T/err" || rc=$?
+check_eq traceql-bad-int-resumed "0|traceql: $T/badint.db: 1 event stored with a field that is no number, its column NULL (the first: TRACE_SEQ=x5, at $T/badint.export:25)" \
+        "$rc|$(cat "$T/err")"
+rc=0
+$TQ --db "$T/badint-in.db" import --export - < "$T/badint.export" 2> "$T/err" || rc=$?
+check_eq traceql-bad-int-stdin "0|traceql: $T/badint-in.db: 3 events stored with a field that is no number, its column NULL (the first: TRACE_SEQ=abc, at <stdin>:3)" \
+        "$rc|$(cat "$T/err")"
+# ... and, from a journal file, by the entry's cursor, which journalctl
+# takes (a file of its own: the local journal is every test's, and a fresh
+# database's sync would say it of the entry too)
+JR=/lib/systemd/systemd-journal-remote
+if [ -x "$JR" ]; then
+        printf '__CURSOR=s=0123456789abcdef0123456789abcdef;i=1;b=fedcba9876543210fedcba9876543210;m=1;t=1;x=1\n__REALTIME_TIMESTAMP=1700000000000001\n__MONOTONIC_TIMESTAMP=1\n_BOOT_ID=fedcba9876543210fedcba9876543210\nSYSLOG_IDENTIFIER=bi\nTRACE_EVENT=ev\nTRACE_SEQ=1\nMESSAGE=ev one\n\n__CURSOR=s=0123456789abcdef0123456789abcdef;i=2;b=fedcba9876543210fedcba9876543210;m=2;t=2;x=2\n__REALTIME_TIMESTAMP=1700000000000002\n__MONOTONIC_TIMESTAMP=2\n_BOOT_ID=fedcba9876543210fedcba9876543210\nSYSLOG_IDENTIFIER=bi\nTRACE_EVENT=ev\nTRACE_SEQ=two\nMESSAGE=ev two\n\n' |
+                "$JR" -o "$T/badint.journal" - 2> /dev/null
+        rc=0
+        $TQ --db "$T/badint-j.db" import --file "$T/badint.journal" 2> "$T/err" || rc=$?
+        cursor=$(sed -n 's/.*(the first: TRACE_SEQ=two, in the entry \(s=[^)]*\))$/\1/p' "$T/err")
+        check_eq traceql-bad-int-journal "0|1 event stored|ev two" \
+                "$rc|$(grep -o '1 event stored' "$T/err")|$(journalctl -q -o cat --file="$T/badint.journal" --cursor="$cursor" 2>&1 | head -n 1)"
+else
+        skip traceql-bad-int-journal "no $JR (Debian package systemd-journal-remote)"
+fi
 # Rows without a boot (a central syslog file's) are told apart by host: the
 # same pid and identifier on two hosts are two processes (a's 1 2 3 and b's
 # 1 3 merged into one run, and b's gap was hidden).
