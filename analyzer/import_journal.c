@@ -1822,6 +1822,14 @@ int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err)
                         import_journal_not_synced(db);
                         break;
                 }
+                /* several sources: the bar says whose entries it counts */
+                if (n > 1) {
+                        char label[64];
+
+                        snprintf(label, sizeof(label), "source %" PRId64 " (%zu of %zu)",
+                                 src[i].id, i + 1, n);
+                        tq_progress_label(label);
+                }
                 r = import_journal_replay(db, src[i].location, src[i].filter, src[i].window,
                                           &unopened, err);
                 /* a --directory or --file source whose journal is gone
@@ -1832,6 +1840,7 @@ int import_journal_sync(sqlite3 *db, bool *ret_any, struct tq_error *err)
                                      "%" PRId64 "' stops syncing it, --no-sync skips the sync)",
                                      err->msg, src[i].id, store_name(db), src[i].id);
         }
+        tq_progress_label(NULL);
         *ret_any = any;
         import_journal_sources_free(src, n);
         if (r == -ENOMEM)

@@ -18,6 +18,7 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -37,6 +38,7 @@ static struct {
         int64_t delay_ms;
         pthread_mutex_t lock;           /* drawn, and stderr while it is set */
         bool drawn;                     /* the bar is on the line */
+        char label[64];                 /* tq_progress_label(), with a blank before it */
 } progress = { .lock = PTHREAD_MUTEX_INITIALIZER, .delay_ms = TQ_PROGRESS_DELAY_MS };
 
 static int64_t tq_progress_now_ms(void)
@@ -67,6 +69,14 @@ void tq_progress_range(uint64_t from, uint64_t to)
         progress.to = to;
 }
 
+void tq_progress_label(const char *label)
+{
+        pthread_mutex_lock(&progress.lock);
+        snprintf(progress.label, sizeof(progress.label), "%s%s", label && *label ? " " : "",
+                 label ? label : "");
+        pthread_mutex_unlock(&progress.lock);
+}
+
 bool tq_progress_begin(uint64_t from, uint64_t to)
 {
         if (!progress.on)
@@ -78,8 +88,8 @@ bool tq_progress_begin(uint64_t from, uint64_t to)
         return true;
 }
 
-/* "[####      ]  42% 12345 new events" at AT of the range, or without one
- * "12345 new events". */
+/* "importing [####      ]  42% 12345 new events" at AT of the range, or
+ * without one "importing 12345 new events", the label after "importing". */
 static void tq_progress_draw(uint64_t at, uint64_t added)
 {
         static const char bar[] = "##############################";
@@ -92,10 +102,12 @@ static void tq_progress_draw(uint64_t at, uint64_t added)
                 pct = done >= total ? 100 : done > UINT64_MAX / 100 ?
                       done / (total / 100) : done * 100 / total;
                 width = (int) (pct * TQ_PROGRESS_WIDTH / 100);
-                fprintf(stderr, "\r\033[Ktraceql: importing [%-*.*s] %3d%% %" PRIu64
-                        " new events", TQ_PROGRESS_WIDTH, width, bar, (int) pct, added);
+                fprintf(stderr, "\r\033[Ktraceql: importing%s [%-*.*s] %3d%% %" PRIu64
+                        " new events", progress.label, TQ_PROGRESS_WIDTH, width, bar, (int) pct,
+                        added);
         } else
-                fprintf(stderr, "\r\033[Ktraceql: importing %" PRIu64 " new events", added);
+                fprintf(stderr, "\r\033[Ktraceql: importing%s %" PRIu64 " new events",
+                        progress.label, added);
         fflush(stderr);
         progress.drawn = true;
         pthread_mutex_unlock(&progress.lock);

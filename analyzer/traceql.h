@@ -84,6 +84,10 @@ void tq_progress_enable(bool on);
  * draw.  tq_progress_range() sets them once known. */
 bool tq_progress_begin(uint64_t from, uint64_t to);
 void tq_progress_range(uint64_t from, uint64_t to);
+/* What the bar says it imports, after "importing" (a query's sync of several
+ * sources: "source ID (I of N)"); NULL or "" for nothing.  Kept until
+ * changed. */
+void tq_progress_label(const char *label);
 struct ingest;
 /* The writer, after an entry of ING: the import is AT in its range.  Costs a
  * test when there is no bar; ING's count is read only to draw it. */

@@ -81,6 +81,18 @@ sends "$ID" $((N + 1)) $N
 tty "$T/q" "$RUN $TQ --db $T/j.db --format csv 'select count(*) as n from events'"
 check_eq progress-sync-bar yes "$([ "$(bars "$T/q")" -ge 1 ] && echo yes || cat "$T/q.raw")"
 check_eq progress-sync-cleared "${ESC}[Kn|$((2 * N))" "$(tail -n 2 "$T/q" | paste -sd '|')"
+# A sync of several sources says whose entries each bar counts: the
+# source's id in 'traceql sources', and which of how many it is.
+sends "$ID-c" 1 $N
+sends "$ID-d" 1 $N
+$TQ --db "$T/m.db" import --identifier "$ID-c"
+$TQ --db "$T/m.db" import --identifier "$ID-d"
+sends "$ID-c" $((N + 1)) $N
+sends "$ID-d" $((N + 1)) $N
+tty "$T/q2" "$RUN $TQ --db $T/m.db --format csv 'select count(*) as n from events'"
+LBAR="traceql: importing source ([12]) \\(([12]) of 2\\) \\[[# ]{30}\\] +[0-9]+% [0-9]+ new events"
+check_eq progress-sync-sources "1 (1 of 2)|2 (2 of 2)|n|$((4 * N))" \
+        "$(grep -E "^$ESC\\[K$LBAR\$" "$T/q2" | sed -E "s/^.*importing source ([12] \\([12] of 2\\)).*/\\1/" | uniq | paste -sd '|')|$(tail -n 2 "$T/q2" | tr -d "$ESC" | sed 's/^\[K//' | paste -sd '|')"
 
 # ---- export: a file (percentage of its bytes), a pipe (a count) ---------
 journalctl -q -o export "SYSLOG_IDENTIFIER=$ID" > "$T/x.export"
