@@ -246,9 +246,36 @@ static void corr_usage(FILE *f, bool pairs)
                       "               [--size FIELD] [--format table|csv|json|jsonl] [--sql SQL]\n", f);
 }
 
-/* The options of leaks and pairs, both: corr_parse() refuses those of the
- * other command. */
+/* The options of leaks and pairs, both (traceql.c's look-up of those given
+ * before the command); corr_parse() reads those of its command only, so
+ * that an abbreviation is of them ("--f" is pairs' --format, not also
+ * leaks' --free), and refuses one of the other command by name. */
 enum { O_DB = 256, O_NO_SYNC, O_WRITE, O_FORMAT, O_A, O_B, O_SIZE, O_BY, O_HIST, O_SQL, O_HELP };
+
+#define CORR_COMMON_OPTS \
+        { "db", required_argument, NULL, O_DB }, \
+        { "no-sync", no_argument, NULL, O_NO_SYNC }, \
+        { "write", no_argument, NULL, O_WRITE }, \
+        { "format", required_argument, NULL, O_FORMAT }, \
+        { "sql", required_argument, NULL, O_SQL }, \
+        { "help", no_argument, NULL, O_HELP }
+
+static const struct option corr_leaks_opts[] = {
+        CORR_COMMON_OPTS,
+        { "alloc", required_argument, NULL, O_A },
+        { "free", required_argument, NULL, O_B },
+        { "size", required_argument, NULL, O_SIZE },
+        { 0, 0, 0, 0 },
+};
+
+static const struct option corr_pairs_opts[] = {
+        CORR_COMMON_OPTS,
+        { "begin", required_argument, NULL, O_A },
+        { "end", required_argument, NULL, O_B },
+        { "by", required_argument, NULL, O_BY },
+        { "histogram", no_argument, NULL, O_HIST },
+        { 0, 0, 0, 0 },
+};
 
 static const struct option corr_longopts[] = {
         { "db", required_argument, NULL, O_DB },
@@ -274,20 +301,13 @@ const struct option *correlate_option(const char *arg)
 
 static int corr_parse(int argc, char **argv, struct corr_opts *o)
 {
-        const struct option *lo = corr_longopts;
+        const struct option *lo = o->pairs ? corr_pairs_opts : corr_leaks_opts, *other;
         const char *aname = o->pairs ? "--begin" : "--alloc", *bname = o->pairs ? "--end" : "--free";
-        int c, r, idx = -1;
+        int c, r;
 
         opterr = 0;
         optind = 1;
-        while ((c = getopt_long(argc, argv, "h", lo, &idx)) != -1) {
-                char name[32];
-
-                snprintf(name, sizeof(name), "--%s", c >= O_DB && idx >= 0 ? lo[idx].name : "");
-                if (c < O_DB)
-                        snprintf(name, sizeof(name), "%s", argv[optind - 1]);
-                idx = -1;
-
+        while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
                 switch (c) {
                 case O_DB:
                         if (store_db_arg(optarg) < 0)
@@ -304,19 +324,11 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                         o->have_format = true;
                         break;
                 case O_A: case O_B:
-                        if ((strcmp(name, "--begin") == 0 || strcmp(name, "--end") == 0) != o->pairs) {
-                                fprintf(stderr, "traceql: %s: option not for this command\n", name);
-                                return -EINVAL;
-                        }
                         r = corr_parse_list(optarg, c == O_A ? &o->a : &o->b, c == O_A ? aname : bname);
                         if (r < 0)
                                 return r;
                         break;
                 case O_SIZE: case O_BY: case O_HIST:
-                        if ((c == O_SIZE) == o->pairs) {
-                                fprintf(stderr, "traceql: %s: option not for this command\n", name);
-                                return -EINVAL;
-                        }
                         if (c == O_SIZE) o->size = optarg;
                         else if (c == O_BY) o->by = optarg;
                         else o->histogram = true;
@@ -325,7 +337,15 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                 case 'h':
                 case O_HELP: corr_usage(stdout, o->pairs); exit(tq_stdout_done());
                 default:
-                        tq_option_error(argv, lo);
+                        /* optopt 0: a long option unknown here, maybe the
+                         * other command's */
+                        other = optopt ? NULL : tq_option_find(argv[optind - 1], corr_longopts,
+                                                               NULL);
+                        if (other && other->val != O_HELP)
+                                fprintf(stderr, "traceql: --%s: option not for this command\n",
+                                        other->name);
+                        else
+                                tq_option_error(argv, lo);
                         return -EINVAL;
                 }
         }
@@ -1756,11 +1776,12 @@ out:
         return r;
 }
 
-/* Whether a row's size is of a signed argument (%Q: the --size name): a
- * negative one is shown as it is and counts 0 bytes, where one of an
- * unsigned argument is a 64-bit pattern, shown in full. */
+/* Whether a row's size is of a signed argument (%Q: the --size name, which
+ * matches ignoring ASCII case, as corr_arg_pos() has it): a negative one is
+ * shown as it is and counts 0 bytes, where one of an unsigned argument is a
+ * 64-bit pattern, shown in full. */
 #define CORR_SIZE_SIGNED "coalesce((SELECT a.kind = 'i' FROM event_args a" \
-        " WHERE a.event = tq_leaks.event AND a.name = %Q), 0)"
+        " WHERE a.event = tq_leaks.event AND a.name = %Q COLLATE NOCASE), 0)"
 
 /* The sections, the first two sqlite3_mprintf() formats of the --size name. */
 static const char corr_leaks_sections[][600] = {

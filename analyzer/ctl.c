@@ -432,6 +432,23 @@ int ctl_main(int argc, char **argv)
                 tq_message("ctl: '%s' is not a process id", who);
                 return TQ_EXIT_USAGE;
         }
+        /* the request is the words joined by blanks, a line: an empty word
+         * would vanish ("list ''" listed every event), one with a blank
+         * would be two, one with a newline two requests */
+        for (int i = 2; i < argc; i++) {
+                const char *bad = argv[i] + strcspn(argv[i], " \t\n\r\v\f");
+
+                if (!*argv[i]) {
+                        tq_message("ctl: an empty argument (after '%s')", argv[i - 1]);
+                        return TQ_EXIT_USAGE;
+                }
+                if (*bad) {
+                        tq_message("ctl: argument '%s' holds a %s: give each word as an "
+                                   "argument of its own", argv[i],
+                                   *bad == ' ' || *bad == '\t' ? "blank" : "line break");
+                        return TQ_EXIT_USAGE;
+                }
+        }
         if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
                 fprintf(stderr, "traceql: ctl %s: no such process\n", who);
                 return TQ_EXIT_CTL;

@@ -257,6 +257,21 @@ rc=0; "$TQ" ctl "+$$" stats > /dev/null 2> "$T/err" || rc=$?
 check_eq control-client-badpid-sign "2 traceql: ctl: '+$$' is not a process id" "$rc $(cat "$T/err")"
 rc=0; "$TQ" ctl 1 > /dev/null 2>&1 || rc=$?
 check_eq control-client-usage 2 "$rc"
+# The request is the words joined by blanks: an empty word vanished ("list
+# ''" listed every event, "stats ''" was served), a word with a blank was
+# two, one with a newline two requests.  Usage errors, before any process
+# is looked for (2147483647 is none).
+rc=0; "$TQ" ctl 2147483647 list '' > /dev/null 2> "$T/err" || rc=$?
+check_eq control-client-empty-arg "2 traceql: ctl: an empty argument (after 'list')" "$rc $(cat "$T/err")"
+rc=0; "$TQ" ctl 2147483647 enable 'blk_a blk_b' > /dev/null 2> "$T/err" || rc=$?
+check_eq control-client-blank-arg \
+        "2 traceql: ctl: argument 'blk_a blk_b' holds a blank: give each word as an argument of its own" \
+        "$rc $(cat "$T/err")"
+rc=0; "$TQ" ctl 2147483647 list "blk_a
+stats" > /dev/null 2> "$T/err" || rc=$?
+check_eq control-client-newline-arg \
+        "2 traceql: ctl: argument 'blk_a\\x0astats' holds a line break: give each word as an argument of its own" \
+        "$rc $(cat "$T/err")"
 
 # ---- TJ_CONTROL_DIR, and the socket is removed at exit ----
 mkdir "$T/ctl"
