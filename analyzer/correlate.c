@@ -1783,6 +1783,12 @@ out:
 #define CORR_SIZE_SIGNED "coalesce((SELECT a.kind = 'i' FROM event_args a" \
         " WHERE a.event = tq_leaks.event AND a.name = %Q COLLATE NOCASE), 0)"
 
+/* A problem row's correlator column C: an integer as ptr() shows it, and the
+ * text of a no-correlator row as stored ('4096', a pointer written without
+ * 0x, was shown as 0x1000, '-5' as 0xfffffffffffffffb, 'abc' as nothing). */
+#define CORR_AS_STORED(c) \
+        "CASE WHEN typeof(" c ") = 'integer' THEN ptr(" c ") ELSE " c " END AS " c
+
 /* The sections, the first two sqlite3_mprintf() formats of the --size name. */
 static const char corr_leaks_sections[][600] = {
         "SELECT ns_time(time) AS time, host, pid, tid, ptr(address) AS address,"
@@ -1793,8 +1799,8 @@ static const char corr_leaks_sections[][600] = {
         " tq_bytes_sum(CASE WHEN size < 0 AND " CORR_SIZE_SIGNED " THEN 0 ELSE size END) AS bytes"
         " FROM temp.tq_leaks GROUP BY code_file, code_line, code_func"
         " ORDER BY bytes DESC, count DESC, site",
-        "SELECT ns_time(time) AS time, host, pid, tid, kind, ptr(address) AS address, event,"
-        " code_file || ':' || code_line AS site, code_func AS func, earlier_id"
+        "SELECT ns_time(time) AS time, host, pid, tid, kind, " CORR_AS_STORED("address") ","
+        " event, code_file || ':' || code_line AS site, code_func AS func, earlier_id"
         " FROM temp.tq_bad_frees ORDER BY boot, host, pid, id, rowid",
 };
 static const char *const corr_leaks_titles[] = { "Unfreed allocations", "Leaks by call site",
@@ -2185,7 +2191,8 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
         if (r < 0)
                 goto out;
         sections[0] = stats;
-        sections[1] = "SELECT ns_time(time) AS time, host, pid, tid, kind, ptr(key) AS key, event,"
+        sections[1] = "SELECT ns_time(time) AS time, host, pid, tid, kind, "
+                      CORR_AS_STORED("key") ", event,"
                       " code_file || ':' || code_line AS site, code_func AS func"
                       " FROM temp.tq_pairs_open ORDER BY boot, host, pid, id, rowid";
         r = corr_print(db, o, sections, titles, keys, 2, totals, hist, err);
