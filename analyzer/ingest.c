@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,7 +142,7 @@ struct ingest {
         int64_t renamed_from;           /* ingest_find_renamed()'s source, 0 for none */
         uint64_t bad_ints;              /* entries stored with a bad_int field */
         char bad_int[80];               /* the first one's NAME=value, cut */
-        char bad_where[256];            /* and where: ", at FILE:LINE", ", in the entry
+        char bad_where[PATH_MAX + 64];  /* and where: ", at FILE:LINE", ", in the entry
                                            CURSOR", or "" */
 };
 
@@ -1589,9 +1590,9 @@ static int ingest_resume(struct ingest *ing, struct tq_error *err)
 }
 
 /* Keep the first entry's bad_int for ingest_end()'s note, and where it is:
- * an export's file and line, else the entry's cursor (journalctl --cursor
- * takes it); a file name past 64 bytes is cut, as the field is, and a
- * cursor past 160 (a journal's are at most 145). */
+ * an export's file and line, named as its import's errors name them, else
+ * the entry's cursor (journalctl --cursor takes it), cut past 160 bytes (a
+ * journal's are at most 145). */
 static void ingest_bad_int_note(struct ingest *ing, const struct ingest_entry *e)
 {
         const char *name = ing->location;
@@ -1600,9 +1601,8 @@ static void ingest_bad_int_note(struct ingest *ing, const struct ingest_entry *e
                  (int) (e->bad_int.len < 64 ? e->bad_int.len : 64), e->buf + e->bad_int.off,
                  e->bad_int.len > 64 ? "..." : "");
         if (e->bad_int_line && strcmp(ing->kind, "export") == 0)
-                snprintf(ing->bad_where, sizeof(ing->bad_where), ", at %.64s%s:%" PRIu64,
-                         strcmp(name, "-") == 0 ? "<stdin>" : name,
-                         strlen(name) > 64 ? "..." : "", e->bad_int_line);
+                snprintf(ing->bad_where, sizeof(ing->bad_where), ", at %s:%" PRIu64,
+                         strcmp(name, "-") == 0 ? "<stdin>" : name, e->bad_int_line);
         else if (e->cursor.set)
                 snprintf(ing->bad_where, sizeof(ing->bad_where), ", in the entry %.*s%s",
                          (int) (e->cursor.len < 160 ? e->cursor.len : 160),
