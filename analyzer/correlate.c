@@ -252,46 +252,39 @@ static void corr_usage(FILE *f, bool pairs)
  * leaks' --free), and refuses one of the other command by name. */
 enum { O_DB = 256, O_NO_SYNC, O_WRITE, O_FORMAT, O_A, O_B, O_SIZE, O_BY, O_HIST, O_SQL, O_HELP };
 
-#define CORR_COMMON_OPTS \
+/* Each table in the order of the one of both, so that an ambiguous start
+ * lists the options alike ("'--s' (--size, --sql)"). */
+#define CORR_OPTS_FIRST \
         { "db", required_argument, NULL, O_DB }, \
         { "no-sync", no_argument, NULL, O_NO_SYNC }, \
         { "write", no_argument, NULL, O_WRITE }, \
-        { "format", required_argument, NULL, O_FORMAT }, \
+        { "format", required_argument, NULL, O_FORMAT }
+#define CORR_OPTS_LAST \
         { "sql", required_argument, NULL, O_SQL }, \
-        { "help", no_argument, NULL, O_HELP }
+        { "help", no_argument, NULL, O_HELP }, \
+        { 0, 0, 0, 0 }
+#define CORR_OPTS_LISTS_LEAKS \
+        { "alloc", required_argument, NULL, O_A }, \
+        { "free", required_argument, NULL, O_B }
+#define CORR_OPTS_LISTS_PAIRS \
+        { "begin", required_argument, NULL, O_A }, \
+        { "end", required_argument, NULL, O_B }
+#define CORR_OPTS_SIZE { "size", required_argument, NULL, O_SIZE }
+#define CORR_OPTS_PAIRS \
+        { "by", required_argument, NULL, O_BY }, \
+        { "histogram", no_argument, NULL, O_HIST }
 
 static const struct option corr_leaks_opts[] = {
-        CORR_COMMON_OPTS,
-        { "alloc", required_argument, NULL, O_A },
-        { "free", required_argument, NULL, O_B },
-        { "size", required_argument, NULL, O_SIZE },
-        { 0, 0, 0, 0 },
+        CORR_OPTS_FIRST, CORR_OPTS_LISTS_LEAKS, CORR_OPTS_SIZE, CORR_OPTS_LAST,
 };
 
 static const struct option corr_pairs_opts[] = {
-        CORR_COMMON_OPTS,
-        { "begin", required_argument, NULL, O_A },
-        { "end", required_argument, NULL, O_B },
-        { "by", required_argument, NULL, O_BY },
-        { "histogram", no_argument, NULL, O_HIST },
-        { 0, 0, 0, 0 },
+        CORR_OPTS_FIRST, CORR_OPTS_LISTS_PAIRS, CORR_OPTS_PAIRS, CORR_OPTS_LAST,
 };
 
 static const struct option corr_longopts[] = {
-        { "db", required_argument, NULL, O_DB },
-        { "no-sync", no_argument, NULL, O_NO_SYNC },
-        { "write", no_argument, NULL, O_WRITE },
-        { "format", required_argument, NULL, O_FORMAT },
-        { "alloc", required_argument, NULL, O_A },
-        { "free", required_argument, NULL, O_B },
-        { "begin", required_argument, NULL, O_A },
-        { "end", required_argument, NULL, O_B },
-        { "size", required_argument, NULL, O_SIZE },
-        { "by", required_argument, NULL, O_BY },
-        { "histogram", no_argument, NULL, O_HIST },
-        { "sql", required_argument, NULL, O_SQL },
-        { "help", no_argument, NULL, O_HELP },
-        { 0, 0, 0, 0 },
+        CORR_OPTS_FIRST, CORR_OPTS_LISTS_LEAKS, CORR_OPTS_LISTS_PAIRS, CORR_OPTS_SIZE,
+        CORR_OPTS_PAIRS, CORR_OPTS_LAST,
 };
 
 const struct option *correlate_option(const char *arg)
@@ -338,10 +331,10 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                 case O_HELP: corr_usage(stdout, o->pairs); exit(tq_stdout_done());
                 default:
                         /* optopt 0: a long option unknown here, maybe the
-                         * other command's */
+                         * other command's (those of both are known here) */
                         other = optopt ? NULL : tq_option_find(argv[optind - 1], corr_longopts,
                                                                NULL);
-                        if (other && other->val != O_HELP)
+                        if (other)
                                 fprintf(stderr, "traceql: --%s: option not for this command\n",
                                         other->name);
                         else
