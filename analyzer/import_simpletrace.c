@@ -62,7 +62,9 @@ struct simple {
         struct simple_map *maps;
         size_t nmaps, maps_size;
         struct ingest_entry e;
-        int64_t seq;                    /* events so far, dropped ones included */
+        uint64_t seq;                   /* events so far, dropped ones included
+                                         * (TRACE_SEQ is unsigned: stored as
+                                         * its 64-bit pattern past INT64_MAX) */
 };
 
 static uint64_t simple_u64(const uint8_t *p)
@@ -296,6 +298,17 @@ static int simple_event(struct simple *s, struct ingest *ing, size_t off, bool s
                 r = have < len ? -ENODATA : 0;
         if (r < 0)
                 return simple_cut(s, rec, err, "truncated event record");
+        /* a count that wrapped would give the next events the numbers of
+         * earlier ones (a count of 2^64-1 takes the sequence back by one) */
+        if (!m && simple_u64(s->data + off + SIMPLE_RECORD_HEADER) > UINT64_MAX - s->seq) {
+                snprintf(what, sizeof(what), "dropped-events count %" PRIu64 " takes the "
+                         "events' count past 2^64-1",
+                         simple_u64(s->data + off + SIMPLE_RECORD_HEADER));
+                return simple_error(s, rec, err, what);
+        }
+        if (m && s->seq == UINT64_MAX)
+                return simple_error(s, rec, err, "event past the 2^64-1st of the file "
+                                    "(dropped-events counts included)");
         *ret_next = off + len;
         ingest_entry_reset(&s->e);
         if (!m) {
@@ -303,7 +316,7 @@ static int simple_event(struct simple *s, struct ingest *ing, size_t off, bool s
                 char msg[64];
 
                 n = simple_u64(s->data + off + SIMPLE_RECORD_HEADER);
-                s->seq += (int64_t) n;
+                s->seq += n;
                 if (!store)
                         return 0;
                 snprintf(msg, sizeof(msg), "%" PRIu64, n);
@@ -319,7 +332,7 @@ static int simple_event(struct simple *s, struct ingest *ing, size_t off, bool s
                         return 0;
                 r = te_catalog_entry(&s->e, m->ev, v);
                 if (r == 0)
-                        r = te_catalog_field_int(&s->e, "TRACE_SEQ", s->seq);
+                        r = te_catalog_field_int(&s->e, "TRACE_SEQ", (int64_t) s->seq);
         }
         if (r == 0)
                 r = te_catalog_field_int(&s->e, "_PID", pid);

@@ -75,6 +75,13 @@ bad = {
     'reserved': header() + mapping(DROPPED, 'tgb_done'),
     # QEMU's and our clock give an int64_t: past it, mono would read negative
     'timestamp': header() + mapping(0, 'tga_void') + event(0, 2**63, 1),
+    # a count that wraps the events' 64-bit count: it would give the event
+    # after it the number of the one before (2^64-1 takes it back by one)
+    'seqwrap': header() + mapping(0, 'tga_void') + event(0, 1, 1) +
+               dropped(2, 1, 2**64 - 1) + event(0, 3, 1),
+    # a count up to 2^64-1 is no error, an event after it is
+    'seqpast': header() + mapping(0, 'tga_void') + event(0, 1, 1) +
+               dropped(2, 1, 2**64 - 2) + event(0, 3, 1),
     # a good event first: a failure imports nothing
     'late': header() + mapping(0, 'tgb_done') + event(0, 1, 1, 0x10) + struct.pack('<Q', 9),
     'cut-type': header() + mapping(0, 'tgb_done') + b'\1\0\1',
