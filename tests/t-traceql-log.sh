@@ -141,3 +141,14 @@ rc=0
         2> "$T/err" || rc=$?
 check_eq log-events-declared-twice "4|traceql: $ev:$line:1: duplicate event 'blk_dev_open' (first defined at $ev:$line)|no database" \
         "$rc|$(cat "$T/err")|$(ls "$T/twice.db"* 2> /dev/null || echo no database)"
+
+# Standard input keeps no position and a log line no identity: the same
+# stream fed twice is stored twice (traceql.1 says so), where the same file
+# imported twice is stored once.
+printf 'plain x 5\n' > "$T/twice.log"
+for k in 1 2; do
+        "$TQ" --db "$T/stdin2.db" import --log - --events "$ML" < "$T/twice.log" 2> /dev/null
+        "$TQ" --db "$T/file2.db" import --log "$T/twice.log" --events "$ML" 2> /dev/null
+done
+check_eq log-stdin-twice-stored-twice "2|1" \
+        "$("$TQ" --db "$T/stdin2.db" --no-sync --format csv 'select count(*) from events' | tail -1)|$("$TQ" --db "$T/file2.db" --no-sync --format csv 'select count(*) from events' | tail -1)"
