@@ -473,6 +473,8 @@ static int import_text_reader(struct ring *ring, void *userdata, struct tq_error
                                 break;  /* no entry: the slot is filled again */
                         if (copy == 0 && run->t->repeat > 1)
                                 copies = run->t->repeat;
+                        if (slot->e.bad_int.set)        /* for ingest_end()'s note */
+                                slot->e.bad_int_line = at;
                         slot->kind = RING_ENTRY;
                         slot->aux = (uint64_t) (x->offset + raw);      /* tq_progress() */
                         ring_put(ring);
@@ -519,6 +521,7 @@ int import_text_stream(sqlite3 *db, const struct import_text_format *fmt, FILE *
         r = ingest_begin(db, fmt->kind, location, "", &ing, &cursor, &offset, err);
         if (r < 0)
                 goto out;
+        ingest_set_name(ing, name);
         r = import_text_resume(&x, ing, offset, cursor, err);
         if (r < 0)
                 goto out;

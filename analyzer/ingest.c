@@ -121,6 +121,8 @@ struct ingest {
         int wal_limit;                  /* frames: INGEST_WAL_BYTES; $TRACEQL_TEST_WAL_FRAMES */
         int64_t source;                 /* sources.id */
         const char *kind, *location, *filter;   /* its key, borrowed */
+        const char *name;               /* the input as its errors name it, borrowed:
+                                         * ingest_set_name(), else location */
         int64_t last_id;                /* the last events.id numbered below TQ_ID_PACKED */
         sqlite3_stmt *insert, *suppressed, *sid_get, *sid_put, *position;
         sqlite3_stmt *insert_batch;     /* INGEST_BATCH rows in one statement */
@@ -720,6 +722,11 @@ out:
         }
         *ret_ing = ing;
         return 0;
+}
+
+void ingest_set_name(struct ingest *ing, const char *name)
+{
+        ing->name = name;
 }
 
 int ingest_set_window(struct ingest *ing, const char *window, struct tq_error *err)
@@ -1590,17 +1597,17 @@ static int ingest_resume(struct ingest *ing, struct tq_error *err)
 }
 
 /* Keep the first entry's bad_int for ingest_end()'s note, and where it is:
- * an export's file and line, named as its import's errors name them, else
- * the entry's cursor (journalctl --cursor takes it), cut past 160 bytes (a
- * journal's are at most 145). */
+ * the file and line of an export or a text file, named as its import's
+ * errors name them, else the entry's cursor (journalctl --cursor takes it),
+ * cut past 160 bytes (a journal's are at most 145). */
 static void ingest_bad_int_note(struct ingest *ing, const struct ingest_entry *e)
 {
-        const char *name = ing->location;
+        const char *name = ing->name ? ing->name : ing->location;
 
         snprintf(ing->bad_int, sizeof(ing->bad_int), "%.*s%s",
                  (int) (e->bad_int.len < 64 ? e->bad_int.len : 64), e->buf + e->bad_int.off,
                  e->bad_int.len > 64 ? "..." : "");
-        if (e->bad_int_line && strcmp(ing->kind, "export") == 0)
+        if (e->bad_int_line)
                 snprintf(ing->bad_where, sizeof(ing->bad_where), ", at %s:%" PRIu64,
                          strcmp(name, "-") == 0 ? "<stdin>" : name, e->bad_int_line);
         else if (e->cursor.set)

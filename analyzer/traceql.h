@@ -317,6 +317,10 @@ struct ingest;
 int ingest_begin(sqlite3 *db, const char *kind, const char *location, const char *filter,
                  struct ingest **ret_ing, char **ret_cursor, int64_t *ret_offset,
                  struct tq_error *err);
+/* Name the input NAME (borrowed; "-" for standard input) in ING's notes, as
+ * its import's errors do, rather than by the source's location. */
+void ingest_set_name(struct ingest *ing, const char *name);
+
 /* Record WINDOW (the journal import's --since/--until/--boot as
  * sources.window, NULL for none) with the source, in the open transaction. */
 int ingest_set_window(struct ingest *ing, const char *window, struct tq_error *err);

@@ -243,6 +243,17 @@ printf '%s\n' \
 check_eq syslog-losses-rsyslog "rsyslog_lost,,h1,,,48814,\"imuxsock[pid: 42, name: /usr/bin/qemu-trace]: 48814 messages lost due to rate-limiting (200 allowed within 5 seconds) [v8.2302.0 try https://www.rsyslog.com/e/2177 ]\",2026-11-21T17:13:11.000000000Z|rsyslog_lost,,h1,,,236,imjournal: 236 messages lost due to rate-limiting,2026-11-21T17:13:12.000000000Z" \
         "$(syslog_losses "$T/rl.db" "$T/rl.log")"
 
+# A structured-data seq or line that is no number: the row is stored, its
+# column NULL, and the import's note names the first by file and line, the
+# whole file's line when it resumed, <stdin> for standard input.
+printf '<30>1 2026-11-21T17:13:11Z h blockdemo 1 - [tj@32473 event="ev" seq="1" arg_a="5"] ev a 5\n<30>1 2026-11-21T17:13:12Z h blockdemo 1 - [tj@32473 event="ev" seq="x2" arg_a="6"] ev a 6\n' > "$T/bn.log"
+"$TQ" --db "$T/bn.db" import --syslog "$T/bn.log" 2> "$T/bn.err"
+printf '<30>1 2026-11-21T17:13:13Z h blockdemo 1 - [tj@32473 event="ev" seq="3" line="l4" arg_a="7"] ev a 7\n' >> "$T/bn.log"
+"$TQ" --db "$T/bn.db" import --syslog "$T/bn.log" 2> "$T/bn2.err"
+"$TQ" --db "$T/bn-in.db" import --syslog - < "$T/bn.log" 2> "$T/bn3.err"
+check_eq syslog-bad-int-where "traceql: $T/bn.db: 1 event stored with a field that is no number, its column NULL (the first: TRACE_SEQ=x2, at $T/bn.log:2)|traceql: $T/bn.db: 1 event stored with a field that is no number, its column NULL (the first: CODE_LINE=l4, at $T/bn.log:3)|traceql: $T/bn-in.db: 2 events stored with a field that is no number, its column NULL (the first: TRACE_SEQ=x2, at <stdin>:2)|1 NULL;NULL NULL;3 NULL" \
+        "$(head -1 "$T/bn.err")|$(head -1 "$T/bn2.err")|$(head -1 "$T/bn3.err")|$("$TQ" --db "$T/bn.db" --no-sync --format csv "select ifnull(seq, 'NULL') || ' ' || ifnull(code_line, 'NULL') from events order by time" | tail -n +2 | paste -sd ';')"
+
 # ---- end to end through two rsyslogd --------------------------------------
 BD=$B/examples/blockdemo
 if ! command -v rsyslogd > /dev/null; then
