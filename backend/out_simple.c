@@ -86,7 +86,14 @@ static uint64_t simple_unsure;          /* event records given since simple_done
 static uint64_t simple_unsure_reported; /* losses reported since simple_done */
 static uint64_t simple_lost;            /* for simple_take_lost() */
 static uint64_t simple_lost_reported;
-static bool simple_forked;              /* a fork child: its own file, at its first record */
+/* A fork child of a process that had the file open: its own file
+ * (simple_open()), for good, also once closed and opened again (an outputs
+ * change away and back, tj_shutdown() then tj_init()).  Cleared with the
+ * close, a reopen in the child truncated the parent's TJ_SIMPLE_FILE and
+ * wrote the child's records into it, the parent's own going on after a
+ * hole of zeros: the file could no longer be read. */
+static bool simple_forked;
+static bool simple_lazy;                /* open it at the first record (a fork child) */
 static char simple_truncated[PATH_MAX]; /* the file truncated last: appended to when opened again */
 static pthread_once_t simple_once = PTHREAD_ONCE_INIT;
 
@@ -110,7 +117,7 @@ static void simple_fork_child(void)
         close(simple_fd);
         simple_fd = -1;
         simple_forget();
-        simple_forked = true;
+        simple_forked = simple_lazy = true;
         simple_truncated[0] = '\0';    /* the parent's */
 }
 
@@ -288,8 +295,8 @@ out:
 /* The file is open: in a fork child, its own is opened now. */
 static int simple_ready(void)
 {
-        if (simple_fd < 0 && simple_forked && simple_open() < 0)
-                simple_forked = false;  /* said once: the output gives up */
+        if (simple_fd < 0 && simple_lazy && simple_open() < 0)
+                simple_lazy = false;    /* said once: the output gives up */
         return simple_fd >= 0 ? 0 : -EBADF;
 }
 
@@ -490,7 +497,7 @@ static void simple_close(void)
         simple_err = false;
         simple_forget();
         simple_lost = lost;
-        simple_forked = false;
+        simple_lazy = false;
 }
 
 TJ_HIDDEN const struct tj_output out_simple = {
