@@ -108,9 +108,16 @@ static void simple_forget(void)
         simple_lost = simple_lost_reported = 0;
 }
 
-/* In a fork child, which has one thread. */
+/* In a fork child, which has one thread.  A file the parent opened, open
+ * now or closed (an outputs change away, which it may come back from), is
+ * the parent's: the child's goes to a name of its own.  Only when it was
+ * open did the child take the name; closed, it appended to the parent's
+ * file, both writing at their own offsets over each other's records. */
 static void simple_fork_child(void)
 {
+        if (simple_truncated[0])
+                simple_forked = true;
+        simple_truncated[0] = '\0';    /* the parent's */
         if (simple_fd < 0)
                 return;
         simple_len = 0;         /* the parent's bytes, which the parent writes */
@@ -118,7 +125,6 @@ static void simple_fork_child(void)
         simple_fd = -1;
         simple_forget();
         simple_forked = simple_lazy = true;
-        simple_truncated[0] = '\0';    /* the parent's */
 }
 
 static void simple_init_once(void)

@@ -112,7 +112,21 @@ case "${SANITIZE:-}" in
                 esac
                 check_eq "lib-simple-fork-reopen-${steps%%+*}" \
                         " fr:header,tgb_req,tgb_req,tgb_req fr.PID:$child|" "$got|$(cat "$T/err")"
-        done ;;
+        done
+        # The output closed at the fork (outputs nop), opened by the child:
+        # its records went into the parent's file, each process writing at
+        # its own offset over the other's.
+        rm -f "$T"/fr "$T"/fr.*
+        TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/fr" TJ_EVENTS=tgb_req $RUN "$E" init req:2 flush \
+                outputs:nop forkdo:outputs:simple+req:1 outputs:simple req:1 flush \
+                > /dev/null 2> "$T/err" || true
+        got=
+        for f in "$T"/fr "$T"/fr.*; do
+                [ -e "$f" ] || continue
+                got="$got $(basename "$f" | sed 's/\.[0-9]*$/.PID/'):$(st_names "$f")"
+        done
+        check_eq lib-simple-fork-closed-own-file \
+                " fr:header,tgb_req,tgb_req,tgb_req fr.PID:header,tgb_req|" "$got|$(cat "$T/err")" ;;
 esac
 
 # out_of_order FILE: "N M" of a simple trace file: N event records (not
