@@ -219,6 +219,15 @@ for v in True on; do
                 2> "$T/log" || true
         check_eq "lib-outputs-sync-$v" "$((16384 - 56 - 48 - 1))" "$(tr -cd y < "$T/log" | wc -c)"
 done
+# So with log as the only output (tracejournal.7), and with log,nop a ring's
+# quarter cuts it.
+for o in log log,nop; do
+        TJ_RING_SIZE=4096 TJ_OUTPUT=$o TJ_EVENTS=tga_all $RUN "$E" init long:20000 flush \
+                2> "$T/log" || true
+        echo "$(tr -cd y < "$T/log" | wc -c)" >> "$T/caller.n"
+done
+check_eq lib-outputs-log-only-caller-record "$((16384 - 56 - 48 - 1)) $((1024 - 56 - 48 - 1))" \
+        "$(paste -sd ' ' "$T/caller.n")"
 # A thread's ring keeps its size when a later tj_init() reads a larger
 # TJ_RING_SIZE: its records are still cut at a quarter of it (they were cut
 # at a quarter of the new size, never fitted, and were dropped; with
