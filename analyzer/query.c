@@ -287,11 +287,14 @@ static unsigned query_cp_width(uint32_t u)
         };
         /* the combining blocks (diacritical marks, their extended and
          * supplement blocks, those for symbols, half marks), zero-width
-         * spaces and joiners, variation selectors */
+         * spaces and joiners, the word joiner and invisible operators, the
+         * bidirectional embeddings, overrides and isolates, variation
+         * selectors, U+FEFF (a byte order mark): none shows */
         static const uint32_t zero[][2] = {
                 { 0x0300, 0x036f }, { 0x1ab0, 0x1aff }, { 0x1dc0, 0x1dff },
-                { 0x200b, 0x200f }, { 0x20d0, 0x20ff }, { 0xfe00, 0xfe0f },
-                { 0xfe20, 0xfe2f },
+                { 0x200b, 0x200f }, { 0x202a, 0x202e }, { 0x2060, 0x2064 },
+                { 0x2066, 0x206f }, { 0x20d0, 0x20ff }, { 0xfe00, 0xfe0f },
+                { 0xfe20, 0xfe2f }, { 0xfeff, 0xfeff },
         };
 
         if (query_in(u, zero, sizeof(zero) / sizeof(zero[0])))

@@ -14,3 +14,10 @@ UNION ALL SELECT char(0x1f680) || char(0x1fa70), 5;
 -- The C1 controls (U+0080 to U+009F; U+009B is a terminal's CSI) are
 -- escaped as their bytes; U+00A0 next to them is text.
 SELECT 'a' || char(0x9b) || '[2J' || char(0x85) || 'b' || char(0xa0) || 'c' AS c1;
+-- Zero-width format characters take no column: the word joiner U+2060 and
+-- the invisible operators after it, U+FEFF (a byte order mark in a
+-- message), the bidirectional embeddings and isolates U+202A..U+202E,
+-- U+2066..U+206F, as U+200B..U+200F.
+SELECT 'a' || char(0x2060) || 'b' || char(0x2064) AS zw, 1 AS n
+UNION ALL SELECT char(0xfeff) || 'cd', 22
+UNION ALL SELECT 'e' || char(0x202e) || char(0x2066) || 'f' || char(0x2069) || char(0x202c), 3;
