@@ -289,12 +289,16 @@ static unsigned query_cp_width(uint32_t u)
          * supplement blocks, those for symbols, half marks), zero-width
          * spaces and joiners, the word joiner and invisible operators, the
          * bidirectional embeddings, overrides and isolates, variation
-         * selectors, U+FEFF (a byte order mark): none shows */
+         * selectors, U+FEFF (a byte order mark): none shows; and the
+         * marks inside the wide CJK blocks, which are looked up first: the
+         * ideographic tone marks, kana's voicing marks (decomposed Japanese,
+         * U+304B U+3099 for U+304C) */
         static const uint32_t zero[][2] = {
                 { 0x0300, 0x036f }, { 0x1ab0, 0x1aff }, { 0x1dc0, 0x1dff },
                 { 0x200b, 0x200f }, { 0x202a, 0x202e }, { 0x2060, 0x2064 },
-                { 0x2066, 0x206f }, { 0x20d0, 0x20ff }, { 0xfe00, 0xfe0f },
-                { 0xfe20, 0xfe2f }, { 0xfeff, 0xfeff },
+                { 0x2066, 0x206f }, { 0x20d0, 0x20ff }, { 0x302a, 0x302d },
+                { 0x3099, 0x309a }, { 0xfe00, 0xfe0f }, { 0xfe20, 0xfe2f },
+                { 0xfeff, 0xfeff },
         };
 
         if (query_in(u, zero, sizeof(zero) / sizeof(zero[0])))

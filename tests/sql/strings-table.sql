@@ -21,3 +21,9 @@ SELECT 'a' || char(0x9b) || '[2J' || char(0x85) || 'b' || char(0xa0) || 'c' AS c
 SELECT 'a' || char(0x2060) || 'b' || char(0x2064) AS zw, 1 AS n
 UNION ALL SELECT char(0xfeff) || 'cd', 22
 UNION ALL SELECT 'e' || char(0x202e) || char(0x2066) || 'f' || char(0x2069) || char(0x202c), 3;
+-- The combining marks inside the wide CJK blocks take no column either:
+-- kana's voicing marks U+3099, U+309A (decomposed Japanese: 'ka' U+304B
+-- then U+3099 is 'ga'), the ideographic tone marks U+302A..U+302D.
+SELECT char(0x304b, 0x3099) || char(0x306f, 0x309a) AS nfd, 1 AS n
+UNION ALL SELECT char(0x304c, 0x3071), 22
+UNION ALL SELECT char(0x4e00, 0x302a), 3;
