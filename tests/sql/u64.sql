@@ -18,3 +18,9 @@ SELECT u64(1e19) AS a, ptr(1.5e19) AS b, u64(-1.0) AS c, u64(2.9) AS d,
 -- conversion reads it as 0, the epoch) and a blob give NULL.
 SELECT ns_time(1700000000123456789) AS a, ns_time('-1') AS b, ns_time(1.5e9) AS c,
        quote(ns_time('abc')) AS d, quote(ns_time(x'01')) AS e, quote(ns_time(NULL)) AS f;
+-- A number past what 64-bit nanoseconds hold (before 1677, after 2262) gives
+-- NULL, not the time SQLite's conversion clamps it to; a real within is
+-- truncated.
+SELECT quote(ns_time(1e30)) AS a, quote(ns_time(-1e19)) AS b,
+       quote(ns_time('99999999999999999999')) AS c, quote(ns_time(9223372036854775808.0)) AS d,
+       ns_time(-9223372036854775808.0) AS e, ns_time(9.2e18) AS f;
