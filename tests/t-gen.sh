@@ -299,6 +299,13 @@ check_eq gen-cli-error-no-temp "" "$(ls "$T" | grep '\.tmp' || true)"
 run gen-cli-unwritable 3 "$TG" --group=g --header="$T/keep.h" --source="$T/nodir/keep.c" basic.events
 check_eq gen-cli-unwritable-keeps-header "old header" "$(cat "$T/keep.h")"
 check_eq gen-cli-unwritable-no-temp "" "$(ls "$T" | grep '\.tmp' || true)"
+# An output that is a folder was found at commit, after the header before it
+# had been replaced (exit 3, the header new): now before any is written.
+mkdir "$T/folder.c"
+run gen-cli-output-folder 3 "$TG" --group=g --header="$T/keep.h" --source="$T/folder.c" basic.events
+check_eq gen-cli-output-folder-keeps-header "tracegen: $T/folder.c: Is a directory|old header" \
+        "$(cat "$T/err")|$(cat "$T/keep.h")"
+check_eq gen-cli-output-folder-no-temp "" "$(ls "$T" | grep '\.tmp' || true)"
 
 # Duplicate event names across the files of one run.
 printf 'dup_ev(int a) "a %%d"\n' > "$T/one.events"

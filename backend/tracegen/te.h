@@ -144,7 +144,7 @@ int te_emit_source(const struct te_list *list, const struct te_emit_opts *o, FIL
 /* Write DATA to a new temporary file beside PATH, or beside the file it
  * links to; *RET_TMP is its name, *RET_TARGET the file linked to (malloc'ed;
  * NULL: PATH itself).  Both NULL: PATH is no regular file (/dev/stdout, a
- * pipe), written at te_out_commit().  0 or -errno. */
+ * pipe), written at te_out_commit().  0 or -errno (-EISDIR for a folder). */
 int te_out_prepare(const char *path, const char *data, size_t len, char **ret_tmp,
                    char **ret_target);
 /* Move TMP over TARGET (or PATH); without TMP, write DATA into PATH.

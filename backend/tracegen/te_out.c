@@ -83,6 +83,10 @@ int te_out_prepare(const char *path, const char *data, size_t len, char **ret_tm
         int fd = -1, r = 0;
 
         *ret_tmp = *ret_target = NULL;
+        /* a folder cannot be written into: said now, not at commit, after
+         * the outputs before it were replaced */
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+                return -EISDIR;
         if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
                 return 0;               /* written at commit */
         if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
