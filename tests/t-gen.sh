@@ -154,6 +154,12 @@ for args in "-H t.h -s t.h|t.h: both the header and the source" \
         check_eq "gen-cli-output-clash-$n" "2|tracegen: ${args#*|}
 $usage_tail|in.events|same" "$rc|$(cat "$T/err")|$(ls "$T/outs" | paste -sd ' ')|$(cmp -s basic.events "$T/outs/in.events" && echo same)"
 done
+# ... and so is standard input redirected from an output (the input was
+# replaced by the header, exit 0)
+rc=0
+(cd "$T/outs" && "$TG" --group=g -H in.events - < in.events) > "$T/out" 2> "$T/err" || rc=$?
+check_eq gen-cli-output-clash-stdin "2|tracegen: -: an input, would be replaced by the header
+$usage_tail|same" "$rc|$(cat "$T/err")|$(cmp -s basic.events "$T/outs/in.events" && echo same)"
 # A file that is no regular file is written into directly: two outputs may
 # share one (both to standard output, a pipe).
 "$TG" --group=g -H /dev/stdout -s /dev/stdout basic.events 2> "$T/err" | cat > "$T/out"

@@ -397,6 +397,16 @@ static bool tracegen_same_file(const char *a, const char *b)
         return same;
 }
 
+/* Whether PATH is the regular file standard input reads ('-' < t.h with
+ * --header=t.h replaced the input with code, exit 0). */
+static bool tracegen_is_stdin(const char *path)
+{
+        struct stat sp, si;
+
+        return stat(path, &sp) == 0 && fstat(STDIN_FILENO, &si) == 0 && S_ISREG(sp.st_mode) &&
+               sp.st_dev == si.st_dev && sp.st_ino == si.st_ino;
+}
+
 /*
  * Two outputs that are one file (--header=t.h --source=t.h: the source
  * replaced the header, which then included itself), or an output that is an
@@ -418,7 +428,8 @@ static void tracegen_check_outputs(const struct tracegen_output *outs, const cha
                         exit(TRACEGEN_EXIT_USAGE);
                 }
                 for (int k = 0; k < nfiles; k++) {
-                        if (strcmp(files[k], "-") == 0 || !tracegen_same_file(outs[i].path, files[k]))
+                        if (strcmp(files[k], "-") == 0 ? !tracegen_is_stdin(outs[i].path) :
+                            !tracegen_same_file(outs[i].path, files[k]))
                                 continue;
                         fputs("tracegen: ", stderr);
                         te_fputs_quoted(files[k], NULL, stderr);
