@@ -202,6 +202,17 @@ $usage_tail" "$(cat "$T/err")"
 run gen-cli-missing-arg-group 2 "$TG" -cg
 check_eq gen-cli-missing-arg-group-msg "tracegen: option requires an argument: -g
 $usage_tail" "$(cat "$T/err")"
+# An empty name is no file: --output-dir= wrote /trace-g.h and /trace-g.c
+# (absolute outputs here, which it leaves alone), --source= failed (exit 3)
+# after the header was replaced, and --header-include= gave '#include ""'.
+printf 'old header\n' > "$T/empty.h"
+for opt in header source output-dir header-include; do
+        rc=0
+        "$TG" --group=g -H "$T/empty.h" -s "$T/empty.c" --$opt= basic.events \
+                > "$T/out" 2> "$T/err" || rc=$?
+        check_eq "gen-cli-empty-$opt" "2|tracegen: --$opt must not be empty
+$usage_tail|old header|no source" "$rc|$(cat "$T/err")|$(cat "$T/empty.h")|$([ -e "$T/empty.c" ] && echo source || echo no source)"
+done
 run gen-cli-nothing-to-write 2 "$TG" --group=g basic.events
 check_eq gen-cli-nothing-to-write-msg "tracegen: nothing to write: give --header, --source or --output-dir
 $usage_tail" "$(cat "$T/err")"

@@ -280,6 +280,17 @@ static void tracegen_parse_opts(int argc, char **argv, struct tracegen_opts *o)
                 return;
         if (!o->group)
                 tracegen_usage_error("missing --group", NULL);
+        /* an empty name is no file: --output-dir= wrote /trace-GROUP.h (its
+         * DIR/NAME), --source= failed after the header was replaced, and
+         * --header-include= gave '#include ""' */
+        if (o->header && !*o->header)
+                tracegen_usage_error("--header must not be empty", NULL);
+        if (o->source && !*o->source)
+                tracegen_usage_error("--source must not be empty", NULL);
+        if (o->output_dir && !*o->output_dir)
+                tracegen_usage_error("--output-dir must not be empty", NULL);
+        if (o->header_include && !*o->header_include)
+                tracegen_usage_error("--header-include must not be empty", NULL);
         if (!o->header && !o->source && !o->output_dir)
                 tracegen_usage_error("nothing to write: give --header, --source or --output-dir",
                                      NULL);
