@@ -193,6 +193,14 @@ $usage_tail" "$(cat "$T/err")"
 run gen-cli-bad-short-after-long 2 "$TG" --check -Zc basic.events
 check_eq gen-cli-bad-short-after-long-msg "tracegen: unknown option: -Z
 $usage_tail" "$(cat "$T/err")"
+# An abbreviation of several long options is said to be one (it was
+# "unknown option: --he")
+run gen-cli-ambiguous 2 "$TG" --he basic.events
+check_eq gen-cli-ambiguous-msg "tracegen: ambiguous option: --he (--header, --header-include, --help)
+$usage_tail" "$(cat "$T/err")"
+run gen-cli-ambiguous-value 2 "$TG" --h=x basic.events
+check_eq gen-cli-ambiguous-value-msg "tracegen: ambiguous option: --h (--header, --header-include, --help)
+$usage_tail" "$(cat "$T/err")"
 run gen-cli-flag-value-abbrev 2 "$TG" --chec=1 basic.events
 check_eq gen-cli-flag-value-abbrev-msg "tracegen: option takes no value: --chec
 $usage_tail" "$(cat "$T/err")"

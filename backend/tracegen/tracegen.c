@@ -109,6 +109,23 @@ static void tracegen_option_error(int c, const char *arg, const struct option *l
         }
         if (c == ':')
                 tracegen_usage_error("option requires an argument", is_long ? arg : name);
+        /* getopt_long() gives the abbreviation of several as an unknown
+         * option ("--he": --header, --header-include, --help): said so */
+        if (is_long && !optopt) {
+                unsigned nmatch = 0;
+
+                for (const struct option *lo = longopts; lo->name; lo++)
+                        nmatch += strncmp(lo->name, arg + 2, len - 2) == 0;
+                if (nmatch > 1) {
+                        fprintf(stderr, "tracegen: ambiguous option: %.*s (", (int) len, arg);
+                        for (const struct option *lo = longopts; lo->name; lo++)
+                                if (strncmp(lo->name, arg + 2, len - 2) == 0)
+                                        fprintf(stderr, "--%s%s", lo->name,
+                                                --nmatch ? ", " : ")\n");
+                        fputs("Try 'tracegen --help' for more information.\n", stderr);
+                        exit(TRACEGEN_EXIT_USAGE);
+                }
+        }
         else if (is_long && optopt) {
                 /* a known long option given a value it does not take */
                 fprintf(stderr, "tracegen: option takes no value: %.*s\n"
