@@ -21,7 +21,8 @@
  * copying anything, the entries at or before their seqnum id's position.
  * With one seqnum id (the local journal) the streams start at its cursor and
  * go on from round to round, as they did with one cursor.  A host new to a
- * --directory has no cursor to start before: each round looks for one by
+ * --directory, or to --file (a file empty until now, or one journal-remote
+ * made anew), has no cursor to start before: each round looks for one by
  * its boots (import_journal_newcomers()).
  *
  * Matching.  sd-journal evaluates an OR of matches by searching every term
@@ -1288,8 +1289,10 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
         int r;
 
         r = import_journal_bound(im);
-        /* a host new to a directory (one new to its journal) */
-        if (r >= 0 && im->o->directory && !im->o->boot && im->npos > 0 && !im->empty) {
+        /* a host new to a directory (one new to its journal), or to the
+         * files: one that was empty, or made anew under its name */
+        if (r >= 0 && (im->o->directory || im->o->files) && !im->o->boot && im->npos > 0 &&
+            !im->empty) {
                 r = import_journal_newcomers(im);
                 if (r == -ENOMEM)
                         return r;

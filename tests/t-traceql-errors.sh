@@ -583,6 +583,22 @@ if [ -x "$JR" ]; then
         check_eq journal-hosts-new-early "a:100 b:200 c:50 d:30|380" "$(per_host "$T/new.db")|$(count "$T/new.db")"
         check_eq journal-hosts-new-early-identifier "a:100 b:200 c:50|350" \
                 "$(per_host "$T/new-id.db")|$(count "$T/new-id.db")"
+        # The same through --file: host c's file was empty at the first
+        # import (journal-remote made it, nothing came yet), then gets
+        # entries dated before a's and b's cursors.  Only a directory was
+        # looked at for new hosts, and the import passed over all but those
+        # after b's last entry: none of c's 50 here.
+        mkdir "$T/newf"
+        hostjr a 1 100 "$T/newf/a.journal"
+        hostjr b 1 200 "$T/newf/b.journal"
+        : | "$JR" -o "$T/newf/c.journal" - 2> /dev/null
+        $RUN "$TQ" --db "$T/newf.db" import --file "$T/newf/a.journal" --file "$T/newf/b.journal" \
+                --file "$T/newf/c.journal"
+        hostjr c 1 50 "$T/newf/c.journal"
+        $RUN "$TQ" --db "$T/newf.db" import --file "$T/newf/a.journal" --file "$T/newf/b.journal" \
+                --file "$T/newf/c.journal"
+        check_eq journal-hosts-new-early-files "a:100 b:200 c:50|350" \
+                "$(per_host "$T/newf.db")|$(count "$T/newf.db")"
         # Killed after 15000 entries, with the cursors of a's 3000th and b's
         # 7000th entry committed (10000 rows); a's next 2000, dated before
         # b's 7000th, come before the import resumes.
