@@ -439,6 +439,24 @@ static void traceql_correlate_misplaced(int argc, char **argv, const char *arg)
 /* --boot without an id: the current boot, told from --boot= */
 static const char traceql_boot_current[] = "";
 
+/* An import option whose value C names a file or directory, given ARG
+ * empty: said, as an empty --db is (store_db_arg()), rather than opening
+ * "" ("traceql: : No such file or directory", exit 4).  -EINVAL, or 0. */
+static int traceql_name_arg(int c, const char *arg)
+{
+        const struct option *lo;
+
+        if (*arg || (c != OPT_DIRECTORY && c != OPT_FILE && c != OPT_EXPORT && c != OPT_SYSLOG &&
+                     c != OPT_LOG && c != OPT_EVENTS && c != OPT_SIMPLETRACE && c != OPT_FTRACE &&
+                     c != OPT_XENTRACE && c != OPT_FORMATS))
+                return 0;
+        for (lo = traceql_longopts; lo->name && lo->val != c; lo++)
+                ;
+        tq_message("--%s: an empty %s name", lo->name ? lo->name : "?",
+                   c == OPT_DIRECTORY ? "directory" : "file");
+        return -EINVAL;
+}
+
 /* Read traceql's options in ARGV[1] to ARGV[ARGC - 1], and the SQL or the
  * subcommand (*RET_FIRST, its index; with O->operands, the words after it
  * are the subcommand's, from *RET_FIRST + 1 to the end once getopt_long()
@@ -454,6 +472,8 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, bool bef
         opterr = 0;
         /* long options only, but -h: as tracegen and ctl take it */
         while ((c = getopt_long(argc, argv, "h", traceql_longopts, NULL)) != -1) {
+                if (optarg && traceql_name_arg(c, optarg) < 0)
+                        return -EINVAL;
                 switch (c) {
                 case OPT_DB:
                         if (store_db_arg(optarg) < 0)

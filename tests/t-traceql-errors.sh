@@ -1352,6 +1352,18 @@ done
 rc=0
 (cd "$T/mem" && $TQ leaks --db= --alloc a --free b) > /dev/null 2> "$T/err" || rc=$?
 check_eq db-empty-name-after-leaks "2|traceql: --db: an empty file name" "$rc|$(head -n 1 "$T/err")"
+# So is an empty name of an import's input: it was opened, "traceql: : No
+# such file or directory", exit 4.
+for args in "--file ''" "--directory=" "--export ''" "--syslog ''" "--log=" \
+        "--events x --simpletrace ''" "--ftrace ''" "--xentrace=" "--log x --events ''" \
+        "--xentrace x --formats ''"; do
+        rc=0
+        (cd "$T/mem" && eval "\$TQ --db e.db import $args") > "$T/out" 2> "$T/err" || rc=$?
+        opt=${args##*--}
+        opt=${opt%%[ =]*}
+        check_eq "import-empty-name-$opt" "2|traceql: --$opt: an empty $([ "$opt" = directory ] && echo directory || echo file) name|" \
+                "$rc|$(head -n 1 "$T/err")|$(cat "$T/out")$(ls -A "$T/mem" | grep '^e\.db' || true)"
+done
 rc=0
 (cd "$T/mem" && TRACEQL_DB= XDG_CACHE_HOME="$T/mem/cache" $TQ import --export "$FIX") 2> "$T/err" || rc=$?
 check_eq db-empty-env-default "0|15" "$rc|$(count "$T/mem/cache/traceql/traceql.db")"
