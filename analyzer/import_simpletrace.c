@@ -244,7 +244,7 @@ static int simple_event(struct simple *s, struct ingest *ing, size_t off, bool s
         struct tq_value v[TE_MAX_ARGS];
         size_t rec = off - 8, left = s->size - off, have;
         struct simple_map *m = NULL;
-        uint64_t id, ts;
+        uint64_t id, ts, n;
         uint32_t len, pid;
         char what[SIMPLE_MAX_NAME + 128];
         int r;
@@ -298,25 +298,24 @@ static int simple_event(struct simple *s, struct ingest *ing, size_t off, bool s
                 r = have < len ? -ENODATA : 0;
         if (r < 0)
                 return simple_cut(s, rec, err, "truncated event record");
-        /* a count that wrapped would give the next events the numbers of
-         * earlier ones (a count of 2^64-1 takes the sequence back by one) */
-        if (!m && simple_u64(s->data + off + SIMPLE_RECORD_HEADER) > UINT64_MAX - s->seq) {
-                snprintf(what, sizeof(what), "dropped-events count %" PRIu64 " takes the "
-                         "events' count past 2^64-1",
-                         simple_u64(s->data + off + SIMPLE_RECORD_HEADER));
-                return simple_error(s, rec, err, what);
-        }
-        if (m && s->seq == UINT64_MAX)
+        /* the events the record counts: a count that wrapped would give the
+         * next events the numbers of earlier ones (a dropped-events count of
+         * 2^64-1 takes the sequence back by one) */
+        n = m ? 1 : simple_u64(s->data + off + SIMPLE_RECORD_HEADER);
+        if (n > UINT64_MAX - s->seq && m)
                 return simple_error(s, rec, err, "event past the 2^64-1st of the file "
                                     "(dropped-events counts included)");
+        if (n > UINT64_MAX - s->seq) {
+                snprintf(what, sizeof(what), "dropped-events count %" PRIu64 " takes the "
+                         "events' count past 2^64-1", n);
+                return simple_error(s, rec, err, what);
+        }
         *ret_next = off + len;
         ingest_entry_reset(&s->e);
+        s->seq += n;
         if (!m) {
-                uint64_t n;
                 char msg[64];
 
-                n = simple_u64(s->data + off + SIMPLE_RECORD_HEADER);
-                s->seq += n;
                 if (!store)
                         return 0;
                 snprintf(msg, sizeof(msg), "%" PRIu64, n);
@@ -327,7 +326,6 @@ static int simple_event(struct simple *s, struct ingest *ing, size_t off, bool s
                 if (r == 0)
                         r = te_catalog_field(&s->e, "MESSAGE", msg, strlen(msg));
         } else {
-                s->seq++;
                 if (!store)
                         return 0;
                 r = te_catalog_entry(&s->e, m->ev, v);

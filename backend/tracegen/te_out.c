@@ -83,12 +83,11 @@ int te_out_prepare(const char *path, const char *data, size_t len, char **ret_tm
         int fd = -1, r = 0;
 
         *ret_tmp = *ret_target = NULL;
-        /* a folder cannot be written into: said now, not at commit, after
-         * the outputs before it were replaced */
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-                return -EISDIR;
+        /* no regular file: written at commit; but a folder cannot be
+         * written into, said now, not after the outputs before it were
+         * replaced */
         if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-                return 0;               /* written at commit */
+                return S_ISDIR(st.st_mode) ? -EISDIR : 0;
         if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
                 r = te_out_follow(path, real);
                 if (r < 0)
