@@ -313,7 +313,15 @@ uninstall:
 clean:
 	rm -rf $(B)
 
+# analyzer/widths.h, traceql's table of character widths, written again from
+# this machine's wcwidth() in C.UTF-8 (after a C library with a new Unicode);
+# tests/t-traceql-widths.sh checks the table against it
+widths: analyzer/widths/gen-widths.c
+	@mkdir -p "$(B)"
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o "$(B)/gen-widths" analyzer/widths/gen-widths.c
+	"$(B)/gen-widths" > analyzer/widths.h.tmp && mv analyzer/widths.h.tmp analyzer/widths.h
+
 .PHONY: all examples tests check check-run demo bench bench-callgrind install uninstall clean FORCE \
-	fuzz fuzz-build fuzz-replay
+	fuzz fuzz-build fuzz-replay widths
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

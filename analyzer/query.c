@@ -262,48 +262,39 @@ struct query_cell {
         bool right;
 };
 
-/* Is U in one of the N ranges (first, last) of R? */
+/* Is U in one of the N ranges (first, last) of R, sorted and apart? */
 static bool query_in(uint32_t u, const uint32_t r[][2], size_t n)
 {
-        for (size_t i = 0; i < n; i++)
-                if (u >= r[i][0] && u <= r[i][1])
+        size_t lo = 0, hi = n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (u < r[mid][0])
+                        hi = mid;
+                else if (u > r[mid][1])
+                        lo = mid + 1;
+                else
                         return true;
+        }
         return false;
 }
 
-/* How many columns code point U takes on a terminal: 2 for East Asian wide
- * and fullwidth characters (CJK, Hangul, fullwidth forms, most emoji), 0
- * for combining marks, else 1; as wcwidth() does in a UTF-8 locale, without
- * depending on the locale. */
+/* How many columns code point U takes on a terminal, as wcwidth() says in
+ * C.UTF-8 (glibc's, when widths.h was written), without asking the locale:
+ * 0 for combining marks and other characters that show nothing (zero-width
+ * spaces and joiners, bidirectional formatting, variation selectors), 2 for
+ * East Asian wide and fullwidth characters and emoji, else 1, an unassigned
+ * code point too.  The tables are widths.h, written by `make widths`. */
+#include "widths.h"
+
 static unsigned query_cp_width(uint32_t u)
 {
-        static const uint32_t wide[][2] = {
-                { 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x33ff },
-                { 0x3400, 0x4dbf }, { 0x4e00, 0x9fff }, { 0xa000, 0xa4cf },
-                { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff }, { 0xfe30, 0xfe4f },
-                { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
-                { 0x1f680, 0x1f6ff }, { 0x1f900, 0x1f9ff }, { 0x1fa70, 0x1faff },
-                { 0x20000, 0x2fffd }, { 0x30000, 0x3fffd },
-        };
-        /* the combining blocks (diacritical marks, their extended and
-         * supplement blocks, those for symbols, half marks), zero-width
-         * spaces and joiners, the word joiner and invisible operators, the
-         * bidirectional embeddings, overrides and isolates, variation
-         * selectors, U+FEFF (a byte order mark): none shows; and the
-         * marks inside the wide CJK blocks, which are looked up first: the
-         * ideographic tone marks, kana's voicing marks (decomposed Japanese,
-         * U+304B U+3099 for U+304C) */
-        static const uint32_t zero[][2] = {
-                { 0x0300, 0x036f }, { 0x1ab0, 0x1aff }, { 0x1dc0, 0x1dff },
-                { 0x200b, 0x200f }, { 0x202a, 0x202e }, { 0x2060, 0x2064 },
-                { 0x2066, 0x206f }, { 0x20d0, 0x20ff }, { 0x302a, 0x302d },
-                { 0x3099, 0x309a }, { 0xfe00, 0xfe0f }, { 0xfe20, 0xfe2f },
-                { 0xfeff, 0xfeff },
-        };
-
-        if (query_in(u, zero, sizeof(zero) / sizeof(zero[0])))
+        if (u < 0x300)          /* wcwidth() gives these 1, but controls, escaped before */
+                return 1;
+        if (query_in(u, query_zero, sizeof(query_zero) / sizeof(query_zero[0])))
                 return 0;
-        return query_in(u, wide, sizeof(wide) / sizeof(wide[0])) ? 2 : 1;
+        return query_in(u, query_wide, sizeof(query_wide) / sizeof(query_wide[0])) ? 2 : 1;
 }
 
 /* The display width of S: valid UTF-8 (query_escape() made it so). */
