@@ -129,6 +129,22 @@ TJ_HIDDEN int output_fd_writev(atomic_int *slot, atomic_bool *open, atomic_uint 
                                const struct iovec *iov, int n);
 TJ_HIDDEN void output_fd_close(atomic_int *slot, atomic_bool *open, atomic_uint *writing);
 
+/* The regular files an output has opened, by device and inode, the last
+ * OUTPUT_FILES_MAX of them: truncated the first time, appended to after
+ * (output_file_start()).  Guarded by the lock the output opens under. */
+#define OUTPUT_FILES_MAX      16
+struct output_files {
+        struct {
+                dev_t dev;
+                ino_t ino;
+        } seen[OUTPUT_FILES_MAX];
+        unsigned n;                     /* entries of seen[] in use */
+        unsigned next;                  /* the one replaced next, once all are */
+};
+
+TJ_HIDDEN int output_file_start(struct output_files *files, int fd, bool *ret_again);
+TJ_HIDDEN void output_files_forget(struct output_files *files);
+
 /* ---- configuration (config.c) ------------------------------------------ */
 
 /* One of each output at most: a list names each once (duplicates are merged). */

@@ -2,8 +2,8 @@
  * out_log.c - the log output: one text line per event, as QEMU's log backend.
  *
  * "<event> <message>\n" on stderr, or in the file given by tj_trace_opt()'s
- * "file=" (created or truncated, as QEMU's -D does; appended to when opened
- * again, log_open()).  TJ_LOG_TIMESTAMP=1 puts
+ * "file=" (created or truncated, as QEMU's -D does; appended to when the
+ * process opens it again, log_open()).  TJ_LOG_TIMESTAMP=1 puts
  * QEMU's prefix before it: "<tid>@<sec>.<usec>:" from the event's own clock.
  * Unlike the other outputs it is written by the calling thread, with one
  * writev() per line so that lines of concurrent threads never interleave.
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include "internal.h"
@@ -121,31 +122,77 @@ void output_fd_close(atomic_int *slot, atomic_bool *open, atomic_uint *writing)
 }
 
 /*
- * Open the log output.  The file of file= is truncated the first time it is
- * opened, and appended to when opened again with the same name: the output
- * closed and opened again (an outputs change away and back, which the
- * control endpoint makes at any time; tj_shutdown() and tj_init()) goes on
- * after what it wrote, as QEMU's log file does (it truncated the whole trace
- * so far).  A new file= starts its file empty.  Called with config_lock
+ * FD, just opened without O_TRUNC, is an output's file: truncate it when the
+ * output has not opened that file before (the same device and inode, under
+ * any name), and remember it in FILES; *RET_AGAIN says it had (the caller
+ * appends).  Only the file truncated last was remembered, so an output
+ * switched from file A to B and back (tj_trace_opt()'s file=, TJ_SIMPLE_FILE,
+ * an outputs change) truncated A again, losing what it wrote there first.
+ * A FIFO or a device is never truncated nor remembered.  Once FILES holds
+ * OUTPUT_FILES_MAX files, the one remembered longest is forgotten: opened
+ * again, it starts empty.  RET_AGAIN may be NULL.  0, or -errno (fstat() or
+ * ftruncate() failed, FILES and *RET_AGAIN unchanged).
+ */
+int output_file_start(struct output_files *files, int fd, bool *ret_again)
+{
+        struct stat st;
+        bool again = false;
+
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                goto out;
+        for (unsigned i = 0; i < files->n && !again; i++)
+                again = files->seen[i].dev == st.st_dev && files->seen[i].ino == st.st_ino;
+        if (again)
+                goto out;
+        if (ftruncate(fd, 0) < 0)
+                return -errno;
+        files->seen[files->next].dev = st.st_dev;
+        files->seen[files->next].ino = st.st_ino;
+        files->next = (files->next + 1) % OUTPUT_FILES_MAX;
+        if (files->n < OUTPUT_FILES_MAX)
+                files->n++;
+out:
+        if (ret_again)
+                *ret_again = again;
+        return 0;
+}
+
+/* Forget every file of FILES: each is truncated when next opened. */
+void output_files_forget(struct output_files *files)
+{
+        files->n = files->next = 0;
+}
+
+/*
+ * Open the log output.  The file of file= is truncated the first time the
+ * process opens it, and appended to when opened again (output_file_start()):
+ * the output closed and opened again (an outputs change away and back,
+ * which the control endpoint makes at any time; tj_shutdown() and
+ * tj_init()) or file= changed away and back goes on after what it wrote, as
+ * QEMU's log file does (it truncated the whole trace so far).  A fork child
+ * goes on with its parent's list: it appends to the files the parent
+ * truncated, as the descriptor it inherited does.  Called with config_lock
  * held (tj_init(), tj_set_outputs(), tj_trace_opt()), which guards
- * log_truncated.
+ * log_files.
  */
 static int log_open(void)
 {
-        static char log_truncated[sizeof(config.log_file)];    /* the file= truncated last */
-        int fd = 2;
+        static struct output_files log_files;
+        int fd = 2, r;
 
         if (config.log_file[0]) {
-                bool again = strcmp(log_truncated, config.log_file) == 0;
-
-                fd = open(config.log_file, O_WRONLY | O_CREAT | (again ? 0 : O_TRUNC) |
-                          O_APPEND | O_CLOEXEC, 0600);  /* trace data: the owner's only */
+                fd = open(config.log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+                          0600);        /* trace data: the owner's only */
                 fd = output_fd_above_stdio(fd);
-                if (fd < 0) {
-                        config_warn("log: %s: %s", config.log_file, strerror(errno));
+                r = fd < 0 ? -errno : output_file_start(&log_files, fd, NULL);
+                if (r < 0) {
+                        config_warn("log: %s: %s", config.log_file, strerror(-r));
+                        if (fd >= 0)
+                                close(fd);
                         fd = 2;
-                } else
-                        strcpy(log_truncated, config.log_file);
+                }
         }
         output_fd_install(&log_fd, fd);
         atomic_store(&log_active, true);

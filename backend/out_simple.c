@@ -47,7 +47,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -94,7 +93,8 @@ static uint64_t simple_lost_reported;
  * hole of zeros: the file could no longer be read. */
 static bool simple_forked;
 static bool simple_lazy;                /* open it at the first record (a fork child) */
-static char simple_truncated[PATH_MAX]; /* the file truncated last: appended to when opened again */
+static bool simple_opened;              /* a file was opened (a FIFO too): a fork child's is its own */
+static struct output_files simple_files; /* the files opened: appended to when opened again */
 static pthread_once_t simple_once = PTHREAD_ONCE_INIT;
 
 static void simple_forget(void)
@@ -115,9 +115,10 @@ static void simple_forget(void)
  * file, both writing at their own offsets over each other's records. */
 static void simple_fork_child(void)
 {
-        if (simple_truncated[0])
+        if (simple_opened)
                 simple_forked = true;
-        simple_truncated[0] = '\0';    /* the parent's */
+        simple_opened = false;
+        output_files_forget(&simple_files);     /* the parent's */
         if (simple_fd < 0)
                 return;
         simple_len = 0;         /* the parent's bytes, which the parent writes */
@@ -246,18 +247,21 @@ static void simple_recover(void)
 }
 
 /*
- * Open the simple output.  Its file is truncated the first time, and opened
- * again (tj_shutdown() then tj_init(), an outputs change away and back) it
+ * Open the simple output.  Its file is truncated the first time the process
+ * opens it, and opened again (tj_shutdown() then tj_init(), an outputs
+ * change away and back, TJ_SIMPLE_FILE changed to another file and back) it
  * goes on after its last record, with no second header, as the log output's
- * file= does: truncating it lost the events written before, counted
- * written.  The writer's lock is held, or no writer runs.
+ * file= does (output_file_start()): truncating it lost the events written
+ * before, counted written.  A fork child forgets the files its parent
+ * opened: its own has a name of its own.  The writer's lock is held, or no
+ * writer runs.
  */
 static int simple_open(void)
 {
         const char *path = getenv("TJ_SIMPLE_FILE");
         char def[64], *own = NULL;
         off_t end = 0;
-        bool again;
+        bool again = false;
         int fd, ret = 0;
 
         pthread_once(&simple_once, simple_init_once);
@@ -269,12 +273,12 @@ static int simple_open(void)
                         return -ENOMEM;
                 path = own;
         }
-        again = strcmp(simple_truncated, path) == 0;
-        fd = output_fd_above_stdio(open(path, O_WRONLY | O_CREAT | (again ? 0 : O_TRUNC) |
-                                        O_CLOEXEC, 0600));
-        if (fd < 0) {
-                ret = -errno;
-                config_warn("simple: %s: %s", path, strerror(errno));
+        fd = output_fd_above_stdio(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+        ret = fd < 0 ? -errno : output_file_start(&simple_files, fd, &again);
+        if (ret < 0) {
+                config_warn("simple: %s: %s", path, strerror(-ret));
+                if (fd >= 0)
+                        close(fd);
                 goto out;
         }
         if (again) {
@@ -285,10 +289,9 @@ static int simple_open(void)
         /* after open(): a FIFO's open() still waits for its reader */
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
         simple_fd = fd;
+        simple_opened = true;
         simple_len = 0;
         simple_err = false;
-        if (strlen(path) < sizeof(simple_truncated))
-                strcpy(simple_truncated, path);
         simple_forget();
         simple_done = simple_off = end;
         if (end == 0)

@@ -250,6 +250,21 @@ TJ_OUTPUT=log $RUN "$E" opt:file="$T/again.log" init enable:tgb_req req:1 flush 
         req:1 flush > /dev/null 2> "$T/err"
 check_eq lib-outputs-log-reopen-appends "3 1 " \
         "$(grep -c '^tgb_req req ' "$T/again.log") $(grep -c '^tgb_req req ' "$T/new.log") $(cat "$T/err")"
+# A file= the process opened before, then another one, then the first again
+# (A, B, A; by its name or by another link to the same file): it is appended
+# to, each file truncated only the first time the process opens it.  Only
+# the file= truncated last was remembered, so coming back to A after B
+# truncated A again and lost the events written to it before.
+printf 'old\n' > "$T/a.log"
+printf 'old\n' > "$T/b.log"
+ln -f "$T/a.log" "$T/a-link.log"
+TJ_OUTPUT=log $RUN "$E" opt:file="$T/a.log" init enable:tgb_req req:1 flush \
+        opt:file="$T/b.log" req:2 flush opt:file="$T/a.log" req:3 flush outputs:nop \
+        opt:file="$T/b.log" outputs:log req:4 flush opt:file="$T/a-link.log" req:5 flush \
+        > /dev/null 2> "$T/err"
+check_eq lib-outputs-log-back-to-file-appends "a: r0 r0 r1 r2 r0 r1 r2 r3 r4|b: r0 r1 r0 r1 r2 r3|" \
+        "a: $(sed 's/.* name //' "$T/a.log" | paste -sd ' ' -)|b: $(sed 's/.* name //' "$T/b.log" |
+                paste -sd ' ' -)|$(cat "$T/err")"
 
 # tj_shutdown() and tj_init() again while a thread traces without pause, the
 # log output writing to a file (a pipe: /dev/stdout, which each tj_init()

@@ -323,6 +323,26 @@ emitted=9 written=9 dropped=0
 events=9 dropped=0 headers=1" \
         "$(cat "$T/out"; python3 "$TOP/tests/simple-count.py" "$T/again" 2>&1 | tr -d '\n';
            printf ' headers=%s' "$(od -An -tx8 -w8 -v "$T/again" | grep -c f2b177cb0aa429b4)")"
+# A file the process opened before, then another one (TJ_SIMPLE_FILE set
+# anew, the output closed and opened), then the first again, by its name or
+# by another link to it: appended to, each file truncated only the first
+# time the process opens it.  Only the file truncated last was remembered:
+# coming back to A after B truncated A, its events lost though counted
+# written.
+printf 'junk' > "$T/sa"
+printf 'junk' > "$T/sb"
+ln -f "$T/sa" "$T/sa-link"
+TJ_OUTPUT=simple TJ_SIMPLE_FILE="$T/sa" TJ_EVENTS=tgb_req $RUN "$E" init req:2 flush outputs:nop \
+        setenv:TJ_SIMPLE_FILE="$T/sb" outputs:simple req:1 flush outputs:nop \
+        setenv:TJ_SIMPLE_FILE="$T/sa" outputs:simple req:3 flush outputs:nop \
+        setenv:TJ_SIMPLE_FILE="$T/sa-link" outputs:simple req:4 flush stats > "$T/out" 2>&1
+got=
+for f in sa sb; do
+        got="$got $f: $(python3 "$TOP/tests/simple-count.py" "$T/$f" 2>&1 | tr -d '\n')"
+        got="$got headers=$(od -An -tx8 -w8 -v "$T/$f" | grep -c f2b177cb0aa429b4)"
+done
+check_eq lib-simple-back-to-file-appends "emitted=10 written=10 dropped=0| sa: events=9 dropped=0 headers=1 sb: events=1 dropped=0 headers=1" \
+        "$(grep -v '^outputs ' "$T/out")|$got"
 
 # exit() while the file is a FIFO whose reader stopped reading but keeps it
 # open: the bounded flush leaves the writer stuck in its write, and exit()
