@@ -27,6 +27,10 @@
  * RFC 5424 wants PARAM-VALUE in UTF-8.  The identifier is RFC 5424's
  * APP-NAME in both forms (syslog_add_identifier()).
  *
+ * A send that fails counts the event dropped and is said once per cause
+ * (syslog_warn()): a message too long for the socket, the daemon absent,
+ * any other error.
+ *
  * A fork child starts with an empty message: fork() may come while the
  * writer thread has one built in sl.buf, not yet sent (its send blocks on a
  * daemon that reads nothing), and the parent sends that one itself.
@@ -49,13 +53,18 @@
 #define SYSLOG_PRI      30      /* LOG_DAEMON | LOG_INFO */
 #define SYSLOG_SDID     "tj@32473"
 
+/* Why a send failed, each said once (syslog_warn()). */
+#define SYSLOG_FAIL_TOO_LONG    1       /* EMSGSIZE: past the socket's send buffer */
+#define SYSLOG_FAIL_ABSENT      2       /* no daemon: no socket, nobody reading it */
+#define SYSLOG_FAIL_OTHER       4
+
 static struct {
         int fd;                 /* datagram socket, or connected stream one */
         bool stream;            /* the daemon's socket is a stream one */
         pid_t pid;              /* who connected the stream: not a fork child */
         struct sockaddr_un addr;
         socklen_t addrlen;
-        bool warned;
+        unsigned warned;        /* SYSLOG_FAIL_...: the causes said already */
         char *buf;
         size_t size, len;
         bool oom;               /* an append did not fit */
@@ -411,6 +420,43 @@ static int syslog_deliver(void)
         return r;
 }
 
+/*
+ * Say once per cause that a send failed with R (-errno).  A message too
+ * long for the socket and a daemon absent are causes of their own: a single
+ * warning for all, used up by one event too long, left a daemon gone later
+ * unsaid, every event after dropped without a word.
+ */
+static void syslog_warn(int r)
+{
+        unsigned cause;
+
+        switch (r) {
+        case -EMSGSIZE:
+                cause = SYSLOG_FAIL_TOO_LONG;
+                break;
+        case -ENOENT:
+        case -ECONNREFUSED:
+        case -ECONNRESET:
+        case -ENOTCONN:
+        case -EPIPE:
+                cause = SYSLOG_FAIL_ABSENT;
+                break;
+        default:
+                cause = SYSLOG_FAIL_OTHER;
+                break;
+        }
+        if (sl.warned & cause)
+                return;
+        sl.warned |= cause;
+        if (cause == SYSLOG_FAIL_TOO_LONG)
+                config_warn("syslog: cannot send to %s: %s; events whose message is longer than "
+                            "the socket's send buffer are counted as dropped",
+                            sl.addr.sun_path, strerror(-r));
+        else
+                config_warn("syslog: cannot send to %s: %s; events are counted as dropped",
+                            sl.addr.sun_path, strerror(-r));
+}
+
 /* Send what sl.buf holds.  0, or -errno (the event counts as dropped). */
 static int syslog_send(void)
 {
@@ -421,12 +467,8 @@ static int syslog_send(void)
                 goto out;
         }
         r = syslog_deliver();
-        if (r < 0 && r != -EBADF) {
-                if (!sl.warned)
-                        config_warn("syslog: cannot send to %s: %s; events are counted as dropped",
-                                    sl.addr.sun_path, strerror(-r));
-                sl.warned = true;
-        }
+        if (r < 0 && r != -EBADF)
+                syslog_warn(r);
 out:
         sl.len = 0;
         sl.oom = false;

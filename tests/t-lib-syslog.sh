@@ -3,6 +3,7 @@
 # RFC 3164 and RFC 5424 form (tests/c/lib-syslog.c), the same bytes as glibc's
 # syslog(3) (in a private mount namespace where /dev/log is our socket), and a
 # missing socket: the program goes on, one warning, the events counted as dropped;
+# one warning per cause (a message too long for the socket, no daemon);
 # a stream socket (tests/c/dgram-recv.c stream): NUL-ended messages, a closed
 # connection made again, the same bytes as glibc's syslog(3); a fork child's
 # first message when the parent's writer was in the middle of one; through a
@@ -26,6 +27,38 @@ check_eq lib-syslog-absent-stats "emitted=5 written=0 dropped=5" "$(cat "$T/out"
 check_eq lib-syslog-absent-warning \
         "tracejournal: syslog: cannot send to $T/none.sock: No such file or directory; events are counted as dropped" \
         "$(cat "$T/err")"
+
+# One warning per cause: a message too long for the socket (EMSGSIZE: a
+# field width of 300000 bytes, past the 212992 of a datagram socket's
+# default send buffer) and no daemon (no socket; a socket nobody reads any
+# more: ECONNREFUSED), each said once, in whichever order they come.  One
+# warning served every cause: the first message too long used it up, and
+# the daemon's absence after it was never said (nor a message too long
+# after the daemon was found absent).
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).bind(sys.argv[1])' \
+        "$T/stale.sock"
+for order in long-first absent-first stale-long-first; do
+        sock=$T/none.sock why="No such file or directory"
+        case $order in
+        long-first) steps="wide:300000 req:1 wide:300000 req:2" ;;
+        absent-first) steps="req:1 wide:300000 req:2 wide:300000" ;;
+        stale-long-first) steps="wide:300000 req:1 wide:300000 req:2"
+                sock=$T/stale.sock why="Connection refused" ;;
+        esac
+        # shellcheck disable=SC2086
+        TJ_QUIET=0 TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$sock" TJ_EVENTS=tgb_req,tgw_wide \
+                $RUN "$B/tests/lib-emit" wide init $steps flush stats > "$T/out" 2> "$T/err"
+        long="tracejournal: syslog: cannot send to $sock: Message too long; events whose message is longer than the socket's send buffer are counted as dropped"
+        absent="tracejournal: syslog: cannot send to $sock: $why; events are counted as dropped"
+        case $order in
+        absent-first) exp="$absent
+$long" ;;
+        *) exp="$long
+$absent" ;;
+        esac
+        check_eq "lib-syslog-warning-per-cause-$order" "emitted=5 written=0 dropped=5|$exp" \
+                "$(cat "$T/out")|$(cat "$T/err")"
+done
 
 # A second tj_init() reads the environment afresh: a variable unset since the
 # first one has its default again (TJ_SYSLOG_FORMAT stayed rfc5424).
