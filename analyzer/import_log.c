@@ -34,8 +34,10 @@ static int import_log_tid_prefix(struct import_text *t, const char *line, size_t
         int r;
 
         *ret_used = 0;
-        /* every digit, however many: a TID of 12 digits is a bad prefix,
-         * not a line without one (the count stops past INT32_MAX) */
+        /* every digit, however many: a TID past INT32_MAX (12 digits but
+         * leading zeros) is a bad prefix, not a line without one (the count
+         * stops past INT32_MAX); leading zeros are the same TID, as in a
+         * TID field (ingest_parse_i64()) */
         for (; i < len && line[i] >= '0' && line[i] <= '9'; i++)
                 if (tid <= INT32_MAX)
                         tid = tid * 10 + (uint64_t) (line[i] - '0');

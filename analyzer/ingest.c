@@ -223,8 +223,10 @@ bool ingest_parse_i64(const char *p, size_t n, int64_t *ret)
                 neg = true;
                 i = 1;
         }
-        if (i == n || n - i > 20)
+        if (i == n)
                 return false;
+        /* no cap on the digits: leading zeros are the same number, and the
+         * check below finds a value past 64 bits however long it is */
         for (; i < n; i++) {
                 unsigned d = (unsigned char) p[i] - '0';
 

@@ -296,8 +296,9 @@ int ingest_entry_parse(struct ingest_entry *e);
 /* Parse P[0..N) as hex with an optional 0x prefix (as pointers and cursor
  * numbers are written), at most 64 bits; false when it is not that. */
 bool ingest_parse_hex(const char *p, size_t n, int64_t *ret);
-/* Parse a whole decimal number (optional '-'; up to UINT64_MAX, kept as
- * its 64-bit pattern); false when it is not one. */
+/* Parse a whole decimal number: digits only, a '-' before them allowed,
+ * leading zeros too, from -2^63 up to UINT64_MAX (kept as its 64-bit
+ * pattern); false for anything else (a blank, '+', a byte after them). */
 bool ingest_parse_i64(const char *p, size_t n, int64_t *ret);
 /* False for a trusted field ("_NAME=...": _EXE, _CMDLINE, _SYSTEMD_CGROUP,
  * ...) that ingest_entry_add() would ignore whatever its value, which a

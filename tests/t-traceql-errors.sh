@@ -281,6 +281,39 @@ else
         skip export-entry-too-large "2.3 GB of memory, not under valgrind or a sanitizer"
 fi
 
+# ---- numeric common fields: what is a number ------------------------------
+# A value of TRACE_SEQ, TID, _PID, CODE_LINE, TRACE_TIME_NS or TRACE_MONO_NS
+# is decimal digits, a '-' before them allowed, leading zeros too, within 64
+# bits (traceql.1 --export); anything else is no number: the row stored, the
+# column NULL, the first named in the import's one note.  Leading zeros past
+# 20 characters were no number, the same value shorter was one.
+n=0
+num() {
+        n=$((n + 1))
+        printf '__CURSOR=s=11112222333344445555666677778888;i=%x;b=x\nTRACE_EVENT=num\n%s\nMESSAGE=%s\n\n' "$n" "$1" "$1"
+}
+{ num 'TID=000000000042@'; num 'TID=+42'; num 'TID= 42'; num 'TID=42 '; num '_PID=0x2a'
+  num 'CODE_LINE=18446744073709551616'; num 'TRACE_SEQ=-9223372036854775809'
+  num 'TID=000000000042'; num 'TRACE_SEQ=0000000000000000000000000000042'
+  num 'TRACE_SEQ=18446744073709551615'; num 'TRACE_MONO_NS=-00000000000000000000009223372036854775808'
+  num 'TRACE_TIME_NS=000000000000000000000000000000000000000000000000000000000000000000000000001'
+} > "$T/num.export"
+run export-num-fields 0 "traceql: $T/num.db: 7 events stored with a field that is no number, its column NULL (the first: TID=000000000042@, at $T/num.export:3)" \
+        --db "$T/num.db" import --export "$T/num.export"
+check_eq export-num-fields-values "$(printf '%s\n' 'TID=000000000042@|||||' 'TID=+42|||||' 'TID= 42|||||' 'TID=42 |||||' \
+        '_PID=0x2a|||||' 'CODE_LINE=18446744073709551616|||||' 'TRACE_SEQ=-9223372036854775809|||||' \
+        'TID=000000000042|42||||' 'TRACE_SEQ=0000000000000000000000000000042||42|||' \
+        'TRACE_SEQ=18446744073709551615||18446744073709551615|||' \
+        'TRACE_MONO_NS=-00000000000000000000009223372036854775808||||-9223372036854775808|' \
+        'TRACE_TIME_NS=000000000000000000000000000000000000000000000000000000000000000000000000001|||||1')" \
+        "$($TQ --db "$T/num.db" --no-sync --format csv "select message || '|' || ifnull(tid, '') || '|' ||
+          ifnull(u64(seq), '') || '|' || ifnull(pid, '') || '|' || ifnull(mono, '') || '|' ||
+          ifnull(time, '') as v from events order by id" | tail -n +2)"
+# u64() takes such text alike (traceql.1 SQL functions)
+check_eq u64-leading-zeros "42|NULL|NULL" "$($TQ --db "$T/num.db" --no-sync --format csv \
+        "select u64('0000000000000000000000000042') || '|' || ifnull(u64('42@'), 'NULL') || '|' ||
+          ifnull(u64('000000000000000000000018446744073709551616'), 'NULL') as v" | tail -n 1)"
+
 # ---- a text line too long: $TRACEQL_TEST_MAX_LINE for a cap of 100 bytes ----
 # A --log or --syslog line that goes on past the cap (256 MiB) without a
 # newline fails at its line, as --export's does, the database as it was and
