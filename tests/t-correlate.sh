@@ -293,6 +293,19 @@ check_eq correlate-syslog-hosts-shown "hostA,100,m|hostB,100,f|hostA hostB" \
                         s == 0 { print $2 "," $3 "," $7 } s == 2 { print $2 "," $3 "," $7 }
                         s == 4 && NR > 1 && $0 != "h" { print }' | paste -sd '|')"
 
+# The report's own aggregates, tq_bytes_sum() (leaks) and tq_mean_ns()
+# (pairs), are no SQL functions of traceql.1: --sql, on the same connection
+# after the report, does not find them (it did, an undocumented function
+# only leaks' --sql had, or pairs').
+for cmd in "leaks --alloc m --free f --size size|tq_bytes_sum" "pairs --begin m --end f|tq_mean_ns"; do
+        fn=${cmd#*|} cmd=${cmd%|*}
+        rc=0
+        # shellcheck disable=SC2086
+        $TQ --db "$T/hosts.db" --no-sync --format csv $cmd --sql "select $fn(5) as v" > /dev/null 2> "$T/err" || rc=$?
+        check_eq "correlate-sql-no-$fn" "1|traceql: $T/hosts.db: no such function: $fn (SQL line 1, column 8)" \
+                "$rc|$(cat "$T/err")"
+done
+
 # tq_pairs says the host of each pair too: the pairs of pid 100 on two hosts
 # were two rows alike (boot null, pid 100).
 printf '%s app[100]: %s\n' '2024-01-01T00:00:01.000000+00:00 hostA' 'm p 0x10 size 5' \
