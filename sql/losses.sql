@@ -28,8 +28,9 @@
 -- lost after a process's last stored event show only through tj_dropped.
 -- An ftrace import's identifier is the TASK of the line, the name of the
 -- thread (prctl(PR_SET_NAME)), not of the process: its rows are told apart
--- by pid alone (prog NULL), and a gap shows the identifier of the event
--- after it.
+-- by pid alone (prog NULL), a gap shows the identifier of the event
+-- after it, and a run's tj_dropped reports (which any of its threads
+-- writes) are summed together under the identifier of the last one.
 WITH named AS (
         SELECT id, boot, host, pid, identifier, seq, time, event, a0,
                CASE WHEN (SELECT kind FROM sources s WHERE s.id = source) = 'ftrace'
@@ -42,7 +43,7 @@ WITH named AS (
                                             ORDER BY time, id) - 1 END AS again
         FROM named
 ), runs AS (
-        SELECT boot, host, pid, prog, identifier, seq, time, event, a0,
+        SELECT id, boot, host, pid, prog, identifier, seq, time, event, a0,
                max(again) OVER (PARTITION BY boot, host, pid, prog ORDER BY time, id
                                 ROWS UNBOUNDED PRECEDING) AS run
         FROM seen
@@ -60,10 +61,12 @@ SELECT 'seq_gap' AS kind, boot, host, pid, identifier, u64_gap(prev, seq) AS los
        ns_time(time) AS time
 FROM ordered WHERE u64_gap(prev, seq) IS NOT NULL
 UNION ALL
-SELECT 'tj_dropped', boot, host, pid, identifier, u64_sum(a0),
-       count(*) || ' report' || CASE count(*) WHEN 1 THEN '' ELSE 's' END, ns_time(max(time))
-FROM runs WHERE event = 'tj_dropped'
-GROUP BY boot, host, pid, identifier, run
+SELECT 'tj_dropped', boot, host, pid, (SELECT identifier FROM events e WHERE e.id = last),
+       lost, reports || ' report' || CASE reports WHEN 1 THEN '' ELSE 's' END, ns_time(time)
+FROM (SELECT boot, host, pid, u64_sum(a0) AS lost, count(*) AS reports, max(time) AS time,
+             max(id) AS last
+      FROM runs WHERE event = 'tj_dropped'
+      GROUP BY boot, host, pid, prog, run)
 UNION ALL
 SELECT 'tj_dropped', boot, host, pid, identifier, u64_sum(a0),
        count(*) || ' report' || CASE count(*) WHEN 1 THEN '' ELSE 's' END, ns_time(max(time))

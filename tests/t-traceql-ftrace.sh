@@ -862,6 +862,23 @@ rm -f "$T/db"
 $RUN "$TQ" --db "$T/db" import --ftrace "$T/threads.trace"
 check_eq ftrace-losses-thread-names "seq_gap,,,4240,CPU 0/KVM,1,seq 5..5," \
         "$($RUN "$TQ" --db "$T/db" --no-sync --format csv losses | tail -n +2)"
+# The library's tj_dropped reports of such a process, written by whichever
+# thread found the drops, are summed per run of the process as its gaps are,
+# under the name of the thread of the last report; each thread's name made
+# a row of its own before ('CPU 0/KVM,3,1 report' and 'qemu-system-x86,2,1
+# report').
+printf '%s\n' '# tracer: nop' \
+        ' qemu-system-x86-4240    [001] ...1.   100.000100: tracing_mark_write: tgb_done[4240.1]: req=0x1' \
+        '       CPU 0/KVM-4242    [000] ...1.   100.000150: tracing_mark_write: tj_dropped[4240]: dropped=3' \
+        '          worker-4243    [001] ...1.   100.000160: tracing_mark_write: tgb_done[4240.5]: req=0x5' \
+        ' qemu-system-x86-4240    [001] ...1.   100.000250: tracing_mark_write: tj_dropped[4240]: dropped=2' \
+        ' qemu-system-x86-4240    [001] ...1.   100.000300: tracing_mark_write: tgb_done[4240.1]: req=0x1' \
+        '          worker-4243    [001] ...1.   100.000350: tracing_mark_write: tj_dropped[4240]: dropped=4' \
+        > "$T/threads-dropped.trace"
+rm -f "$T/db"
+$RUN "$TQ" --db "$T/db" import --ftrace "$T/threads-dropped.trace"
+check_eq ftrace-losses-dropped-threads "seq_gap,,,4240,worker,3,seq 2..4,|tj_dropped,,,4240,qemu-system-x86,5,2 reports,|tj_dropped,,,4240,worker,4,1 report," \
+        "$($RUN "$TQ" --db "$T/db" --no-sync --format csv losses | tail -n +2 | sort | paste -sd '|')"
 
 # A line holds at most 256 MiB, as a line of --export, --log or --syslog
 # does ($TRACEQL_TEST_MAX_LINE: a cap of 100 bytes here): a longer one fails
