@@ -7,7 +7,11 @@
 --   tj_dropped           the library's own reports (TRACE_DROPPED), summed per process
 --                        (u64_sum(): unsigned, stops at 18446744073709551615)
 --                        run: a report without a TRACE_SEQ belongs to the run
---                        of the numbered events before it in time order
+--                        of the numbered events before it in time order.
+--                        Reports without a pid (a --log file's, the kernel's
+--                        ftrace [LOST N EVENTS], xentrace's lost records) are
+--                        summed per source, which detail names: two programs'
+--                        log files, or one's and the kernel's, are not one
 --   journald_suppressed  journald's rate limiting, "Suppressed N messages from UNIT":
 --                        its own entries in the journal, and its lines in a
 --                        syslog file (systemd-journald's, of no event)
@@ -69,9 +73,10 @@ FROM (SELECT boot, host, pid, u64_sum(a0) AS lost, count(*) AS reports, max(time
       GROUP BY boot, host, pid, prog, run)
 UNION ALL
 SELECT 'tj_dropped', boot, host, pid, identifier, u64_sum(a0),
-       count(*) || ' report' || CASE count(*) WHEN 1 THEN '' ELSE 's' END, ns_time(max(time))
+       count(*) || ' report' || CASE count(*) WHEN 1 THEN '' ELSE 's' END || ' in source ' || source,
+       ns_time(max(time))
 FROM events WHERE event = 'tj_dropped' AND pid IS NULL
-GROUP BY boot, host, identifier
+GROUP BY boot, host, identifier, source
 UNION ALL
 SELECT 'journald_suppressed', boot, host, NULL, NULL, count, message, ns_time(time)
 FROM journal_suppressed

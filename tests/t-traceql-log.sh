@@ -55,6 +55,18 @@ check_eq log-stdin-last-line "traceql: <stdin>: 2 lines, 2 new events, 0 of them
         "$(cat "$T/err")|$("$TQ" --db "$T/stdin.db" --no-sync --format csv \
         "select group_concat(a0, ' ') from (select a0 from events order by id)" | tail -n 1)"
 
+# Reports without a pid are summed per source, which detail names: the log
+# files of two programs, and the kernel's ftrace ring-buffer losses, were one
+# row before, 'tj_dropped,,,,,19,4 reports'.
+printf '100@1700000000.000001:tj_dropped 3 events dropped\n' > "$T/drop-a.log"
+printf '200@1700000001.000001:tj_dropped 4 events dropped\n200@1700000002.000001:tj_dropped 1 events dropped\n' \
+        > "$T/drop-b.log"
+printf '# tracer: nop\nCPU:1 [LOST EVENTS]\nCPU:0 [LOST 12 EVENTS]\n' > "$T/drop.trace"
+for f in drop-a.log drop-b.log; do "$TQ" --db "$T/drop.db" import --log "$T/$f" 2> /dev/null; done
+"$TQ" --db "$T/drop.db" import --ftrace "$T/drop.trace"
+check_eq log-losses-dropped-per-source "tj_dropped,,,,,12,2 reports in source 3,|tj_dropped,,,,,3,1 report in source 1,2023-11-14T22:13:20.000001000Z|tj_dropped,,,,,5,2 reports in source 2,2023-11-14T22:13:22.000001000Z" \
+        "$("$TQ" --db "$T/drop.db" --no-sync --format csv losses | tail -n +2 | paste -sd '|')"
+
 # An event whose format has a newline inside takes the next line too; a file
 # that ends before it (a writer in the middle) leaves the event for the next
 # import, which has it whole.  Standard input, read once, keeps what there is.

@@ -164,7 +164,7 @@ BEGIN { m = "18446744073709551615"; p = "_PID=100\n"
 $RUN "$TQ" --db "$T/drop-huge.db" import --export "$T/drop-huge.export"
 rc=0
 $TQ --db "$T/drop-huge.db" --no-sync --format csv losses > "$T/out" 2>&1 || rc=$?
-check_eq traceql-losses-dropped-huge "tj_dropped,bb,,,a,18446744073709551615,2 reports|tj_dropped,bb,,100,a,9223372036854775812,2 reports|tj_dropped,bb,,100,a,18446744073709551615,1 report|tj_dropped,bb,,100,a,18446744073709551615,2 reports|exit 0" \
+check_eq traceql-losses-dropped-huge "tj_dropped,bb,,,a,18446744073709551615,2 reports in source 1|tj_dropped,bb,,100,a,9223372036854775812,2 reports|tj_dropped,bb,,100,a,18446744073709551615,1 report|tj_dropped,bb,,100,a,18446744073709551615,2 reports|exit 0" \
         "$(tail -n +2 "$T/out" | cut -d, -f1-7 | paste -sd '|')|exit $rc"
 check_eq traceql-u64-sum "9223372036854775812|NULL|'18446744073709551615'" \
         "$(q "$T/drop-huge.db" "select (select u64_sum(column1) from (values (9223372036854775807), (5), (null), ('no'))) || '|' || coalesce((select u64_sum(1) where 0), 'NULL') || '|' || (select quote(u64_sum(dropped)) from tj_dropped) as v")"
