@@ -330,6 +330,12 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                 case 'h':
                 case O_HELP: corr_usage(stdout, o->pairs); exit(tq_stdout_done());
                 default:
+                        /* SQL that begins with a "--" comment is no option
+                         * (its place is --sql's value) */
+                        if (tq_option_is_sql(argv[optind - 1])) {
+                                tq_message("unexpected argument '%s'", argv[optind - 1]);
+                                return -EINVAL;
+                        }
                         /* optopt 0: a long option unknown here, maybe the
                          * other command's (those of both are known here) */
                         other = optopt ? NULL : tq_option_find(argv[optind - 1], corr_longopts,

@@ -114,6 +114,16 @@ const struct option *tq_option_find(const char *arg, const struct option *longop
         return found;
 }
 
+bool tq_option_is_sql(const char *arg)
+{
+        size_t len;
+
+        if (strncmp(arg, "--", 2) != 0)
+                return false;
+        len = strcspn(arg + 2, "=");
+        return strcspn(arg + 2, " \t\n\r\f") < len;
+}
+
 /* "traceql: ambiguous option '--NAME' (--a, --b)" for the word ARG, which
  * tq_option_find() found ambiguous in LONGOPTS: the options it may be, each
  * once (not those that mean the same as one named before). */

@@ -33,6 +33,8 @@ struct traceql_opts {
         const char *db;                 /* --db, or NULL for the default */
         bool no_sync, write, follow, have_format;
         bool operands;                  /* forget: the words after the subcommand are its */
+        const char *sql_word;           /* the SQL when it begins with a "--" comment
+                                         * (tq_option_is_sql()), else NULL */
         enum query_format format;
         char **identifiers;             /* NULL-terminated */
         size_t nidentifiers;
@@ -457,6 +459,30 @@ static int traceql_name_arg(int c, const char *arg)
         return -EINVAL;
 }
 
+/* Put SQL_WORD, the SQL that getopt_long() took for an option and put
+ * among them in ARGV, last of them at optind - 1, the SQL's index
+ * *RET_FIRST: the options come before it (traceql_import_misplaced() reads
+ * them there).  -EINVAL, said, when a word not an option is left after
+ * them, before ARGC: a second SQL. */
+static int traceql_parse_sql_word(int argc, char **argv, const char *sql_word, int *ret_first)
+{
+        int k;
+
+        for (k = 1; k < optind && argv[k] != sql_word; k++)
+                ;
+        if (k < optind) {
+                memmove(argv + k, argv + k + 1, (size_t) (optind - 1 - k) * sizeof(*argv));
+                argv[optind - 1] = (char *) sql_word;
+                *ret_first = optind - 1;
+        }
+        if (optind < argc) {
+                tq_message("unexpected argument '%s' (quote the SQL as one argument)",
+                           argv[optind]);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 /* Read traceql's options in ARGV[1] to ARGV[ARGC - 1], and the SQL or the
  * subcommand (*RET_FIRST, its index; with O->operands, the words after it
  * are the subcommand's, from *RET_FIRST + 1 to the end once getopt_long()
@@ -515,6 +541,15 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, bool bef
                         printf("traceql %s\n", TJ_VERSION_STRING);
                         exit(tq_stdout_done());
                 default:
+                        /* SQL that begins with a "--" comment is no option:
+                         * put in its place below, or a second SQL */
+                        if (argv[optind - 1] == o->sql_word)
+                                break;
+                        if (tq_option_is_sql(argv[optind - 1])) {
+                                tq_message("unexpected argument '%s' (quote the SQL as one "
+                                           "argument)", argv[optind - 1]);
+                                return -EINVAL;
+                        }
                         /* optopt 0: an unknown long option (or ambiguous) */
                         lo = optopt ? NULL : traceql_correlate_option(argv[optind - 1]);
                         if (lo && before_correlate) {
@@ -530,7 +565,11 @@ static int traceql_parse(int argc, char **argv, struct traceql_opts *o, bool bef
                 }
         }
         /* getopt_long permuted the arguments: what is left is the subcommand
-         * or the SQL, which may thus come anywhere ("--" ends the options). */
+         * or the SQL, which may thus come anywhere ("--" ends the options).
+         * SQL that begins with "--" it took for an option and put among
+         * them: it goes last of them, where the SQL is. */
+        if (o->sql_word)
+                return traceql_parse_sql_word(argc, argv, o->sql_word, ret_first);
         if (optind < argc)
                 *ret_first = optind++;
         if (optind < argc && !o->operands) {
@@ -1068,6 +1107,12 @@ int main(int argc, char **argv)
 
                 if (strcmp(argv[i], "--") == 0) {
                         dashdash = true;
+                        break;
+                }
+                /* SQL that begins with a "--" comment: no option, whatever
+                 * getopt_long() makes of it */
+                if (tq_option_is_sql(argv[i])) {
+                        o.sql_word = argv[i];
                         break;
                 }
                 if (traceql_takes_value(argv[i])) {

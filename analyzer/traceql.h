@@ -108,6 +108,11 @@ struct option;
 const struct option *tq_option_find(const char *arg, const struct option *longopts,
                                     bool *ret_ambiguous);
 
+/* Is the word ARG SQL that begins with a "--" comment rather than a long
+ * option: "--" followed by a name (up to any '=') that holds white space (a
+ * space, tab, newline, CR or form feed), which no option's name does? */
+bool tq_option_is_sql(const char *arg);
+
 /* Print on stderr why getopt_long() just returned '?' for ARGV with
  * LONGOPTS (traceql's options are all long): an unknown option, an
  * ambiguous abbreviation (naming the options it may be), one that needs a

@@ -1147,6 +1147,38 @@ rc=0; out=$($TQ --db "$DB" --no-sync --format csv -- 'select 1 as one') || rc=$?
 check_eq usage-dashdash-sql "0|one 1" "$rc|$(echo $out)"
 rc=0; out=$(echo 'select 2 as two' | $TQ --db "$DB" --no-sync --format csv -- -) || rc=$?
 check_eq usage-dashdash-stdin "0|two 2" "$rc|$(echo $out)"
+# SQL that begins with a "--" comment is the SQL, not an option, without
+# "--" before it: a word "--NAME" or "--NAME=VALUE" whose NAME holds white
+# space (a space, tab, newline...) names no option.  It was "unknown option
+# '-- count them\x0aselect 1 as one'", exit 2; and so before leaks' and
+# pairs' options, whose SQL is --sql's value.
+sqlc=$(printf -- '-- count them\nselect 1 as one')
+run sql-comment-first 0 "" --db "$DB" --no-sync --format csv "$sqlc"
+check_eq sql-comment-first-out "one
+1" "$(cat "$T/out")"
+run sql-comment-before-options 0 "" "$sqlc" --db "$DB" --no-sync --format csv
+check_eq sql-comment-before-options-out "one
+1" "$(cat "$T/out")"
+run sql-comment-tab-equals 0 "" --db "$DB" --no-sync --format csv "$(printf -- '--\tx = y\nselect 2 as two')"
+check_eq sql-comment-tab-equals-out "two
+2" "$(cat "$T/out")"
+run sql-comment-no-space 0 "" --db "$DB" --no-sync --format csv "$(printf -- '--x\nselect 3 as three')"
+check_eq sql-comment-no-space-out "three
+3" "$(cat "$T/out")"
+run sql-comment-dashdash 0 "" --db "$DB" --no-sync --format csv -- "$sqlc"
+check_eq sql-comment-dashdash-out "one
+1" "$(cat "$T/out")"
+rc=0; $TQ --db "$DB" --no-sync "$sqlc" 'select 2' 2> "$T/err" || rc=$?
+check_eq sql-comment-then-sql "2|traceql: unexpected argument 'select 2' (quote the SQL as one argument)" "$rc|$(head -1 "$T/err")"
+rc=0; $TQ --db "$DB" --no-sync 'select 2' "$sqlc" 2> "$T/err" || rc=$?
+check_eq sql-comment-second "2|traceql: unexpected argument '-- count them\x0aselect 1 as one' (quote the SQL as one argument)" "$rc|$(head -1 "$T/err")"
+run sql-comment-import-option 2 "traceql: import options given without 'import'" --db "$DB" "$sqlc" --since now
+rc=0; $TQ --db "$DB" --no-sync leaks --alloc a --free b "$sqlc" 2> "$T/err" || rc=$?
+check_eq sql-comment-leaks-operand "2|traceql: unexpected argument '-- count them\x0aselect 1 as one'" "$rc|$(head -1 "$T/err")"
+run sql-comment-leaks-sql 4 "traceql: $DB: no event 'a' in the database" --db "$DB" --no-sync leaks --alloc a --free b --sql "$sqlc"
+# a word "--NAME=VALUE" whose NAME holds none is an option still
+rc=0; $TQ --db "$DB" --no-sync "$(printf -- '--bogus=x y\nselect 1')" 2> "$T/err" || rc=$?
+check_eq sql-comment-name-no-space "2|traceql: unknown option '--bogus=x y\x0aselect 1'" "$rc|$(head -1 "$T/err")"
 # an option's value "--" is that value, not the end of the options
 cp "$DB" "$T/--"
 rc=0; (cd "$T" && $TQ --db -- --no-sync --format csv events) > "$T/out" 2> "$T/err" || rc=$?
