@@ -59,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-journal.h>
@@ -216,12 +217,44 @@ static const char *import_journal_bad_file(char **files, int *ret_r)
         return files[0];
 }
 
-/* WHAT (a file or directory) cannot be opened for R (< 0): the message. */
+/* Does the file PATH begin as a journal file does, with its signature?
+ * False when it cannot be read. */
+static bool import_journal_signed(const char *path)
+{
+        char sig[8];
+        ssize_t n;
+        int fd;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return false;
+        n = read(fd, sig, sizeof(sig));
+        close(fd);
+        return n == (ssize_t) sizeof(sig) && memcmp(sig, "LPKSHHRH", sizeof(sig)) == 0;
+}
+
+/* WHAT (a file or directory) cannot be opened for R (< 0): the message.
+ * sd-journal's words for a file that is no journal file are its own
+ * ("File descriptor in bad state": not a regular file; "No data available":
+ * shorter than a header; "Bad message": a header it cannot take): a file
+ * without a journal file's signature is said to be none, one with it
+ * truncated or damaged. */
 static int import_journal_open_error(const char *what, int r, struct tq_error *err)
 {
-        if (r == -ENODATA)      /* sd-journal's word for a header it cannot read */
-                return tq_error_set(err, r, "%s: cannot open journal: not a journal file, "
-                                    "or a truncated one", what);
+        struct stat st;
+        bool found = stat(what, &st) == 0, file = found && S_ISREG(st.st_mode);
+
+        if (r == -EBADFD && found && !file && !S_ISDIR(st.st_mode))
+                return tq_error_set(err, r, "%s: cannot open journal: not a journal file "
+                                    "(not a regular file)", what);
+        if ((r == -ENODATA || r == -EBADMSG) && file && !import_journal_signed(what))
+                return tq_error_set(err, r, "%s: cannot open journal: not a journal file", what);
+        if (r == -ENODATA && file)
+                return tq_error_set(err, r, "%s: cannot open journal: a truncated journal file",
+                                    what);
+        if (r == -EBADMSG && file)
+                return tq_error_set(err, r, "%s: cannot open journal: a damaged journal file "
+                                    "(its header is inconsistent)", what);
         return tq_error_set(err, r, "%s: cannot open journal: %s", what, strerror(-r));
 }
 

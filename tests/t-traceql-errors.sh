@@ -785,21 +785,37 @@ PY
                 (select message from events order by message)" | tail -n 1)"
         # Of several --file, the one that cannot be opened is named, not
         # the first (which was named whatever failed), and a file that is
-        # not a journal says so rather than 'No data available'.
+        # not a journal says so rather than 'No data available'; a journal
+        # file cut short says so too.
         run journal-file-missing 4 "traceql: $T/missing.journal: cannot open journal: No such file or directory" \
                 --db "$T/mf.db" import --file "$T/host-a.journal" --file "$T/missing.journal"
         echo garbage > "$T/garbage.journal"
         head -c 4096 "$T/host-b.journal" > "$T/short.journal"
-        run journal-file-not-journal 4 "traceql: $T/garbage.journal: cannot open journal: not a journal file, or a truncated one" \
+        run journal-file-not-journal 4 "traceql: $T/garbage.journal: cannot open journal: not a journal file" \
                 --db "$T/mf.db" import --file "$T/host-a.journal" --file "$T/garbage.journal"
-        run journal-file-truncated 4 "traceql: $T/short.journal: cannot open journal: not a journal file, or a truncated one" \
+        run journal-file-truncated 4 "traceql: $T/short.journal: cannot open journal: a truncated journal file" \
                 --db "$T/mf.db" import --file "$T/short.journal"
+        # A file that is no journal file is said to be none, whatever
+        # sd-journal's word: a text file longer than a journal file's header
+        # was "Bad message", /dev/null "File descriptor in bad state" (not a
+        # regular file).  A journal file's signature before a header
+        # sd-journal refuses: a damaged one.
+        seq 1 1000 > "$T/text.log"
+        run journal-file-text 4 "traceql: $T/text.log: cannot open journal: not a journal file" \
+                --db "$T/mf.db" import --file "$T/text.log"
+        run journal-file-dev-null 4 "traceql: /dev/null: cannot open journal: not a journal file (not a regular file)" \
+                --db "$T/mf.db" import --file /dev/null
+        run journal-file-dev-null-second 4 "traceql: /dev/null: cannot open journal: not a journal file (not a regular file)" \
+                --db "$T/mf.db" import --file "$T/host-a.journal" --file /dev/null
+        { printf LPKSHHRH; head -c 4096 /dev/zero; } > "$T/damaged.journal"
+        run journal-file-damaged 4 "traceql: $T/damaged.journal: cannot open journal: a damaged journal file (its header is inconsistent)" \
+                --db "$T/mf.db" import --file "$T/damaged.journal"
         # A --directory whose journal files sd-journal opens none of (it
         # passes over a file whose header it cannot read) names the file,
         # as --file does: it imported nothing, status 0, silently.
         mkdir "$T/short-dir"
         cp "$T/short.journal" "$T/short-dir/"
-        run journal-directory-truncated 4 "traceql: $T/short-dir/short.journal: cannot open journal: not a journal file, or a truncated one" \
+        run journal-directory-truncated 4 "traceql: $T/short-dir/short.journal: cannot open journal: a truncated journal file" \
                 --db "$T/mf.db" import --directory "$T/short-dir"
         # Journal files the user may not read: an import that opened none
         # fails as journalctl does (it imported nothing, status 0, silently).
