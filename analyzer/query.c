@@ -124,14 +124,17 @@ static void query_hex(FILE *out, const unsigned char *p, size_t n)
                 fprintf(out, "%02x", p[i]);
 }
 
-/* D in the fewest digits that read back as D (0.1, not 0.10000000000000001),
- * as SQLite's own printing does, up to the 17 that always do.  A normal
- * double that reads back from 15 digits needs no fewer: %g drops the zeros
- * that end them.  A subnormal one holds fewer digits than that (5e-324, not
- * 4.94065645841247e-324): it is tried from 1. */
-static void query_json_double(FILE *out, double d)
+/* D, finite, in the fewest digits that read back as D (0.1, not
+ * 0.10000000000000001), as SQLite's own printing does, up to the 17 that
+ * always do.  A normal double that reads back from 15 digits needs no fewer:
+ * %g drops the zeros that end them.  A subnormal one holds fewer digits than
+ * that (5e-324, not 4.94065645841247e-324): it is tried from 1.  Digits
+ * alone (2, -0, 1234567890123456) get ".0" after them, as SQLite writes a
+ * real: a reader tells it from an integer (CSV and JSON alike). */
+static void query_double(FILE *out, double d)
 {
         char buf[32];
+        size_t sign;
 
         for (int prec = fpclassify(d) == FP_SUBNORMAL ? 1 : 15; prec <= 17; prec++) {
                 snprintf(buf, sizeof(buf), "%.*g", prec, d);
@@ -139,6 +142,9 @@ static void query_json_double(FILE *out, double d)
                         break;
         }
         fputs(buf, out);
+        sign = buf[0] == '-';
+        if (buf[sign + strspn(buf + sign, "0123456789")] == '\0')
+                fputs(".0", out);
 }
 
 static void query_json_value(FILE *out, sqlite3_stmt *st, int i)
@@ -155,7 +161,7 @@ static void query_json_value(FILE *out, sqlite3_stmt *st, int i)
         case SQLITE_FLOAT:
                 d = sqlite3_column_double(st, i);
                 if (isfinite(d))
-                        query_json_double(out, d);
+                        query_double(out, d);
                 else
                         fputs("null", out);
                 break;
@@ -191,19 +197,20 @@ static void query_json_row(FILE *out, sqlite3_stmt *st)
 /* A REAL as SQLite writes it ("2.0", "1.0e+16"), unless that does not read
  * back as the same double: SQLite (before 3.43) writes 15 significant digits,
  * so 0.1 + 0.2 would be "0.3"; then in the fewest digits that do ("-0.0" for
- * -0.0, which it writes "0.0"). */
+ * -0.0, which it writes "0.0"), as JSON writes it.  A subnormal too, whose 15
+ * digits read back but are more than it holds ("5e-324", as in JSON, not
+ * "4.94065645841247e-324"). */
 static void query_csv_double(FILE *out, sqlite3_stmt *st, int i)
 {
         double d = sqlite3_column_double(st, i);
         const char *text = (const char *) sqlite3_column_text(st, i);
 
         /* -0.0, which SQLite writes "0.0", reads back equal but not the same */
-        if (text && strtod(text, NULL) == d && signbit(strtod(text, NULL)) == signbit(d))
+        if (text && strtod(text, NULL) == d && signbit(strtod(text, NULL)) == signbit(d) &&
+            fpclassify(d) != FP_SUBNORMAL)
                 fputs(text, out);
-        else if (d == 0)
-                fputs("-0.0", out);
         else
-                query_json_double(out, d);
+                query_double(out, d);
 }
 
 static void query_csv_field(FILE *out, const char *p, size_t n, bool text)
