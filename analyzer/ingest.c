@@ -1058,7 +1058,8 @@ static void ingest_columns_unique(char cols[][160], unsigned n)
  * name; a column no name matches takes the argument at its position if that
  * one is not taken.
  * The rest follow, in the columns after the first signature's (a xentrace
- * record with more data words than the first of its name).
+ * record with more data words than the first of its name), which
+ * ingest_type_grow() then names.
  */
 static unsigned ingest_args_order(const struct ingest_type *t, const struct ingest_entry *e,
                                   const struct ingest_sigarg *sig, unsigned n,
@@ -1096,7 +1097,7 @@ static unsigned ingest_args_order(const struct ingest_type *t, const struct inge
                         out[i] = sig[i];
                         used[i] = true;
                 }
-        /* the rest, unnamed in the view, in the columns after */
+        /* the rest, in the columns after (ingest_type_grow()) */
         for (i = t->ncols, j = 0; j < n && i < TQ_MAX_ARGS; j++)
                 if (!used[j])
                         out[i++] = sig[j];
@@ -1327,6 +1328,101 @@ static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, con
                 r = ingest_type_add(ing, event, colv, kinds, n, sigtext, ret);
 out:
         sqlite3_free(sql);
+        if (r == -ENOMEM)
+                tq_error_set(err, r, "out of memory");
+        return r;
+}
+
+/*
+ * Name in the catalog the arguments of an entry of T that its columns lack:
+ * OUT[T->ncols..N), which ingest_args_order() put in the columns after T's
+ * own.  Each gets an event_args row at its position, event_types its nargs
+ * and signature, and the view (if any) is made again with them, so that a
+ * later version of the program with an argument more, or a syslog line
+ * that has the string argument the event's first line lacked (the syslog
+ * output leaves a NULL one out), is queried by name, as the first ones are.
+ * A new column whose name would rename one of T's (ev_time after an
+ * argument time came) stays unnamed: a query may use the old name.
+ */
+static int ingest_type_grow(struct ingest *ing, struct ingest_type *t, const struct ingest_entry *e,
+                            const struct ingest_sigarg *out, unsigned n, struct tq_error *err)
+{
+        char cols[TQ_MAX_ARGS][160], *sig = NULL, *sql = NULL;
+        const char *view;
+        sqlite3_stmt *st = NULL;
+        unsigned i, old = t->ncols;
+        int r = 0, rc;
+
+        if (n <= old)
+                return 0;
+        for (i = 0; i < old; i++)
+                snprintf(cols[i], sizeof(cols[i]), "%s", t->cols[i]);
+        for (i = old; i < n; i++)
+                ingest_arg_column(e, out, i, cols[i], sizeof(cols[i]));
+        ingest_columns_unique(cols, n);
+        for (i = 0; i < old; i++)
+                if (strcmp(cols[i], t->cols[i]) != 0)
+                        return 0;
+        for (i = old; r == 0 && i < n; i++) {
+                sql = sqlite3_mprintf("INSERT INTO event_args VALUES (%Q, %u, %Q, '%c')",
+                                      t->name, i, cols[i], out[i].kind);
+                r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
+                sqlite3_free(sql);
+        }
+        sig = sqlite3_mprintf("%s", t->signature);
+        for (i = old; sig && i < n; i++) {
+                char *more = sqlite3_mprintf("%s%s%s:%c", sig, sig[0] ? " " : "", cols[i],
+                                             out[i].kind);
+
+                sqlite3_free(sig);
+                sig = more;
+        }
+        if (r == 0 && !sig)
+                r = -ENOMEM;
+        if (r == 0) {
+                sql = sqlite3_mprintf("UPDATE event_types SET nargs = %u, signature = %Q "
+                                      "WHERE name = %Q", n, sig, t->name);
+                r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
+                sqlite3_free(sql);
+        }
+        if (r == 0)
+                r = ingest_prepare(ing, "SELECT view FROM event_types WHERE name = ?", &st, err);
+        if (r == 0) {
+                sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+                rc = sqlite3_step(st);
+                view = rc == SQLITE_ROW ? (const char *) sqlite3_column_text(st, 0) : NULL;
+                if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+                        r = ingest_sqlerr(ing, rc, err);
+                else if (view) {
+                        char *create = ingest_view_sql(t->name, view, n, cols);
+
+                        sql = create ? sqlite3_mprintf("DROP VIEW \"%w\"; %s", view, create) : NULL;
+                        r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
+                        sqlite3_free(create);
+                        sqlite3_free(sql);
+                }
+                sqlite3_finalize(st);
+        }
+        for (i = old; r == 0 && i < n; i++) {
+                if (!(t->cols[i] = strdup(cols[i]))) {
+                        r = -ENOMEM;
+                        break;
+                }
+                t->lens[i] = strlen(cols[i]);
+                t->kinds[i] = out[i].kind;
+                t->ncols = i + 1;
+        }
+        if (r == 0) {
+                char *keep = strdup(sig);
+
+                if (!keep)
+                        r = -ENOMEM;
+                else {
+                        free(t->signature);
+                        t->signature = keep;
+                }
+        }
+        sqlite3_free(sig);
         if (r == -ENOMEM)
                 tq_error_set(err, r, "out of memory");
         return r;
@@ -1656,6 +1752,11 @@ int ingest_entry(struct ingest *ing, const struct ingest_entry *e, struct tq_err
         }
         n = ingest_args_order(type, e, sig, n, args);
         ingest_kinds_check(type, e, args, n);
+        if (n > type->ncols) {
+                r = ingest_type_grow(ing, type, e, args, n, err);
+                if (r < 0)
+                        goto out;
+        }
         r = ingest_row_id(ing, e, jid, &id, err);
         if (r < 0)
                 goto out;

@@ -254,6 +254,14 @@ printf '<30>1 2026-11-21T17:13:13Z h blockdemo 1 - [tj@32473 event="ev" seq="3" 
 check_eq syslog-bad-int-where "traceql: $T/bn.db: 1 event stored with a field that is no number, its column NULL (the first: TRACE_SEQ=x2, at $T/bn.log:2)|traceql: $T/bn.db: 1 event stored with a field that is no number, its column NULL (the first: CODE_LINE=l4, at $T/bn.log:3)|traceql: $T/bn-in.db: 2 events stored with a field that is no number, its column NULL (the first: TRACE_SEQ=x2, at <stdin>:2)|1 NULL;NULL NULL;3 NULL" \
         "$(head -1 "$T/bn.err")|$(head -1 "$T/bn2.err")|$(head -1 "$T/bn3.err")|$("$TQ" --db "$T/bn.db" --no-sync --format csv "select ifnull(seq, 'NULL') || ' ' || ifnull(code_line, 'NULL') from events order by time" | tail -n +2 | paste -sd ';')"
 
+# The syslog output leaves a NULL string argument out: an event whose first
+# line lacks one gets it in its view from the first line that has it (it
+# was in an unnamed column, 'select name' an error).
+printf '<30>1 2026-11-21T17:13:11Z h blockdemo 1 - [tj@32473 event="nm" seq="1" arg_dev="d0" arg_n="5"] nm\n<30>1 2026-11-21T17:13:12Z h blockdemo 1 - [tj@32473 event="nm" seq="2" arg_dev="d1" arg_name="disk0" arg_n="6"] nm\n' > "$T/nm.log"
+"$TQ" --db "$T/nm.db" import --syslog "$T/nm.log"
+check_eq syslog-null-string-later-named "d0 NULL 5;d1 disk0 6" \
+        "$("$TQ" --db "$T/nm.db" --no-sync --format csv "select dev || ' ' || ifnull(name, 'NULL') || ' ' || n from nm order by seq" | tail -n +2 | paste -sd ';')"
+
 # ---- end to end through two rsyslogd --------------------------------------
 BD=$B/examples/blockdemo
 if ! command -v rsyslogd > /dev/null; then

@@ -254,10 +254,25 @@ check_eq traceql-kind-change-said "traceql: event ty: argument n is of kind s in
         "$(cat "$T/err")|exit $rc"
 check_eq traceql-kind-change-stored "5 integer|'abc' text|'12' text|-5 integer|n:u m:p|u" \
         "$(q "$T/ty.db" "select quote(n) || ' ' || typeof(n) as v from ty order by id" | paste -sd '|')|$(q "$T/ty.db" "select signature || '|' || (select kind from event_args where event = 'ty' and name = 'n') from event_types where name = 'ty'")"
-# An argument the first signature lacks follows its columns, unnamed.
+# An argument the first signature lacks follows its columns, and joins the
+# catalog and the view there (a later version of the program with one
+# more): queried by name, as the first ones are; entries without it have
+# NULL.  It was kept unnamed (a2 only).  A new argument whose column would
+# rename one of the first (ev_time once an argument time came) stays
+# unnamed.
 printf '__CURSOR=s=1;i=5;b=x\nTRACE_EVENT=ord\nTRACE_ARGS=b:u c:u a:u\nTRACE_ARG_A=9\nTRACE_ARG_B=10\nTRACE_ARG_C=11\nMESSAGE=m\n\n' > "$T/ord3.export"
 $RUN "$TQ" --db "$T/ord.db" import --export "$T/ord3.export"
 check_eq traceql-args-extra-kept "9|10|11" "$(q "$T/ord.db" "select a0 || '|' || a1 || '|' || a2 as v from events where id = (select max(id) from events)")"
+check_eq traceql-args-extra-named "a:u b:u c:u|3|2 c u|1 2 NULL;3 4 NULL;5 6 NULL;7 8 NULL;9 10 11" \
+        "$(q "$T/ord.db" "select signature || '|' || nargs from event_types where name = 'ord'")|$(q "$T/ord.db" "select pos || ' ' || name || ' ' || kind from event_args where event = 'ord' and pos = 2")|$(q "$T/ord.db" "select a || ' ' || b || ' ' || ifnull(c, 'NULL') from ord order by id" | paste -sd ';')"
+printf '__CURSOR=s=1;i=6;b=x\nTRACE_EVENT=ord\nTRACE_ARGS=a:u b:u c:u d:s\nTRACE_ARG_A=12\nTRACE_ARG_B=13\nTRACE_ARG_C=14\nTRACE_ARG_D=x\nMESSAGE=m\n\n' > "$T/ord4.export"
+$RUN "$TQ" --db "$T/ord.db" import --export "$T/ord4.export"
+check_eq traceql-args-extra-later-import "a:u b:u c:u d:s|12 13 14 x" \
+        "$(q "$T/ord.db" "select signature from event_types where name = 'ord'")|$(q "$T/ord.db" "select a || ' ' || b || ' ' || c || ' ' || d from ord where d is not null")"
+printf '__CURSOR=s=1;i=1;b=x\nTRACE_EVENT=tm\nTRACE_ARGS=ev_time:u\nTRACE_ARG_EV_TIME=1\nMESSAGE=m\n\n__CURSOR=s=1;i=2;b=x\nTRACE_EVENT=tm\nTRACE_ARGS=ev_time:u time:u\nTRACE_ARG_EV_TIME=2\nTRACE_ARG_TIME=3\nMESSAGE=m\n\n' > "$T/tm.export"
+$RUN "$TQ" --db "$T/tm.db" import --export "$T/tm.export"
+check_eq traceql-args-extra-no-rename "ev_time:u|2 3" \
+        "$(q "$T/tm.db" "select signature from event_types where name = 'tm'")|$(q "$T/tm.db" "select ev_time || ' ' || a1 from tm join events using (id) where a1 is not null")"
 # A value its kind cannot have stays text: a signed one past INT64_MAX, an
 # unsigned one below 0, a pointer without 0x (it was read as hex).
 printf '__CURSOR=s=1;i=1;b=x\nTRACE_EVENT=kinds\nTRACE_ARGS=i:i u:u p:p q:p\nTRACE_ARG_I=9223372036854775808\nTRACE_ARG_U=-1\nTRACE_ARG_P=4096\nTRACE_ARG_Q=0X1F\nMESSAGE=m\n\n' > "$T/kinds.export"
