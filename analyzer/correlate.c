@@ -57,7 +57,7 @@ struct corr_slot {
         uint64_t key;
         int64_t id;             /* events.id of the allocation / begin, 0: none yet */
         int64_t t, mono;        /* pairs: its time and monotonic time */
-        bool has_mono;          /* mono is known */
+        bool has_t, has_mono;   /* t, mono is known */
         int64_t size;           /* leaks: the size (a 64-bit pattern); pairs: the --by value */
         bool sized;             /* size holds one */
         bool negative;          /* leaks: size is of a signed argument, below 0 */
@@ -1035,11 +1035,13 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
                             bool sized, int64_t by, const struct corr_row *row)
 {
         bool has_mono = sqlite3_value_type(row->v[CORR_KMONO]) != SQLITE_NULL;
+        bool has_t = sqlite3_value_type(row->v[CORR_KTIME]) != SQLITE_NULL;
         int64_t mono = sqlite3_value_int64(row->v[CORR_KMONO]);
         int64_t t = sqlite3_value_int64(row->v[CORR_KTIME]);
         struct corr_slot *sl;
-        int64_t lat;
-        int b, r;
+        int64_t lat = 0;
+        bool by_mono, timed;
+        int b = 0, r;
 
         if (begin)
                 sc->tot.a++;
@@ -1056,6 +1058,7 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
                 sl->id = id;
                 sl->t = t;
                 sl->mono = mono;
+                sl->has_t = has_t;
                 sl->has_mono = has_mono;
                 sl->size = by;
                 sl->sized = sized;
@@ -1064,15 +1067,20 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
         }
         if (!sl)
                 return corr_problem(sc, id, "end-without-begin", key, 0);
-        /* one clock for both ends: the time, unless both have a monotonic time */
+        /* one clock for both ends: the time, unless both have a monotonic
+         * time; no latency when an end has neither (a --log line without a
+         * timestamp: its NULL is no time 0, 1.7e18 ns before the other's) */
+        by_mono = has_mono && sl->has_mono;
+        timed = by_mono || (has_t && sl->has_t);
         /* held at INT64_MAX or INT64_MIN past them: only forged times differ by 292 years */
-        if (has_mono && sl->has_mono ? __builtin_sub_overflow(mono, sl->mono, &lat) :
-                                       __builtin_sub_overflow(t, sl->t, &lat))
-                lat = (has_mono && sl->has_mono ? mono : t) < 0 ? INT64_MIN : INT64_MAX;
+        if (timed && (by_mono ? __builtin_sub_overflow(mono, sl->mono, &lat) :
+                                __builtin_sub_overflow(t, sl->t, &lat)))
+                lat = (by_mono ? mono : t) < 0 ? INT64_MIN : INT64_MAX;
         for (b = 0; b < 64 && (lat >> b) > 1; b++)
                 ;
         sc->tot.matched++;
-        sc->tot.hist[lat > 0 ? b : 64]++;
+        if (timed)
+                sc->tot.hist[lat > 0 ? b : 64]++;
         sqlite3_bind_int64(sc->pair, 1, sl->id);
         sqlite3_bind_int64(sc->pair, 2, id);
         sqlite3_bind_value(sc->pair, 3, row->v[CORR_BOOT]);
@@ -1083,8 +1091,13 @@ static int corr_pairs_event(struct corr_scan *sc, int64_t id, bool begin, uint64
                 sqlite3_bind_int64(sc->pair, 7, sl->size);
         else
                 sqlite3_bind_null(sc->pair, 7);
-        sqlite3_bind_int64(sc->pair, 8, lat);
-        sqlite3_bind_int(sc->pair, 9, lat > 0 ? b : -1);
+        if (timed) {
+                sqlite3_bind_int64(sc->pair, 8, lat);
+                sqlite3_bind_int(sc->pair, 9, lat > 0 ? b : -1);
+        } else {
+                sqlite3_bind_null(sc->pair, 8);
+                sqlite3_bind_null(sc->pair, 9);
+        }
         corr_table_del(sc->table, sl);
         return sqlite3_step(sc->pair) == SQLITE_DONE && sqlite3_reset(sc->pair) == SQLITE_OK ? 0 : -EIO;
 }
@@ -2077,7 +2090,8 @@ static void corr_mean_final(sqlite3_context *ctx)
 /*
  * Fill temp.tq_pairs_stats, one row per --by group: count, min, exact
  * nearest-rank p50/p90/p99 (the k-th latency, k = ceil(p * n / 100), read
- * through an index), max and mean (tq_mean_ns()).
+ * through an index), max and mean (tq_mean_ns()), of the pairs with a
+ * latency (NULL: an end without a time, corr_pairs_event()).
  */
 static int corr_pairs_stats(sqlite3 *db, struct tq_error *err)
 {
@@ -2092,10 +2106,11 @@ static int corr_pairs_stats(sqlite3 *db, struct tq_error *err)
         if (r < 0)
                 return r;
         if ((r = corr_prepare(db, "SELECT grp, count(*), min(latency), max(latency),"
-                              " tq_mean_ns(latency) FROM temp.tq_pairs GROUP BY grp",
-                              &g, err)) < 0 ||
+                              " tq_mean_ns(latency) FROM temp.tq_pairs WHERE latency NOT NULL"
+                              " GROUP BY grp", &g, err)) < 0 ||
             (r = corr_prepare(db, "SELECT latency FROM temp.tq_pairs WHERE grp IS ?1"
-                              " ORDER BY latency LIMIT 1 OFFSET ?2", &k, err)) < 0 ||
+                              " AND latency NOT NULL ORDER BY latency LIMIT 1 OFFSET ?2",
+                              &k, err)) < 0 ||
             (r = corr_prepare(db, "INSERT INTO temp.tq_pairs_stats VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                               &ins, err)) < 0)
                 goto out;

@@ -359,6 +359,21 @@ check_eq correlate-pairs-some-mono "300 2000|301 4000|302 500" "$($TQ --db "$T/s
         --format csv pairs --begin b --end e --sql "select pid || ' ' || latency as p from tq_pairs order by pid" |
         sed -n '/^p$/,$p' | sed 1d | paste -sd '|')"
 
+# A --log line without a timestamp has no time (NULL): a pair with such an
+# end has no latency, and is left out of the figures and the histogram.  It
+# was timed from 0: 0 ns for two such ends, 1.7e18 ns (54 years) for a
+# begin without a time and an end with one, the p90 and max of the report.
+printf 'b(void *r) "r %%p"\ne(void *r) "r %%p"\n' > "$T/be.events"
+printf '%s\n' 'b r 0x10' 'e r 0x10' 'b r 0x20' '2024-01-01T00:00:02.000000Z e r 0x20' \
+        '2024-01-01T00:00:03.000000Z b r 0x30' '2024-01-01T00:00:03.000005Z e r 0x30' > "$T/notime.log"
+$TQ --db "$T/notime.db" import --log "$T/notime.log" --events "$T/be.events" 2> /dev/null
+check_eq correlate-pairs-no-time \
+        "count,min_ns,p50_ns,p90_ns,p99_ns,max_ns,mean_ns|1,5000,5000,5000,5000,5000,5000|3,3,3,0,0,0,1,0|4096,8192,1|1 null null|3 null null|5 5000 12" \
+        "$($TQ --db "$T/notime.db" --no-sync --format csv pairs --begin b --end e --histogram \
+                --sql "select begin_id || ' ' || ifnull(latency, 'null') || ' ' || ifnull(bucket, 'null') as p
+                       from tq_pairs order by begin_id" |
+                grep -v '^$' | grep -v '^time,\|^begins,\|^lo_ns,\|^p$' | paste -sd '|')"
+
 # Only the events of the lists decide how a process is ordered: a tj_dropped
 # entry (the library's loss report, without seq) left the process ordered by
 # monotonic time, where this free (seq 2, read the clock first) came before
