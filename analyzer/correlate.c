@@ -1,12 +1,12 @@
 /*
  * correlate.c - traceql leaks and traceql pairs: match events by a correlator.
  *
- * Both commands stream the events of interest once, per process (boot + pid;
- * host + pid for rows without a boot id, such as a central syslog file's) in
- * event order (TRACE_SEQ, then monotonic time, then time, then row id; for a
- * process whose events do not all have a TRACE_SEQ, see tq_order), keeping
- * only the live set in a hash table keyed by the correlator value (an address,
- * a request pointer).  What they find goes into TEMP tables (tq_leaks,
+ * Both commands stream the events of interest once, per process (boot, host
+ * and pid; host + pid for rows without a boot id, such as a central syslog
+ * file's) in event order (TRACE_SEQ, then monotonic time, then time, then
+ * row id; for a process whose events do not all have a TRACE_SEQ, see
+ * tq_order), keeping only the live set in a hash table keyed by the
+ * correlator value (an address, a request pointer).  What they find goes into TEMP tables (tq_leaks,
  * tq_bad_frees, tq_pairs, tq_pairs_open) that the report is printed from with
  * the same printer as any query, that --sql can join with events, and that
  * --write copies into the database.
@@ -557,11 +557,13 @@ static void corr_in(sqlite3_str *s, const struct corr_list *list, bool comma)
 }
 
 /*
- * Where a process runs: its boot id, or for a row without one (syslog, log,
- * simpletrace files) its host, so that the same pid on two hosts of one
- * central syslog file is two processes.  E qualifies the columns.
+ * Where a process runs: its boot id and host, or for a row without a boot
+ * id (syslog, log, simpletrace files) its host, so that the same pid on two
+ * hosts of one central syslog file is two processes; and on one boot too,
+ * as containers are (they share their host's boot id, each with its host
+ * name and its pids).  E qualifies the columns.
  */
-#define CORR_PLACE(e) "coalesce(" e "boot, '@' || " e "host)"
+#define CORR_PLACE(e) "coalesce(" e "boot || '@' || " e "host, " e "boot, '@' || " e "host)"
 
 #define CORR_NARGS TQ_MAX_ARGS     /* events.a0 ... a9 */
 

@@ -4,7 +4,8 @@
 Each non-comment line: PID TID SEQ EVENT FILE:LINE [NAME:KIND=VALUE ...]
 KIND is i, u, p or s.  The monotonic time is SEQ * 1000 ns (+ PID, so two
 processes never tie), the realtime 1700000000 s after that.  PID@X puts the
-event in boot XXXX... (X repeated) instead of the default one; SEQ/MONO gives
+event in boot XXXX... (X repeated) instead of the default one, PID%HOST (or
+PID%HOST@X) on host HOST instead of crafted; SEQ/MONO gives
 the monotonic time in ns, and -/MONO an event without TRACE_SEQ; SEQ/MONO/TIME
 the time too, in ns after 1700000000 s (else MONO's), and a MONO of - an event
 without TRACE_MONO_NS (-/-/TIME: neither, as a plain syslog line).  Used by
@@ -19,7 +20,12 @@ for n, line in enumerate(open(sys.argv[1]), 1):
         continue
     pid, tid, seq, event, site = line[:5]
     args = [a.split("=", 1) for a in line[5:]]
-    boot = BOOT
+    boot, host = BOOT, "crafted"
+    if "%" in pid:
+        pid, host = pid.split("%")
+        if "@" in host:
+            host, b = host.split("@")
+            pid += "@" + b
     if "@" in pid:
         pid, b = pid.split("@")
         boot = (b * 32)[:32]
@@ -34,7 +40,7 @@ for n, line in enumerate(open(sys.argv[1]), 1):
         "__CURSOR=s=fedcba9876543210fedcba9876543210;i=%x;b=%s;m=%x;t=1;x=1" % (n, boot, t),
         "__REALTIME_TIMESTAMP=%d" % (1700000000000000 + t // 1000),
         "__MONOTONIC_TIMESTAMP=%d" % (t // 1000),
-        "_BOOT_ID=" + boot, "_HOSTNAME=crafted", "_PID=" + pid, "TID=" + tid,
+        "_BOOT_ID=" + boot, "_HOSTNAME=" + host, "_PID=" + pid, "TID=" + tid,
         "SYSLOG_IDENTIFIER=crafted", "TRACE_GROUP=test", "TRACE_EVENT=" + event,
     ] + (["TRACE_SEQ=" + seq] if seq != "-" else []) + [
         "TRACE_TIME_NS=%d" % (1700000000000000000 + t),
