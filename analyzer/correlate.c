@@ -322,6 +322,13 @@ static int corr_parse(int argc, char **argv, struct corr_opts *o)
                                 return r;
                         break;
                 case O_SIZE: case O_BY: case O_HIST:
+                        /* a usage error, as an empty --alloc item is, not
+                         * a search for an argument named '' (exit 4) */
+                        if (c != O_HIST && !*optarg) {
+                                fprintf(stderr, "traceql: --%s: empty field name\n",
+                                        c == O_SIZE ? "size" : "by");
+                                return -EINVAL;
+                        }
                         if (c == O_SIZE) o->size = optarg;
                         else if (c == O_BY) o->by = optarg;
                         else o->histogram = true;
