@@ -37,6 +37,7 @@ struct corr_spec {
         int size_pos;           /* --size argument position, -1 none */
         int by_pos;             /* --by argument position, -1 none */
         char extra_kind;        /* the kind letter of that --size or --by argument */
+        char key_kind;          /* the kind letter of the correlator argument */
 };
 
 struct corr_list {
@@ -220,7 +221,7 @@ static int corr_parse_list(char *arg, struct corr_list *list, const char *flag)
                         *next++ = '\0';
                 colon = strchr(tok, ':');
                 list->v = v;
-                v[list->n] = (struct corr_spec) { tok, NULL, -1, -1, -1, 0 };
+                v[list->n] = (struct corr_spec) { tok, NULL, -1, -1, -1, 0, 0 };
                 if (colon) {
                         *colon = '\0';
                         v[list->n].field = colon + 1;
@@ -524,6 +525,7 @@ static int corr_resolve(sqlite3 *db, struct corr_opts *o, struct tq_error *err)
                                                  store_name(db), s->event, s->field ? s->field : common);
                                 goto out;
                         }
+                        s->key_kind = kind;
                         if (kind == 's') {
                                 r = tq_error_set(err, -EINVAL, "%s: argument '%s' of '%s' is a string; "
                                                  "the correlator needs a pointer or an integer",
@@ -2155,13 +2157,30 @@ out:
         return r;
 }
 
+/* How the Open section shows a correlator: as its arguments' kind says, as
+ * --by's value is (it was ptr() whatever the kind, a request number 42 as
+ * 0x2a): a pointer as ptr(), an unsigned one past INT64_MAX in full, signed
+ * when the begin and end events' correlators are of several kinds. */
+static const char *corr_key_shown(const struct corr_opts *o)
+{
+        const struct corr_list *lists[2] = { &o->a, &o->b };
+        bool ptr = true, unsig = true;
+
+        for (int l = 0; l < 2; l++)
+                for (size_t i = 0; i < lists[l]->n; i++) {
+                        ptr &= lists[l]->v[i].key_kind == 'p';
+                        unsig &= lists[l]->v[i].key_kind == 'p' || lists[l]->v[i].key_kind == 'u';
+                }
+        return ptr ? "ptr(key)" : unsig ? "CASE WHEN key < 0 THEN u64(key) ELSE key END" : "key";
+}
+
 static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struct corr_totals *t,
                              struct tq_error *err)
 {
         static const char *const titles[] = { "Latency", "Open" };
         static const char *const keys[] = { "latency", "open" };
         sqlite3_str *s = sqlite3_str_new(db);
-        char *stats, *totals = NULL, *hist = NULL;
+        char *stats, *totals = NULL, *hist = NULL, *open = NULL;
         const char *sections[2], *grp = "grp", *order = "grp";
         bool json;
         int r;
@@ -2220,10 +2239,16 @@ static int corr_pairs_report(sqlite3 *db, const struct corr_opts *o, const struc
         if (r < 0)
                 goto out;
         sections[0] = stats;
-        sections[1] = "SELECT ns_time(time) AS time, host, pid, tid, kind, "
-                      CORR_AS_STORED("key") ", event,"
-                      " code_file || ':' || code_line AS site, code_func AS func"
-                      " FROM temp.tq_pairs_open ORDER BY boot, host, pid, id, rowid";
+        open = sqlite3_mprintf("SELECT ns_time(time) AS time, host, pid, tid, kind,"
+                               " CASE WHEN typeof(key) = 'integer' THEN %s ELSE key END AS key,"
+                               " event, code_file || ':' || code_line AS site, code_func AS func"
+                               " FROM temp.tq_pairs_open ORDER BY boot, host, pid, id, rowid",
+                               corr_key_shown(o));
+        if (!open) {
+                r = tq_error_set(err, -ENOMEM, "out of memory");
+                goto out;
+        }
+        sections[1] = open;
         r = corr_print(db, o, sections, titles, keys, 2, totals, hist, err);
         if (r == 0 && o->histogram && o->format == QUERY_TABLE)
                 corr_histogram_print(t);
@@ -2233,6 +2258,7 @@ out:
         sqlite3_free(stats);
         sqlite3_free(totals);
         sqlite3_free(hist);
+        sqlite3_free(open);
         return r;
 }
 
