@@ -60,10 +60,21 @@ static void registry_problem(const char *fmt, ...)
         va_end(ap);
 }
 
-/* A fork child may inherit the lock held by a thread it does not have. */
+/* The tj_event_foreach() calls of this thread under way: in a fork child,
+ * the only walks left are the forking thread's. */
+static __thread unsigned registry_walking __attribute__((tls_model("initial-exec")));
+
+/*
+ * A fork child may inherit the lock held by a thread it does not have, and
+ * the walks of threads it does not have: counted still, they never ended,
+ * and tj_group_unregister() (a tracegen group's destructor at the child's
+ * exit, a dlclose()) waited for them for ever, as when the control
+ * endpoint's thread was listing the events at the fork.
+ */
 static void registry_fork_child(void)
 {
         pthread_mutex_init(&reg.lock, NULL);
+        atomic_store(&reg.walkers, registry_walking);
 }
 
 __attribute__((constructor)) static void registry_init_fork(void)
@@ -429,6 +440,7 @@ int tj_event_foreach(const char *pattern,
                 return -EINVAL;
         /* No lock held while FN runs: groups are added at the end, and a
          * group removed (tj_group_unregister()) waits for the walkers. */
+        registry_walking++;
         atomic_fetch_add(&reg.walkers, 1);
         pthread_mutex_lock(&reg.lock);
         const struct tj_group *g = reg.groups;
@@ -456,5 +468,6 @@ int tj_event_foreach(const char *pattern,
                 }
 out:
         atomic_fetch_sub(&reg.walkers, 1);
+        registry_walking--;
         return n;
 }

@@ -127,6 +127,14 @@
  *   slow:N:US           N tgb_req events, US microseconds apart
  *   dup                 register group "dup" holding another "tgb_done" event
  *   abi                 register group "old" built for ABI 0 (must be ignored)
+ *   walkfork[:self]     fork while a thread is inside tj_event_foreach() (its
+ *                       callback waits for the fork): the child, with no
+ *                       walk going on, unregisters group "tgc" (register it
+ *                       first: two) and exits; with :self this thread
+ *                       walks and forks from its callback, and the child
+ *                       ends that walk first.  Prints "walkfork child=exit 0",
+ *                       or "signal 14" when the child was still waiting
+ *                       after 10 s (alarm)
  *   regwalk             a thread walks the events (tj_event_foreach) over and
  *                       over while this one registers group "tgc", as a
  *                       module loaded with dlopen does; prints "regwalk
@@ -1013,6 +1021,81 @@ static void *regwalk_main(void *arg)
         return NULL;
 }
 
+/* walkfork: a fork while a thread walks the events */
+static int walkfork_inside, walkfork_forked;
+static bool walkfork_self;
+static pid_t walkfork_parent, walkfork_child;
+
+/* The child of walkfork: unregister group "tgc", with a hang guard. */
+static void walkfork_in_child(void)
+{
+        alarm(10);
+        tj_group_unregister(&two_group);
+        exit(0);
+}
+
+static int walkfork_event(const struct tj_event_info *info, void *userdata)
+{
+        (void)info;
+        (void)userdata;
+        if (__atomic_exchange_n(&walkfork_inside, 1, __ATOMIC_ACQ_REL))
+                return 0;
+        if (walkfork_self) {
+                fflush(stdout);
+                walkfork_child = fork();
+                return 0;
+        }
+        while (!__atomic_load_n(&walkfork_forked, __ATOMIC_ACQUIRE))
+                usleep(1000);
+        return 0;
+}
+
+static void *walkfork_main(void *arg)
+{
+        (void)arg;
+        tj_event_foreach(NULL, walkfork_event, NULL);
+        if (getpid() != walkfork_parent)
+                walkfork_in_child();
+        return NULL;
+}
+
+static void walkfork_print(pid_t pid)
+{
+        int status = 0;
+
+        if (pid < 0 || waitpid(pid, &status, 0) != pid)
+                printf("walkfork child=none\n");
+        else if (WIFSIGNALED(status))
+                printf("walkfork child=signal %d\n", WTERMSIG(status));
+        else
+                printf("walkfork child=exit %d\n", WEXITSTATUS(status));
+}
+
+static void run_walkfork(const char *arg)
+{
+        pthread_t th;
+        pid_t pid = -1;
+
+        walkfork_self = arg && strcmp(arg, "self") == 0;
+        walkfork_parent = getpid();
+        if (walkfork_self) {
+                /* this thread walks and forks: no thread the child lacks */
+                walkfork_main(NULL);
+                walkfork_print(walkfork_child);
+                return;
+        }
+        pthread_create(&th, NULL, walkfork_main, NULL);
+        while (!__atomic_load_n(&walkfork_inside, __ATOMIC_ACQUIRE))
+                usleep(1000);
+        fflush(stdout);
+        pid = fork();
+        if (pid == 0)
+                walkfork_in_child();
+        __atomic_store_n(&walkfork_forked, 1, __ATOMIC_RELEASE);
+        pthread_join(th, NULL);
+        walkfork_print(pid);
+}
+
 /* regwalk: a group registered while another thread walks the list */
 static void run_regwalk(void)
 {
@@ -1197,6 +1280,8 @@ static void step(const char *s)
         }
         else if (strcmp(s, "dup") == 0)
                 tj_group_register(&dup_group);
+        else if (strncmp(s, "walkfork", 8) == 0)
+                run_walkfork(arg);
         else if (strcmp(s, "regwalk") == 0)
                 run_regwalk();
         else if (strcmp(s, "abi") == 0)
