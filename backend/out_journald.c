@@ -117,6 +117,22 @@ static void journald_num(struct iovec *iov, size_t *pos, const char *fmt, ...)
 }
 
 /*
+ * Send MH on our socket: 0 or -errno.  A send that waited for room (journald
+ * busy or stopped) and was interrupted by a signal is sent again: with
+ * TJ_SYNC=1 the calling thread sends, and a handler of the program's
+ * installed without SA_RESTART (a timer's, SIGCHLD's) made it fail with
+ * EINTR, the event counted lost and "Interrupted system call" the one
+ * warning said.  (The writer thread blocks every signal.)
+ */
+static int journald_sendmsg(const struct msghdr *mh)
+{
+        while (sendmsg(jd.fd, mh, MSG_NOSIGNAL) < 0)
+                if (errno != EINTR)
+                        return -errno;
+        return 0;
+}
+
+/*
  * The datagram MH was too big for the socket: write its bytes into a sealed
  * memfd and send that instead, in an empty datagram.  0 or -errno.
  */
@@ -167,8 +183,7 @@ static int journald_send_memfd(struct msghdr *mh)
                 c->cmsg_type = SCM_RIGHTS;
                 c->cmsg_len = CMSG_LEN(sizeof(int));
                 memcpy(CMSG_DATA(c), &fd, sizeof(int));
-                if (sendmsg(jd.fd, mh, MSG_NOSIGNAL) < 0)
-                        err = -errno;
+                err = journald_sendmsg(mh);
         }
         close(fd);
         return err;
@@ -189,6 +204,7 @@ static int journald_send(const struct iovec *iov, int n)
                 .msg_name = (void *)&sa, .msg_namelen = sizeof(sa), .msg_iov = w,
         };
         size_t k = 0;
+        int err;
 
         if (jd.fd < 0 && journald_open() < 0)
                 return -EBADF;
@@ -210,17 +226,14 @@ static int journald_send(const struct iovec *iov, int n)
                 w[k++] = (struct iovec){ (char *)"\n", 1 };
         }
         mh.msg_iovlen = k;
-        if (sendmsg(jd.fd, &mh, MSG_NOSIGNAL) < 0) {
-                int err = errno;
-
-                /* too big for a datagram: EMSGSIZE, or ENOBUFS when the
-                 * kernel could not allocate one that size */
-                if (err == EMSGSIZE || err == ENOBUFS)
-                        err = -journald_send_memfd(&mh);
-                if (err) {
-                        journald_warn(err);
-                        return -err;
-                }
+        err = -journald_sendmsg(&mh);
+        /* too big for a datagram: EMSGSIZE, or ENOBUFS when the kernel
+         * could not allocate one that size */
+        if (err == EMSGSIZE || err == ENOBUFS)
+                err = -journald_send_memfd(&mh);
+        if (err) {
+                journald_warn(err);
+                return -err;
         }
         return 0;
 }

@@ -112,6 +112,10 @@
  *                       a join has not returned within 10 s
  *   signal:N            N times: SIGUSR1 to itself while tracing req:10; the
  *                       handler traces tga_void (trace points in a handler)
+ *   alarm:US            a SIGALRM every US microseconds from now on, to a
+ *                       handler installed without SA_RESTART that does
+ *                       nothing: a system call blocked when one comes fails
+ *                       with EINTR
  *   long:N              one tga_all whose string is N bytes of 'y'
  *   str:HEX             one tga_all(1, 2, 0x3, S, 4, 5), S the bytes HEX spells
  *                       (a 00 ends S there, as any C string)
@@ -1021,6 +1025,22 @@ static void *regwalk_main(void *arg)
         return NULL;
 }
 
+/* alarm:US - signals that interrupt blocked system calls (no SA_RESTART) */
+static void alarm_handler(int sig)
+{
+        (void)sig;
+}
+
+static void run_alarm(long us)
+{
+        struct sigaction sa = { .sa_handler = alarm_handler };
+        struct itimerval it = { { us / 1000000, us % 1000000 }, { us / 1000000, us % 1000000 } };
+
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGALRM, &sa, NULL);
+        setitimer(ITIMER_REAL, &it, NULL);
+}
+
 /* walkfork: a fork while a thread walks the events */
 static int walkfork_inside, walkfork_forked;
 static bool walkfork_self;
@@ -1280,6 +1300,8 @@ static void step(const char *s)
         }
         else if (strcmp(s, "dup") == 0)
                 tj_group_register(&dup_group);
+        else if (strncmp(s, "alarm:", 6) == 0)
+                run_alarm(atol(arg));
         else if (strncmp(s, "walkfork", 8) == 0)
                 run_walkfork(arg);
         else if (strcmp(s, "regwalk") == 0)
