@@ -355,14 +355,18 @@ static void syslog_params(const struct record *r, const tj_value *v)
         syslog_add("] ", 2);
 }
 
-/* Send sl.buf as one datagram.  0 or -errno. */
+/* Send sl.buf as one datagram.  0 or -errno.  A send that waited for room
+ * (the daemon busy or stopped) and was interrupted by a signal is sent
+ * again: with TJ_SYNC=1 the calling thread sends, and a handler installed
+ * without SA_RESTART made it fail with EINTR, the event lost. */
 static int syslog_send_dgram(void)
 {
         if (sl.fd < 0 && syslog_open() < 0)
                 return -EBADF;
-        if (sendto(sl.fd, sl.buf, sl.len, MSG_NOSIGNAL, (struct sockaddr *)&sl.addr,
-                   sl.addrlen) < 0)
-                return -errno;
+        while (sendto(sl.fd, sl.buf, sl.len, MSG_NOSIGNAL, (struct sockaddr *)&sl.addr,
+                      sl.addrlen) < 0)
+                if (errno != EINTR)
+                        return -errno;
         return 0;
 }
 

@@ -60,6 +60,31 @@ $absent" ;;
                 "$(cat "$T/out")|$(cat "$T/err")"
 done
 
+# TJ_SYSLOG_SOCKET's reader stopped (SIGSTOP), TJ_SYNC=1: the calling
+# thread's send waits for room in the socket's queue; a SIGALRM every
+# millisecond, its handler installed without SA_RESTART, interrupts it
+# (EINTR) until the reader goes on.  The interrupted send was the event lost,
+# counted dropped, with the warning "Interrupted system call".  (It waits for
+# the sender to be blocked in its send, as /proc says, at most 5 s, then
+# 0.2 s more of signals.)
+"$B/tests/dgram-recv" "$T/eintr.sock" 100 > "$T/recv" &
+rpid=$!
+while [ ! -S "$T/eintr.sock" ]; do sleep 0.1; done
+kill -STOP $rpid
+TJ_SYNC=1 TJ_QUIET=0 TJ_OUTPUT=syslog TJ_SYSLOG_SOCKET="$T/eintr.sock" TJ_EVENTS=tgb_req \
+        $RUN "$B/tests/lib-emit" init alarm:1000 req:100 stats > "$T/out" 2>&1 &
+epid=$!
+i=0
+while [ $i -lt 100 ] && [ "$(cat "/proc/$epid/wchan" 2>/dev/null || true)" != unix_wait_for_peer ]; do
+        sleep 0.05; i=$((i + 1))
+done
+sleep 0.2
+kill -CONT $rpid
+wait $epid || true
+wait $rpid || true
+check_eq lib-syslog-sync-eintr "emitted=100 written=100 dropped=0|100" \
+        "$(cat "$T/out")|$(wc -l < "$T/recv")"
+
 # A second tj_init() reads the environment afresh: a variable unset since the
 # first one has its default again (TJ_SYSLOG_FORMAT stayed rfc5424).
 "$B/tests/dgram-recv" "$T/re.sock" 2 > "$T/recv" &

@@ -5,8 +5,9 @@
  *
  * Binds a datagram socket at PATH (created anew), then prints COUNT
  * datagrams, one per line, and exits 0; exits 1 when 30 s pass without a
- * datagram (a hang guard, not a speed threshold).  The syslog output never
- * sends a newline, so one line is one datagram.
+ * datagram (a hang guard, not a speed threshold).  Stopped (SIGSTOP) and
+ * continued, it goes on.  The syslog output never sends a newline, so one
+ * line is one datagram.
  *
  * With 'stream', PATH is a stream socket, as some syslog daemons have: it
  * prints COUNT records, each ended by a NUL as syslog(3) sends them, and
@@ -14,6 +15,7 @@
  * middle of a record prints it as "unterminated: RECORD".  With 'stream1' it
  * closes each connection after its first record, as a daemon that restarts.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,10 @@ static int recv_dgrams(int fd, long want)
         for (long i = 0; i < want; i++) {
                 ssize_t n = recv(fd, buf, sizeof(buf), 0);
 
+                if (n < 0 && errno == EINTR) {  /* stopped and continued */
+                        i--;
+                        continue;
+                }
                 if (n < 0)
                         return 1;
                 fwrite(buf, 1, (size_t)n, stdout);
