@@ -2297,6 +2297,27 @@ static int corr_exit(int r, bool sql)
         return TQ_EXIT_DB;
 }
 
+/* Does SQL hold a statement, not only blanks and comments?  A --sql that
+ * holds none adds no section: it printed the blank line before one, and
+ * nothing after it.  SQL that does not compile holds one: running it says
+ * what is wrong. */
+static bool corr_sql_has_statement(sqlite3 *db, const char *sql)
+{
+        while (*sql) {
+                sqlite3_stmt *st = NULL;
+                const char *tail = NULL;
+
+                if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK || st) {
+                        sqlite3_finalize(st);
+                        return true;
+                }
+                if (!tail || tail == sql)
+                        break;
+                sql = tail;
+        }
+        return false;
+}
+
 int correlate_main(int argc, char **argv, bool pairs)
 {
         struct corr_opts o = { .pairs = pairs };
@@ -2357,7 +2378,7 @@ int correlate_main(int argc, char **argv, bool pairs)
                 ret = corr_exit(r, false);
                 goto fail;
         }
-        if (o.sql) {
+        if (o.sql && corr_sql_has_statement(db, o.sql)) {
                 if (o.format == QUERY_TABLE || o.format == QUERY_CSV)
                         putchar('\n');     /* a section of its own */
                 /* in jsonl under a key, as the report's rows are */
