@@ -572,7 +572,8 @@ static void corr_in(sqlite3_str *s, const struct corr_list *list, bool comma)
  * as containers are (they share their host's boot id, each with its host
  * name and its pids).  E qualifies the columns.
  */
-#define CORR_PLACE(e) "coalesce(" e "boot || '@' || " e "host, " e "boot, '@' || " e "host)"
+#define CORR_PLACE(e) "CASE WHEN " e "host IS NULL THEN " e "boot" \
+        " ELSE coalesce(" e "boot || '@' || " e "host, '@' || " e "host) END"
 
 #define CORR_NARGS TQ_MAX_ARGS     /* events.a0 ... a9 */
 
