@@ -125,8 +125,9 @@ TJ_HIDDEN int output_fd_above_stdio(int fd);
 TJ_HIDDEN void output_fd_install(atomic_int *slot, int fd);
 TJ_HIDDEN void output_fd_park(atomic_int *slot);
 struct iovec;
+#define OUTPUT_IOV_MAX        4       /* the iovecs of one output_fd_writev() */
 TJ_HIDDEN int output_fd_writev(atomic_int *slot, atomic_bool *open, atomic_uint *writing,
-                               const struct iovec *iov, int n);
+                               const struct iovec *iov, int n, bool resume);
 TJ_HIDDEN void output_fd_close(atomic_int *slot, atomic_bool *open, atomic_uint *writing);
 
 /* The regular files an output has opened, by device and inode, the last

@@ -16,10 +16,14 @@
  * at most FTRACE_LINE_MAX bytes, a long string being cut (between two UTF-8
  * characters) so that the arguments after it still fit, and goes out as one
  * write(2): the kernel takes one marker entry per write and needs no lock of
- * ours.  An event whose line cannot hold every argument even so (a long
- * name, long argument names) is not written but counted dropped, and the
- * first one of each open of the marker is said on stderr by the writer
- * thread (out_ftrace_say_noted()).
+ * ours.  A write a signal interrupted before it wrote anything is made again;
+ * a short one is not continued (output_fd_writev()'s RESUME unset): the
+ * kernel cuts a marker write at its limit, which a line never reaches, and
+ * the rest written after it would be a second entry, the line's tail.  The
+ * event is counted dropped instead.  An event whose line cannot hold every
+ * argument even so (a long name, long argument names) is not written but
+ * counted dropped, and the first one of each open of the marker is said on
+ * stderr by the writer thread (out_ftrace_say_noted()).
  *
  * The marker is the path in TJ_FTRACE_MARKER (a plain file or a fifo for
  * tests), else /sys/kernel/tracing/trace_marker, else, as QEMU's ftrace
@@ -379,14 +383,15 @@ static size_t ftrace_arg_min(const struct tj_arg_desc *a, const tj_value *v)
         }
 }
 
-/* Write the line, unless the marker was closed (output_fd_writev()). */
+/* Write the line, unless the marker was closed (output_fd_writev()): a
+ * short write is not continued, the event dropped (see the top). */
 static int ftrace_send(struct ftrace_line *l)
 {
         struct iovec iov;
 
         l->buf[l->len++] = '\n';
         iov = (struct iovec){ l->buf, l->len };
-        return output_fd_writev(&ftrace_fd, &ftrace_ok, &ftrace_writing, &iov, 1);
+        return output_fd_writev(&ftrace_fd, &ftrace_ok, &ftrace_writing, &iov, 1, false);
 }
 
 /*

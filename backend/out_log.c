@@ -6,12 +6,15 @@
  * process opens it again, log_open()).  TJ_LOG_TIMESTAMP=1 puts
  * QEMU's prefix before it: "<tid>@<sec>.<usec>:" from the event's own clock.
  * Unlike the other outputs it is written by the calling thread, with one
- * writev() per line so that lines of concurrent threads never interleave.
+ * writev() per line so that lines of concurrent threads do not interleave (in
+ * a pipe, up to PIPE_BUF bytes: output_fd_writev()); one interrupted by a
+ * signal or short is continued until the line is out whole.
  * Control characters in arguments are written as they are, as QEMU does.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -90,22 +93,85 @@ void output_fd_park(atomic_int *slot)
 }
 
 /*
- * Write IOV (N of them) to *SLOT, unless *OPEN was cleared: -EBADF then, and
- * the caller counts the line dropped.  A caller counts a line written when
- * this says so, so it must not land on /dev/null: output_fd_close() clears
- * *OPEN, then waits for the callers counted in *WRITING, which saw it set,
- * to finish their write before it parks the descriptor.  Both sides go
+ * The whole of IOV (N of them, at most OUTPUT_IOV_MAX) to FD, while *OPEN
+ * stays set: 0, or -errno.  A write that a signal interrupted before it wrote
+ * anything (EINTR: a handler the program installed without SA_RESTART, while
+ * the write waited for a stopped or slow reader of a pipe) is made again.
+ * When RESUME is set, a short write goes on with the rest: a pipe takes a
+ * line over PIPE_BUF in parts as room comes, and a signal coming then ended
+ * the writev() with part of it written, which was counted a success: the
+ * line cut, and the next one went on after it.  Once part of the line is out
+ * its rest is waited for on a descriptor that is not blocking (EAGAIN; a
+ * line left cut would take the next one with it); any other failure then
+ * leaves it cut, and the event is counted dropped.  Without RESUME a short
+ * write fails (-EMSGSIZE): for trace_marker, whose every write is one entry
+ * that the kernel cuts to its limit, writing the rest would make a second
+ * entry of the line's tail (out_ftrace.c).  No lock: async-signal-safe.
+ */
+static int output_fd_writev_all(int fd, atomic_bool *open, const struct iovec *iov, int n,
+                                bool resume)
+{
+        struct iovec rest[OUTPUT_IOV_MAX];
+        struct iovec *v = rest;
+        bool started = false;           /* part of the line is out */
+        ssize_t r;
+
+        if (n < 0 || n > OUTPUT_IOV_MAX)
+                return -EINVAL;
+        memcpy(rest, iov, (size_t)n * sizeof(*iov));
+        while (n > 0 && v[n - 1].iov_len == 0)
+                n--;            /* so that a write that took all ends the loop */
+        if (n == 0)
+                return 0;
+        for (;;) {
+                r = writev(fd, v, n);
+                if (r > 0) {
+                        started = true;
+                        for (; n > 0 && (size_t)r >= v->iov_len; v++, n--)
+                                r -= (ssize_t)v->iov_len;
+                        if (n == 0)
+                                break;
+                        if (!resume)
+                                return -EMSGSIZE;
+                        v->iov_base = (char *)v->iov_base + r;
+                        v->iov_len -= (size_t)r;
+                } else if (r == 0)
+                        return -EIO;    /* nothing taken, and no error said */
+                else if (errno == EAGAIN && started) {
+                        if (poll(&(struct pollfd){ .fd = fd, .events = POLLOUT }, 1, -1) < 0 &&
+                            errno != EINTR)
+                                return -errno;
+                } else if (errno != EINTR)
+                        return -errno;
+                /* once output_fd_close() gave up waiting, FD is on /dev/null */
+                if (!atomic_load(open))
+                        return -EBADF;
+        }
+        return 0;
+}
+
+/*
+ * Write IOV (N of them) to *SLOT whole (output_fd_writev_all(), RESUME as
+ * there), unless *OPEN was cleared: -EBADF then, and the caller counts the
+ * line dropped, as it does for any failure.  A caller counts a line written
+ * when this says so, so it must not land on /dev/null: output_fd_close()
+ * clears *OPEN, then waits for the callers counted in *WRITING, which saw it
+ * set, to finish their write before it parks the descriptor.  Both sides go
  * through seq_cst operations, so either the caller sees *OPEN cleared or the
- * close sees the caller in *WRITING.  Shared by log and ftrace.
+ * close sees the caller in *WRITING.  Lines of concurrent threads do not mix
+ * in a file (O_APPEND: one writev() is one append) nor in a pipe up to
+ * PIPE_BUF bytes, which a pipe takes whole; a longer one a pipe takes in
+ * parts, between which another thread's line may come.  Shared by log and
+ * ftrace.
  */
 int output_fd_writev(atomic_int *slot, atomic_bool *open, atomic_uint *writing,
-                     const struct iovec *iov, int n)
+                     const struct iovec *iov, int n, bool resume)
 {
         int r = -EBADF;
 
         atomic_fetch_add(writing, 1);
         if (atomic_load(open))
-                r = writev(atomic_load(slot), iov, n) < 0 ? -errno : 0;
+                r = output_fd_writev_all(atomic_load(slot), open, iov, n, resume);
         atomic_fetch_sub(writing, 1);
         return r;
 }
@@ -206,7 +272,7 @@ void out_log_reopen(void)
                 log_open();
 }
 
-/* Write the line, unless the output was closed (output_fd_writev()). */
+/* Write the line whole, unless the output was closed (output_fd_writev()). */
 static int log_line(const char *prefix, size_t plen, const char *msg)
 {
         struct iovec iov[3] = {
@@ -215,7 +281,7 @@ static int log_line(const char *prefix, size_t plen, const char *msg)
                 { (char *)"\n", 1 },
         };
 
-        return output_fd_writev(&log_fd, &log_active, &log_writing, iov, 3);
+        return output_fd_writev(&log_fd, &log_active, &log_writing, iov, 3, true);
 }
 
 static size_t log_prefix(char *buf, size_t size, int32_t tid, int64_t realtime_ns)

@@ -252,3 +252,30 @@ if [ $rc = 77 ]; then
 else
         check_eq lib-ftrace-tracefs "0|1" "$rc|$(grep -c 'tracing_mark_write: tga_void\[[0-9]*\.[0-9]*\]:' "$T/trace" | sed 's/^[1-9][0-9]*$/1/')"
 fi
+
+# The marker a pipe whose reader is stopped (a FIFO as TJ_FTRACE_MARKER), a
+# SIGALRM every millisecond (its handler installed without SA_RESTART): a
+# write that waits for room and is interrupted before it wrote anything
+# (EINTR) is made again; it was the event counted dropped ("written=1201
+# dropped=1799").  A line is at most 1024 bytes, under PIPE_BUF: a pipe takes
+# it whole or not at all.  The reader stops itself before it reads; the
+# emitter is waited for in its write (wait_pipe_writer), then 0.2 s more of
+# signals.
+mkfifo "$T/wv.fifo"
+sh -c 'kill -STOP $$; exec cat' < "$T/wv.fifo" > "$T/wv.marker" &
+rpid=$!
+TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/wv.fifo" TJ_EVENTS=tgb_req timeout 60 $RUN "$E" init \
+        alarm:1000 req:3000 stats > "$T/out" 2> "$T/err" &
+epid=$!
+wait_pipe_writer $epid
+sleep 0.2
+kill -CONT $rpid
+rc=0
+wait $epid || rc=$?
+wait $rpid || true
+check_eq lib-ftrace-fifo-eintr "0
+emitted=3000 written=3000 dropped=0
+3000 whole, in order" "$rc
+$(cat "$T/out" "$T/err")
+$(awk -F'[.\\]]' '/^tgb_req\[[0-9]+\.[0-9]+\]: req=0x[0-9a-f]+ sector=[0-9]+ name="r[0-9]+"$/ &&
+        $2 == NR { n++ } END { print n " whole, in order" }' "$T/wv.marker")"

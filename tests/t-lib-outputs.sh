@@ -302,3 +302,37 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 else
         skip lib-outputs-journald-absent "needs root and unshare -m"
 fi
+
+# The log output into a pipe whose reader is stopped, a SIGALRM every
+# millisecond (its handler installed without SA_RESTART): a writev() that
+# waits for room is interrupted.  Interrupted before it wrote anything
+# (EINTR), the event was counted dropped; after it wrote part of a line (a
+# line of 10000 bytes and more, over PIPE_BUF, that the pipe took in part),
+# it was counted written, the line cut and the next one going on after it.
+# Now the write is made again, the rest of the line after what went out
+# (it was "written=6 dropped=103", the sixth line cut at 4096 bytes).  The
+# reader stops itself before it reads; the emitter is waited for in its
+# write (wait_pipe_writer), then 0.2 s more of signals.
+mkfifo "$T/wv.fifo"
+sh -c 'kill -STOP $$; exec cat' < "$T/wv.fifo" > "$T/wv.log" &
+rpid=$!
+TJ_OUTPUT=log TJ_EVENTS=tga_all,tgb_req timeout 60 $RUN "$E" opt:file="$T/wv.fifo" init \
+        alarm:1000 long:10000 long:12000 long:14000 long:10000 long:12000 long:14000 \
+        long:10000 long:12000 req:50 long:14000 req:50 stats > "$T/out" 2> "$T/err" &
+epid=$!
+wait_pipe_writer $epid
+sleep 0.2
+kill -CONT $rpid
+rc=0
+wait $epid || rc=$?
+wait $rpid || true
+check_eq lib-outputs-log-pipe-eintr "0
+opt file=$T/wv.fifo=0
+emitted=109 written=109 dropped=0
+tga_all 10043 3
+tga_all 12043 3
+tga_all 14043 3
+tgb_req 35 20
+tgb_req 37 80" "$rc
+$(cat "$T/out" "$T/err")
+$(awk '{ print $1, length($0) }' "$T/wv.log" | sort | uniq -c | awk '{ print $2, $3, $1 }')"

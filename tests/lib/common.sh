@@ -87,6 +87,21 @@ fds_rel() {
                                   sub(/n=[0-9]+$/, "n=" (n - b >= 0 ? "+" : "") n - b) } 1' "$1"
 }
 
+# wait_pipe_writer PID: wait until the program PID started (PID is its
+# 'timeout'; the program's main thread) is blocked in a write to a full pipe,
+# as /proc says (the kernel's name: anon_pipe_write in recent ones), at
+# most 10 s; then return, blocked or not.  A hang guard, not a timing.
+wait_pipe_writer() {
+        _i=0
+        while [ $_i -lt 200 ]; do
+                _c=$(cat "/proc/$1/task/$1/children" 2>/dev/null || true)
+                case $(cat "/proc/${_c%% *}/wchan" 2>/dev/null || true) in
+                pipe_write|anon_pipe_write|pipe_wait) return 0 ;;
+                esac
+                sleep 0.05; _i=$((_i + 1))
+        done
+}
+
 # have_journald: a journald socket is there (tests/run starts one when root)
 have_journald() { [ -S /run/systemd/journal/socket ]; }
 
