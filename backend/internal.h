@@ -129,6 +129,7 @@ struct iovec;
 TJ_HIDDEN int output_fd_writev(atomic_int *slot, atomic_bool *open, atomic_uint *writing,
                                const struct iovec *iov, int n, bool resume);
 TJ_HIDDEN void output_fd_close(atomic_int *slot, atomic_bool *open, atomic_uint *writing);
+TJ_HIDDEN void output_fd_after_fork_child(atomic_uint *writing);
 
 /* The regular files an output has opened, by device and inode, the last
  * OUTPUT_FILES_MAX of them: truncated the first time, appended to after

@@ -98,6 +98,7 @@ static void ftrace_after_fork_child(void)
 {
         ftrace_set_pid();
         atomic_store(&ftrace_note_state, FTRACE_NOTE_FREE);
+        output_fd_after_fork_child(&ftrace_writing);
 }
 
 static void ftrace_init_once(void)

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -27,6 +28,8 @@
 static atomic_int log_fd = 2;
 static atomic_bool log_active;          /* the log output is selected */
 static atomic_uint log_writing;         /* callers between their log_active check and write */
+/* The *WRITING of output_fd_writev() the calling thread is counted in. */
+static __thread atomic_uint *output_fd_in __attribute__((tls_model("initial-exec")));
 
 /*
  * FD, or, when it is 0, 1 or 2, a copy of it above 2 (FD closed): a program
@@ -167,13 +170,27 @@ static int output_fd_writev_all(int fd, atomic_bool *open, const struct iovec *i
 int output_fd_writev(atomic_int *slot, atomic_bool *open, atomic_uint *writing,
                      const struct iovec *iov, int n, bool resume)
 {
+        atomic_uint *outer = output_fd_in;
         int r = -EBADF;
 
+        output_fd_in = writing;
         atomic_fetch_add(writing, 1);
         if (atomic_load(open))
                 r = output_fd_writev_all(atomic_load(slot), open, iov, n, resume);
         atomic_fetch_sub(writing, 1);
+        output_fd_in = outer;
         return r;
+}
+
+/*
+ * In a fork child: the callers counted in *WRITING were threads it does not
+ * have, but for the forking thread (a signal handler forked in the middle
+ * of its write).  Left counted, they made every output_fd_close() wait its
+ * 100 ms for writes that never end.
+ */
+void output_fd_after_fork_child(atomic_uint *writing)
+{
+        atomic_store(writing, output_fd_in == writing ? 1 : 0);
 }
 
 /* No caller writes to *SLOT from now on, and those already writing finish
@@ -317,6 +334,16 @@ static int log_report_dropped(uint64_t n, int64_t realtime_ns, int64_t mono_ns)
 static void log_close(void)
 {
         output_fd_close(&log_fd, &log_active, &log_writing);
+}
+
+static void log_fork_child(void)
+{
+        output_fd_after_fork_child(&log_writing);
+}
+
+__attribute__((constructor)) static void log_init_fork(void)
+{
+        pthread_atfork(NULL, NULL, log_fork_child);
 }
 
 TJ_HIDDEN const struct tj_output out_log = {

@@ -114,6 +114,14 @@ static struct {
 
 TJ_HIDDEN atomic_bool writer_restart;
 
+/* What the calling thread adds to w.lock_wanted and w.space_waiters: all a
+ * fork child keeps of them (writer_fork_child()), the forking thread being
+ * the one it has (its count is not 0 when a signal handler forked). */
+static __thread struct {
+        unsigned lock_wanted;
+        unsigned space_waiters;
+} writer_own __attribute__((tls_model("initial-exec")));
+
 static long writer_futex(atomic_uint *word, int op, unsigned val, const struct timespec *ts)
 {
         return syscall(SYS_futex, word, op, val, ts, NULL, 0);
@@ -141,11 +149,26 @@ void writer_wait_space(unsigned seen)
 {
         struct timespec ts = { 0, 10 * 1000000 };
 
+        writer_own.space_waiters++;
         atomic_fetch_add(&w.space_waiters, 1);
         atomic_fetch_add(&w.wake, 1);
         writer_futex(&w.wake, FUTEX_WAKE_PRIVATE, 1, NULL);
         writer_futex(&w.space, FUTEX_WAIT_PRIVATE, seen, &ts);
         atomic_fetch_sub(&w.space_waiters, 1);
+        writer_own.space_waiters--;
+}
+
+/* The calling thread waits for w.lock (WANTED) or no longer does: the
+ * writer keeps off it meanwhile (writer_yield_lock()). */
+static void writer_want_lock(bool wanted)
+{
+        if (wanted) {
+                writer_own.lock_wanted++;
+                atomic_fetch_add(&w.lock_wanted, 1);
+        } else {
+                atomic_fetch_sub(&w.lock_wanted, 1);
+                writer_own.lock_wanted--;
+        }
 }
 
 bool writer_running(void)
@@ -392,9 +415,9 @@ int writer_set_outputs(const char *list, bool from_env, bool wait)
                 if (writer_running())
                         writer_flush(config_flush_ms());
                 until = writer_deadline(config_flush_ms());
-                atomic_fetch_add(&w.lock_wanted, 1);
+                writer_want_lock(true);
                 r = pthread_mutex_timedlock(&w.lock, &until);
-                atomic_fetch_sub(&w.lock_wanted, 1);
+                writer_want_lock(false);
                 if (r != 0)
                         return -ETIMEDOUT;
         }
@@ -878,9 +901,9 @@ void writer_forget_group(const struct tj_group *group)
          * between two passes (writer_yield_lock()).  No deadlock: under
          * w.lock the writer never calls into the dynamic loader, whose lock
          * dlclose() holds here (its TLS is initial-exec). */
-        atomic_fetch_add(&w.lock_wanted, 1);
+        writer_want_lock(true);
         pthread_mutex_lock(&w.lock);
-        atomic_fetch_sub(&w.lock_wanted, 1);
+        writer_want_lock(false);
         pthread_mutex_lock(&w.list_lock);
         for (struct ring *ring = w.rings; ring; ring = *ring_next(ring))
                 n += ring_forget_group(ring, group);
@@ -1300,6 +1323,13 @@ static void writer_fork_child(void)
         atomic_store(&w.flush_req, 0);
         atomic_store(&w.flush_done, 0);
         atomic_store(&w.sleeping, false);
+        /* Threads the child does not have waited for w.lock or for room:
+         * its writer paused 10 ms each pass for good (writer_yield_lock())
+         * for a tj_set_outputs() under way at the fork.  And none asked the
+         * control endpoint's retry. */
+        atomic_store(&w.lock_wanted, writer_own.lock_wanted);
+        atomic_store(&w.space_waiters, writer_own.space_waiters);
+        atomic_store(&w.lock_tried_until, 0);
         emit_after_fork_child();
         if (atomic_load(&w.running)) {
                 atomic_store(&w.running, false);

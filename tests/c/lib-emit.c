@@ -59,6 +59,20 @@
  *                       for a FIFO's other end (its /proc wchan); prints
  *                       "fifowait=none" when none does within 10 s, or
  *                       where the kernel does not tell
+ *   wchan:NAME          wait until a thread of the process sleeps in a
+ *                       kernel function whose name holds NAME (its /proc
+ *                       wchan, e.g. "futex": a mutex, "pipe_write": a full
+ *                       pipe's writer, "anon_pipe_write" on newer kernels);
+ *                       prints "wchan NAME=none" as fifowait does
+ *   hold                register group "tgs" (see stopflush) and trace
+ *                       tgs_chain, whose render function, run by the writer
+ *                       under its lock, waits until release: returns once
+ *                       the writer holds its lock
+ *   release             let that render function return
+ *   naps[:main]         prints "naps=N": the library's nanosleep() calls
+ *                       (its waits that poll) by threads other than the
+ *                       main one, with :main by the main one, since the
+ *                       last naps step (or the fork, in forkdo's child)
  *   sleep:MS            sleep MS milliseconds
  *   fsize:N             files may grow to N bytes (setrlimit RLIMIT_FSIZE, the
  *                       soft limit; 0: as far as the hard limit lets them);
@@ -105,6 +119,8 @@
  *                       and 2 are (closed, file, socket, pipe or anon_inode:
  *                       an eventfd), and N the descriptors open
  *   bgtrace             a thread traces tgb_req without pause, never stopped
+ *   bgreq:N             a thread does req:N; fifodrain waits for it,
+ *                       reading what the FIFO of fifo: holds meanwhile
  *   cancel:K            K times: a thread traces tgb_req without pause, with
  *                       a pthread_testcancel() after each event, and is
  *                       cancelled (pthread_cancel) 2 ms after it started,
@@ -159,11 +175,23 @@
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tgroup.h"
 
 #define BIG 4096
+
+/* naps: nanosleep() calls by the main thread and by the others.  This
+ * definition takes libc's place for the library, linked in statically. */
+static long naps_main, naps_other;
+
+int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+        __atomic_add_fetch(syscall(SYS_gettid) == getpid() ? &naps_main : &naps_other, 1,
+                           __ATOMIC_RELAXED);
+        return (int)syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, req, rem);
+}
 
 static void emit_reqs(long n)
 {
@@ -244,6 +272,9 @@ static void run_forkdo(const char *steps)
         pid = fork();
         if (pid == 0) {
                 char *copy = strdup(steps), *save = NULL;
+
+                __atomic_store_n(&naps_main, 0, __ATOMIC_RELAXED);
+                __atomic_store_n(&naps_other, 0, __ATOMIC_RELAXED);
 
                 for (char *p = copy ? strtok_r(copy, "+", &save) : NULL; p;
                      p = strtok_r(NULL, "+", &save))
@@ -444,8 +475,9 @@ static void *bg_main(void *arg)
         return (void *)(intptr_t)tj_set_outputs(bg_outputs);
 }
 
-/* fifowait: is a thread of ours in open(), waiting for a FIFO's reader? */
-static bool fifo_waiting(void)
+/* Does a thread of ours sleep in a kernel function whose name holds NAME
+ * (fifowait: "wait_for_partner", in open() for a FIFO's reader)? */
+static bool task_in_wchan(const char *name)
 {
         DIR *d = opendir("/proc/self/task");
         struct dirent *de;
@@ -461,7 +493,7 @@ static bool fifo_waiting(void)
                 f = fopen(path, "r");
                 if (f) {
                         found = fgets(wchan, sizeof(wchan), f) &&
-                                strcmp(wchan, "wait_for_partner") == 0;
+                                strstr(wchan, name);
                         fclose(f);
                 }
         }
@@ -525,6 +557,7 @@ static struct stopflush {
         int failed;
 } stopflush[2];
 static int stopflush_armed, stopflush_quit;
+static int hold_armed, hold_held;      /* hold: the render function waits */
 static unsigned stopflush_next;
 static uint16_t chain_dstate;
 static struct tj_event chain_event;
@@ -655,6 +688,11 @@ static void *ctlstop_main(void *arg)
 static int chain_render(char *buf, size_t size, const tj_value *v)
 {
         (void)v;
+        if (__atomic_load_n(&hold_armed, __ATOMIC_ACQUIRE)) {
+                __atomic_store_n(&hold_held, 1, __ATOMIC_RELEASE);
+                while (__atomic_load_n(&hold_armed, __ATOMIC_ACQUIRE))
+                        usleep(100);
+        }
         if (__atomic_load_n(&ctlstop.armed, __ATOMIC_ACQUIRE)) {
                 __atomic_store_n(&ctlstop.go, 1, __ATOMIC_RELEASE);
                 while (__atomic_load_n(&ctlstop.go, __ATOMIC_ACQUIRE))
@@ -682,6 +720,17 @@ static struct tj_event *const chain_events[] = { &chain_event };
 static struct tj_group chain_group = {
         .abi = TJ_ABI_VERSION, .name = "tgs", .events = chain_events, .nevents = 1,
 };
+
+/* hold: the writer's render of tgs_chain waits, under its lock, until
+ * release. */
+static void run_hold(void)
+{
+        tj_group_register(&chain_group);
+        __atomic_store_n(&hold_armed, 1, __ATOMIC_RELEASE);
+        tj_emit(&chain_event, NULL, NULL);
+        while (!__atomic_load_n(&hold_held, __ATOMIC_ACQUIRE))
+                usleep(100);
+}
 
 static void run_stopflush(void)
 {
@@ -858,6 +907,27 @@ static void run_keyexit(long k, long rounds)
         for (long i = 0; i < k; i++)
                 if (pthread_create(&th, NULL, keyexit_main, (void *)(uintptr_t)rounds) == 0)
                         pthread_join(th, NULL);
+}
+
+/* bgreq:N and fifodrain. */
+static pthread_t bgreq_thread;
+static int bgreq_done, fifo_fd = -1;
+
+static void *bgreq_main(void *arg)
+{
+        emit_reqs((long)(intptr_t)arg);
+        __atomic_store_n(&bgreq_done, 1, __ATOMIC_RELEASE);
+        return NULL;
+}
+
+static void run_fifodrain(void)
+{
+        char buf[4096];
+
+        while (!__atomic_load_n(&bgreq_done, __ATOMIC_ACQUIRE))
+                if (fifo_fd < 0 || read(fifo_fd, buf, sizeof(buf)) <= 0)
+                        usleep(1000);
+        pthread_join(bgreq_thread, NULL);
 }
 
 static void *bgtrace_main(void *arg)
@@ -1219,15 +1289,34 @@ static void step(const char *s)
         else if (strcmp(s, "nest") == 0)
                 tj_group_register(&nest_group);
         else if (strncmp(s, "fifo:", 5) == 0) {
-                if (open(arg, O_RDONLY | O_NONBLOCK) < 0)
+                if ((fifo_fd = open(arg, O_RDONLY | O_NONBLOCK)) < 0)
                         printf("fifo %s=%d\n", arg, -errno);
         } else if (strcmp(s, "fifowait") == 0) {
                 int i = 0;
 
-                while (!fifo_waiting() && ++i < 1000)
+                while (!task_in_wchan("wait_for_partner") && ++i < 1000)
                         usleep(10000);
                 if (i == 1000)
                         printf("fifowait=none\n");
+        } else if (strncmp(s, "wchan:", 6) == 0) {
+                int i = 0;
+
+                while (!task_in_wchan(arg) && ++i < 1000)
+                        usleep(10000);
+                if (i == 1000)
+                        printf("wchan %s=none\n", arg);
+        } else if (strcmp(s, "hold") == 0)
+                run_hold();
+        else if (strncmp(s, "bgreq:", 6) == 0)
+                pthread_create(&bgreq_thread, NULL, bgreq_main, (void *)(intptr_t)atol(arg));
+        else if (strcmp(s, "fifodrain") == 0)
+                run_fifodrain();
+        else if (strcmp(s, "release") == 0)
+                __atomic_store_n(&hold_armed, 0, __ATOMIC_RELEASE);
+        else if (strncmp(s, "naps", 4) == 0) {
+                long *naps = strcmp(s, "naps:main") == 0 ? &naps_main : &naps_other;
+
+                printf("naps=%ld\n", __atomic_exchange_n(naps, 0, __ATOMIC_RELAXED));
         } else if (strncmp(s, "fsize:", 6) == 0) {
                 struct rlimit rl;
 
