@@ -48,7 +48,8 @@ pid_t emit_gettid(void)
         return emit_tls.tid;
 }
 
-/* Thread exit: the writer drains the ring, then frees it. */
+/* Thread exit: the writer drains the ring, then frees it; without a writer
+ * (after tj_shutdown()), it is released now (writer_ring_exited()). */
 static void emit_thread_exit(void *p)
 {
         struct ring *ring = p;
@@ -58,6 +59,7 @@ static void emit_thread_exit(void *p)
         if (ring) {
                 ring_mark_dead(ring);
                 writer_wake();
+                writer_ring_exited(ring);
         }
 }
 

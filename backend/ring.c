@@ -208,6 +208,53 @@ size_t ring_forget_group(struct ring *ring, const struct tj_group *group)
         return n;
 }
 
+/*
+ * A dead ring nobody consumes (no writer thread: writer_ring_exited()):
+ * its records not yet consumed, pads left out, move to a buffer just big
+ * enough, a power of two from RING_SHRUNK_MIN bytes, and the thread's
+ * buffer is freed.  Nothing changes when that would not be smaller or
+ * there is no memory for it.  Its losses stay counted in it.
+ */
+#define RING_SHRUNK_MIN 64
+
+void ring_shrink(struct ring *ring)
+{
+        uint64_t end = atomic_load_explicit(&ring->head, memory_order_acquire);
+        uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
+        size_t used = 0, size = RING_SHRUNK_MIN;
+        unsigned char *buf;
+
+        for (uint64_t pos = tail; pos < end; ) {
+                const struct record *r = (const struct record *)(ring->cbuf +
+                                                                (pos & (ring->csize - 1)));
+
+                if (r->kind != RECORD_PAD)
+                        used += r->size;
+                pos += r->size;
+        }
+        while (size < used)
+                size *= 2;
+        if (size >= ring->csize || posix_memalign((void **)&buf, 64, size) != 0)
+                return;
+        used = 0;
+        for (uint64_t pos = tail; pos < end; ) {
+                const struct record *r = (const struct record *)(ring->cbuf +
+                                                                (pos & (ring->csize - 1)));
+
+                if (r->kind != RECORD_PAD) {
+                        memcpy(buf + used, r, r->size);
+                        used += r->size;
+                }
+                pos += r->size;
+        }
+        free(ring->buf);
+        ring->buf = ring->cbuf = buf;
+        ring->size = ring->csize = size;
+        atomic_store_explicit(&ring->tail, 0, memory_order_relaxed);
+        ring->tail_cache = 0;
+        atomic_store_explicit(&ring->head, used, memory_order_release);
+}
+
 /* The writer's list link lives in the ring; writer.c walks it. */
 struct ring **ring_next(struct ring *ring)
 {

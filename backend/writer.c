@@ -194,6 +194,49 @@ void writer_attach_ring(struct ring *ring)
         pthread_mutex_unlock(&w.list_lock);
 }
 
+/*
+ * Without a writer thread the dead RING (NULL: every dead one) is drained
+ * by none until tj_init() starts one: when empty it is freed now, its
+ * losses counted; otherwise its events keep waiting, in a buffer just big
+ * enough (ring_shrink()).  Each thread that traced and exited after
+ * tj_shutdown() left its whole ring (TJ_RING_SIZE, 128 KiB) for good.  The
+ * caller holds start_lock with w.alive false (no writer starts meanwhile:
+ * only a writer uses a ring out of list_lock).
+ */
+static void writer_release_dead_locked(struct ring *only)
+{
+        pthread_mutex_lock(&w.list_lock);
+        for (struct ring **pp = &w.rings; *pp; ) {
+                struct ring *ring = *pp;
+
+                if ((only && ring != only) || !ring_is_dead(ring)) {
+                        pp = ring_next(ring);
+                        continue;
+                }
+                if (ring_is_empty(ring)) {
+                        writer_add_dropped(ring_take_drops(ring));
+                        *pp = *ring_next(ring);
+                        ring_free(ring);
+                } else {
+                        ring_shrink(ring);
+                        pp = ring_next(ring);
+                }
+                if (only)
+                        break;
+        }
+        pthread_mutex_unlock(&w.list_lock);
+}
+
+/* RING's thread exited (it is dead): without a writer thread, release it
+ * (writer_release_dead_locked()); a writer frees it once drained. */
+void writer_ring_exited(struct ring *ring)
+{
+        pthread_mutex_lock(&w.start_lock);
+        if (!w.alive)
+                writer_release_dead_locked(ring);
+        pthread_mutex_unlock(&w.start_lock);
+}
+
 /* ---- outputs ------------------------------------------------------------ */
 
 static const struct tj_output *writer_lookup(const char *name, size_t len)
@@ -1052,8 +1095,12 @@ static void *writer_main(void *arg)
                         /* unless writer_start() took this thread back */
                         pthread_mutex_lock(&w.start_lock);
                         leave = atomic_load(&w.stop);
-                        if (leave)
+                        if (leave) {
                                 w.alive = false;
+                                /* those it leaves, as their threads'
+                                 * exit does from now on */
+                                writer_release_dead_locked(NULL);
+                        }
                         pthread_mutex_unlock(&w.start_lock);
                         if (leave)
                                 break;

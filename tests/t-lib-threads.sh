@@ -136,3 +136,19 @@ TJ_CONTROL_DIR="$T/ctl" TJ_OUTPUT=nop TJ_EVENTS=tgb_req $RUN "$E" init req:1 key
 n=$((1 + 10 * (1 + rounds)))
 check_eq lib-threads-late-event-ring-freed "emitted $n|written $n|dropped 0|rings 1" \
         "$(sed -n 's/^ctl stats=\(emitted [0-9]*|written [0-9]*|dropped [0-9]*|\).*|\(rings [0-9]*\) .*/\1\2/p' "$T/out")"
+
+# The rings of threads that exit while no writer thread runs (after
+# tj_shutdown()): drained by none, each stayed whole (128 KiB) for good, so
+# that memory grew with each thread that traced and exited.  An empty one
+# (its events written before tj_shutdown()) is freed at its thread's exit;
+# one holding events keeps them, for the next tj_init(), in a buffer just
+# big enough (one 88-byte event: 128 bytes).  Before: rings 20 size 2621440
+# both times.
+s=
+for i in $(seq 20); do s="$s texit:1"; done
+TJ_CONTROL_DIR="$T/ctl" TJ_OUTPUT=nop TJ_EVENTS=tgb_req $RUN "$E" init park:20 flush shutdown \
+        unpark ctl:stats $s ctl:stats init flush ctl:stats > "$T/out" 2>&1 || true
+check_eq lib-threads-exit-after-shutdown-ring-freed "emitted 20|written 20|rings 0 size 0
+emitted 40|written 20|rings 20 size 2560
+emitted 40|written 40|rings 0 size 0" \
+        "$(sed -n 's/^ctl stats=\(emitted [0-9]*|written [0-9]*|\).*\(rings [0-9]* size [0-9]*\) .*/\1\2/p' "$T/out")"

@@ -14,6 +14,9 @@
  *   req:N               N tgb_req events (req 0x1000+i, sector i, name "rI")
  *   threads:T:N         T threads at once, each doing req:N
  *   texit:N             a thread does req:N and exits; then wait for it
+ *   park:T              T threads (at most 64) each do req:1 and wait;
+ *                       returns once they all traced
+ *   unpark              the parked threads exit; then wait for them
  *   keyexit:K[:R]       K times: a thread does req:1 and exits; a pthread key
  *                       of its own, made after the library's (run req:1
  *                       first), has a destructor that does req:1 and sets
@@ -243,6 +246,39 @@ static void run_threads(long t, long n)
                 pthread_create(&th[i], NULL, thread_main, (void *)(intptr_t)n);
         for (long i = 0; i < t; i++)
                 pthread_join(th[i], NULL);
+}
+
+/* park:T - threads that traced, waiting until unpark. */
+static pthread_t park_th[64];
+static long park_n;
+static int park_go, park_traced;
+
+static void *park_main(void *arg)
+{
+        (void)arg;
+        emit_reqs(1);
+        __atomic_add_fetch(&park_traced, 1, __ATOMIC_RELEASE);
+        while (!__atomic_load_n(&park_go, __ATOMIC_ACQUIRE))
+                usleep(1000);
+        return NULL;
+}
+
+static void run_park(long t)
+{
+        __atomic_store_n(&park_go, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&park_traced, 0, __ATOMIC_RELEASE);
+        for (park_n = 0; park_n < t && park_n < 64; park_n++)
+                pthread_create(&park_th[park_n], NULL, park_main, NULL);
+        while (__atomic_load_n(&park_traced, __ATOMIC_ACQUIRE) < park_n)
+                usleep(1000);
+}
+
+static void run_unpark(void)
+{
+        __atomic_store_n(&park_go, 1, __ATOMIC_RELEASE);
+        for (long i = 0; i < park_n; i++)
+                pthread_join(park_th[i], NULL);
+        park_n = 0;
 }
 
 static void run_fork(long n, bool flush)
@@ -1236,6 +1272,10 @@ static void step(const char *s)
                 run_threads(atol(arg), atol(strchr(arg, ':') + 1));
         else if (strncmp(s, "texit:", 6) == 0)
                 run_threads(1, atol(arg));
+        else if (strncmp(s, "park:", 5) == 0)
+                run_park(atol(arg));
+        else if (strcmp(s, "unpark") == 0)
+                run_unpark();
         else if (strncmp(s, "keyexit:", 8) == 0)
                 run_keyexit(atol(arg), strchr(arg, ':') ? atol(strchr(arg, ':') + 1) : 0);
         else if (strncmp(s, "fork:", 5) == 0)
