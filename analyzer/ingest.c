@@ -1277,6 +1277,24 @@ static int ingest_type_load(struct ingest *ing, const char *event, struct ingest
         return r;
 }
 
+/* Enter arguments FROM..N-1 of EVENT in event_args: column COLS[i], kind
+ * SIG[i].kind.  0, or -errno with ERR set (-ENOMEM: not set). */
+static int ingest_args_insert(struct ingest *ing, const char *event, char cols[][160],
+                              const struct ingest_sigarg *sig, unsigned from, unsigned n,
+                              struct tq_error *err)
+{
+        int r = 0;
+
+        for (unsigned i = from; r == 0 && i < n; i++) {
+                char *sql = sqlite3_mprintf("INSERT INTO event_args VALUES (%Q, %u, %Q, '%c')",
+                                            event, i, cols[i], sig[i].kind);
+
+                r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
+                sqlite3_free(sql);
+        }
+        return r;
+}
+
 /* Enter EVENT in the catalog and create its view, unless already there;
  * cache it in *RET. */
 static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, const char *event,
@@ -1309,12 +1327,8 @@ static int ingest_new_type(struct ingest *ing, const struct ingest_entry *e, con
         sql = sqlite3_mprintf("INSERT INTO event_types VALUES (%Q, %Q, %u, %Q)", event,
                               view[0] ? view : NULL, n, sigtext);
         r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
-        for (i = 0; r == 0 && i < n; i++) {
-                sqlite3_free(sql);
-                sql = sqlite3_mprintf("INSERT INTO event_args VALUES (%Q, %u, %Q, '%c')",
-                                      event, i, cols[i], sig[i].kind);
-                r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
-        }
+        if (r == 0)
+                r = ingest_args_insert(ing, event, cols, sig, 0, n, err);
         if (r == 0 && view[0]) {
                 sqlite3_free(sql);
                 sql = ingest_view_sql(event, view, n, cols);
@@ -1363,12 +1377,7 @@ static int ingest_type_grow(struct ingest *ing, struct ingest_type *t, const str
         for (i = 0; i < old; i++)
                 if (strcmp(cols[i], t->cols[i]) != 0)
                         return 0;
-        for (i = old; r == 0 && i < n; i++) {
-                sql = sqlite3_mprintf("INSERT INTO event_args VALUES (%Q, %u, %Q, '%c')",
-                                      t->name, i, cols[i], out[i].kind);
-                r = sql ? store_exec(ing->db, sql, err) : -ENOMEM;
-                sqlite3_free(sql);
-        }
+        r = ingest_args_insert(ing, t->name, cols, out, old, n, err);
         sig = sqlite3_mprintf("%s", t->signature);
         for (i = old; sig && i < n; i++) {
                 char *more = sqlite3_mprintf("%s%s%s:%c", sig, sig[0] ? " " : "", cols[i],

@@ -368,9 +368,12 @@ static void store_fn_ns_time(sqlite3_context *ctx, int argc, sqlite3_value **arg
         /* a real past what 64-bit nanoseconds hold (1e30; text of 20
          * digits reads as one) is no time: SQLite's conversion would clamp
          * it to 2262 or 1677 */
-        if (type == SQLITE_FLOAT && !(sqlite3_value_double(argv[0]) >= -9223372036854775808.0 &&
-                                      sqlite3_value_double(argv[0]) < 9223372036854775808.0))
-                return;
+        if (type == SQLITE_FLOAT) {
+                double d = sqlite3_value_double(argv[0]);
+
+                if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+                        return;
+        }
         ns = sqlite3_value_int64(argv[0]);
         s = (time_t) (ns / 1000000000);
         if (ns % 1000000000 < 0)

@@ -211,9 +211,9 @@ size_t ring_forget_group(struct ring *ring, const struct tj_group *group)
 /*
  * A dead ring nobody consumes (no writer thread: writer_ring_exited()):
  * its records not yet consumed, pads left out, move to a buffer just big
- * enough, a power of two from RING_SHRUNK_MIN bytes, and the thread's
- * buffer is freed.  Nothing changes when that would not be smaller or
- * there is no memory for it.  Its losses stay counted in it.
+ * enough for what it holds, a power of two from RING_SHRUNK_MIN bytes, and
+ * the thread's buffer is freed.  Nothing changes when that would not be
+ * smaller or there is no memory for it.  Its losses stay counted in it.
  */
 #define RING_SHRUNK_MIN 64
 
@@ -224,19 +224,10 @@ void ring_shrink(struct ring *ring)
         size_t used = 0, size = RING_SHRUNK_MIN;
         unsigned char *buf;
 
-        for (uint64_t pos = tail; pos < end; ) {
-                const struct record *r = (const struct record *)(ring->cbuf +
-                                                                (pos & (ring->csize - 1)));
-
-                if (r->kind != RECORD_PAD)
-                        used += r->size;
-                pos += r->size;
-        }
-        while (size < used)
+        while (size < end - tail)       /* the records and their pads: enough */
                 size *= 2;
         if (size >= ring->csize || posix_memalign((void **)&buf, 64, size) != 0)
                 return;
-        used = 0;
         for (uint64_t pos = tail; pos < end; ) {
                 const struct record *r = (const struct record *)(ring->cbuf +
                                                                 (pos & (ring->csize - 1)));

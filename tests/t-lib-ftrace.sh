@@ -259,20 +259,10 @@ fi
 # (EINTR) is made again; it was the event counted dropped ("written=1201
 # dropped=1799").  A line is at most 1024 bytes, under PIPE_BUF: a pipe takes
 # it whole or not at all.  The reader stops itself before it reads; the
-# emitter is waited for in its write (wait_pipe_writer), then 0.2 s more of
-# signals.
-mkfifo "$T/wv.fifo"
-sh -c 'kill -STOP $$; exec cat' < "$T/wv.fifo" > "$T/wv.marker" &
-rpid=$!
-TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/wv.fifo" TJ_EVENTS=tgb_req timeout 60 $RUN "$E" init \
-        alarm:1000 req:3000 stats > "$T/out" 2> "$T/err" &
-epid=$!
-wait_pipe_writer $epid
-sleep 0.2
-kill -CONT $rpid
-rc=0
-wait $epid || rc=$?
-wait $rpid || true
+# emitter is waited for in its write, then 0.2 s more of signals
+# (fifo_stalled_run).
+fifo_stalled_run "$T/wv.fifo" "$T/wv.marker" env TJ_OUTPUT=ftrace TJ_FTRACE_MARKER="$T/wv.fifo" \
+        TJ_EVENTS=tgb_req timeout 60 $RUN "$E" init alarm:1000 req:3000 stats
 check_eq lib-ftrace-fifo-eintr "0
 emitted=3000 written=3000 dropped=0
 3000 whole, in order" "$rc

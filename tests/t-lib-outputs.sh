@@ -345,20 +345,11 @@ fi
 # Now the write is made again, the rest of the line after what went out
 # (it was "written=6 dropped=103", the sixth line cut at 4096 bytes).  The
 # reader stops itself before it reads; the emitter is waited for in its
-# write (wait_pipe_writer), then 0.2 s more of signals.
-mkfifo "$T/wv.fifo"
-sh -c 'kill -STOP $$; exec cat' < "$T/wv.fifo" > "$T/wv.log" &
-rpid=$!
-TJ_OUTPUT=log TJ_EVENTS=tga_all,tgb_req timeout 60 $RUN "$E" opt:file="$T/wv.fifo" init \
+# write, then 0.2 s more of signals (fifo_stalled_run).
+fifo_stalled_run "$T/wv.fifo" "$T/wv.log" env TJ_OUTPUT=log TJ_EVENTS=tga_all,tgb_req \
+        timeout 60 $RUN "$E" opt:file="$T/wv.fifo" init \
         alarm:1000 long:10000 long:12000 long:14000 long:10000 long:12000 long:14000 \
-        long:10000 long:12000 req:50 long:14000 req:50 stats > "$T/out" 2> "$T/err" &
-epid=$!
-wait_pipe_writer $epid
-sleep 0.2
-kill -CONT $rpid
-rc=0
-wait $epid || rc=$?
-wait $rpid || true
+        long:10000 long:12000 req:50 long:14000 req:50 stats
 check_eq lib-outputs-log-pipe-eintr "0
 opt file=$T/wv.fifo=0
 emitted=109 written=109 dropped=0

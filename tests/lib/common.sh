@@ -102,6 +102,28 @@ wait_pipe_writer() {
         done
 }
 
+# fifo_stalled_run FIFO READOUT CMD...: make FIFO, whose reader (cat into
+# READOUT) stops itself before it reads; run CMD in the background, its
+# output in $T/out and $T/err; once CMD is blocked writing into the full
+# FIFO (wait_pipe_writer), 0.2 s more, then the reader goes on.  Sets rc to
+# CMD's exit status.  CMD must exec the program (env, timeout) so that its
+# pid is the one wait_pipe_writer looks under.
+fifo_stalled_run() {
+        _fifo=$1 _readout=$2
+        shift 2
+        mkfifo "$_fifo"
+        sh -c 'kill -STOP $$; exec cat' < "$_fifo" > "$_readout" &
+        _rpid=$!
+        "$@" > "$T/out" 2> "$T/err" &
+        _epid=$!
+        wait_pipe_writer $_epid
+        sleep 0.2
+        kill -CONT $_rpid
+        rc=0
+        wait $_epid || rc=$?
+        wait $_rpid || true
+}
+
 # have_journald: a journald socket is there (tests/run starts one when root)
 have_journald() { [ -S /run/systemd/journal/socket ]; }
 
