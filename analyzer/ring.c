@@ -57,6 +57,9 @@ enum { RING_BUSY, RING_NAPPING, RING_SLEEPING };
  * keeps stay under RING_SLOTS * RING_KEEP, 32 MiB.  Normal entries fill 1 to
  * 4 MiB of the ring and never meet the first limit. */
 #define RING_BYTES (16 << 20)
+/* With a side ring (ring_side()) the writer takes from either, and naps so
+ * long when both are empty. */
+#define RING_SIDE_NAP_MS 1
 #define RING_KEEP 16384
 
 struct ring {
@@ -75,6 +78,7 @@ struct ring {
         bool waiting;                   /* the reader waits for half the ring to be free */
         int taking;                     /* the writer waits: RING_NAPPING, RING_SLEEPING */
         int error;                      /* the reader's: -ENOMEM when a chunk was not there */
+        struct ring *side;              /* a second reader's (ring_side()), freed with this */
         size_t chunk_limit;             /* $TRACEQL_TEST_RING_CHUNKS: no memory past so many */
 };
 
@@ -118,6 +122,7 @@ static void ring_free(struct ring *r)
 
         if (!r)
                 return;
+        ring_free(r->side);
         for (c = 0; c < RING_SLOTS / RING_CHUNK && r->chunks[c]; c++) {
                 for (i = 0; i < RING_CHUNK; i++)
                         ingest_entry_free(&r->chunks[c][i].e);
@@ -220,7 +225,7 @@ bool ring_note(struct ring *r, int kind)
         return true;
 }
 
-static void ring_end(struct ring *r)
+void ring_end(struct ring *r)
 {
         pthread_mutex_lock(&r->lock);
         ring_publish_locked(r, true);
@@ -272,6 +277,19 @@ static size_t ring_take(struct ring *r)
         return n;
 }
 
+/* Slots to take now, without waiting (at most RING_HANDOFF); *RET_ENDED: the
+ * reader ended and none is left. */
+static size_t ring_poll(struct ring *r, bool *ret_ended)
+{
+        size_t n;
+
+        pthread_mutex_lock(&r->lock);
+        n = r->count < RING_HANDOFF ? r->count : RING_HANDOFF;
+        *ret_ended = n == 0 && r->ended;
+        pthread_mutex_unlock(&r->lock);
+        return n;
+}
+
 static struct ring_slot *ring_at(struct ring *r, size_t i)
 {
         return ring_slot(r, (r->head + i) % RING_SLOTS);
@@ -297,12 +315,38 @@ static void ring_done(struct ring *r, size_t n)
         pthread_mutex_unlock(&r->lock);
 }
 
-static void ring_quit(struct ring *r)
+void ring_quit(struct ring *r)
 {
+        struct ring *side;
+
         pthread_mutex_lock(&r->lock);
         r->quit = true;
         pthread_cond_broadcast(&r->emptied);
+        side = r->side;
         pthread_mutex_unlock(&r->lock);
+        if (side)
+                ring_quit(side);
+}
+
+struct ring *ring_side(struct ring *r)
+{
+        struct ring *side;
+        bool quit;
+
+        if (r->side || ring_new(&side) < 0)
+                return NULL;
+        pthread_mutex_lock(&r->lock);
+        quit = r->quit;
+        if (!quit)
+                r->side = side;
+        pthread_mutex_unlock(&r->lock);
+        if (quit) {
+                ring_free(side);
+                return NULL;
+        }
+        /* the writer takes it when it reaches this note; a writer that
+         * failed before never does, and ring_quit() stopped it already */
+        return ring_note(r, RING_SIDE) ? side : NULL;
 }
 
 /* ---- an importer's two threads ---- */
@@ -330,8 +374,12 @@ int ring_run(ring_reader_fn read, void *read_data, ring_writer_fn write, void *w
              struct tq_error *err)
 {
         struct ring_job job = { .read = read, .read_data = read_data };
+        const struct timespec nap = { .tv_nsec = RING_SIDE_NAP_MS * 1000000L };
+        struct ring *from, *side = NULL;
+        struct ring_slot *slot;
+        bool draining = false, turn = false, ended;
         pthread_t reader;
-        size_t n, i;
+        size_t n, m, i;
         int r;
 
         r = ring_new(&job.ring);
@@ -342,10 +390,55 @@ int ring_run(ring_reader_fn read, void *read_data, ring_writer_fn write, void *w
                 tq_error_set(err, r, "cannot start a thread: %s", strerror(-r));
                 goto out;
         }
-        while (r == 0 && (n = ring_take(job.ring)) > 0) {
-                for (i = 0; i < n && r == 0; i++)
-                        r = write(ring_at(job.ring, i), write_data, err);
-                ring_done(job.ring, i);
+        while (r == 0) {
+                from = job.ring;
+                if (side && draining) {
+                        /* the side's slots only, to its end */
+                        from = side;
+                        n = ring_take(side);
+                        if (n == 0) {
+                                side = NULL;
+                                draining = false;
+                                continue;
+                        }
+                } else if (side) {
+                        /* both, in turns, waiting for neither: the two
+                         * readers go on at once only while neither ring
+                         * is full */
+                        n = ring_poll(job.ring, &ended);
+                        if (ended) {
+                                draining = true;
+                                continue;
+                        }
+                        if (n == 0 || turn) {
+                                m = ring_poll(side, &ended);
+                                if (m > 0 || n == 0) {
+                                        from = side;
+                                        n = m;
+                                }
+                        }
+                        turn = from == job.ring;
+                        if (n == 0) {
+                                nanosleep(&nap, NULL);
+                                continue;
+                        }
+                } else if ((n = ring_take(job.ring)) == 0) {
+                        break;
+                }
+                for (i = 0; i < n && r == 0; i++) {
+                        slot = ring_at(from, i);
+                        if (slot->kind == RING_SIDE) {
+                                side = job.ring->side;  /* set before the note was put */
+                                continue;
+                        }
+                        r = write(slot, write_data, err);
+                        if (slot->kind == RING_SIDE_END) {
+                                draining = true;
+                                i++;
+                                break;
+                        }
+                }
+                ring_done(from, i);
         }
         if (r == -ENOMEM)
                 tq_error_set(err, r, "out of memory");

@@ -387,11 +387,17 @@ int ingest_end(struct ingest *ing, bool commit, uint64_t *ret_added, struct tq_e
 struct ring;
 
 /* A slot: an entry (KIND RING_ENTRY), or a note from the reader. */
-enum { RING_ENTRY, RING_IDLE };         /* IDLE: caught up, commit now */
+enum {
+        RING_ENTRY,
+        RING_IDLE,                      /* caught up, commit now */
+        RING_SIDE,                      /* ring.c's: a side ring begins (ring_side()) */
+        RING_SIDE_END,                  /* the reader's part is over: the side ring's rest next */
+};
 struct ring_slot {
         struct ingest_entry e;
         uint64_t aux;                   /* the reader's, e.g. the entry's journald time */
         int kind;
+        bool parsed;                    /* the reader parsed e (ingest_entry_parse()) */
         size_t held;                    /* ring.c's: the buffer's size when filled */
 };
 
@@ -418,6 +424,23 @@ int ring_error(const struct ring *r);
 void ring_put(struct ring *r);
 bool ring_note(struct ring *r, int kind);
 bool ring_quitting(struct ring *r);
+/*
+ * A second reader, for a reader that splits its input in two (the journal
+ * importer): ring_side() gives the reader a side ring, which a thread of
+ * its own fills with ring_get() and ring_put() and closes with ring_end(),
+ * and tells the writer through a RING_SIDE note.  The writer then takes
+ * slots from both rings, in the order each holds them, interleaved: the
+ * side's are for what comes after the reader's part.  When the reader puts
+ * a RING_SIDE_END note (given to WRITE like any slot), or ends, the writer
+ * takes only the side ring's slots, to its end, then the reader's again.
+ * ring_quit() stops both readers (ring_get() gives NULL once it waits for
+ * room; a side reader should also look at a flag of its own); the side ring
+ * is freed with the reader's, after ring_run() joined the reader, which
+ * joins its side thread first.  NULL when out of memory, or the writer quit.
+ */
+struct ring *ring_side(struct ring *r);
+void ring_end(struct ring *r);
+void ring_quit(struct ring *r);
 
 /* ---- import_journal.c ---- */
 struct import_journal_opts {

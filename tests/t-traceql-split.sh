@@ -1,0 +1,166 @@
+#!/bin/sh
+# t-traceql-split.sh - a long journal import read by two threads (traceql.1,
+# import_journal.c "the split").
+#
+# A round of many entries of one seqnum id is read by the reader up to the
+# middle of its seqnums and by a side thread from there; the writer takes
+# from both.  Whatever the split, the rows and the stored position are those
+# of an import read by one thread; an import killed while the side thread's
+# rows are in the database resumes in the reader's part and ends with the
+# same rows; where the split cannot be made (two seqnum ids, --until, a side
+# thread that cannot open its journal files) the import is read whole by the
+# reader.  $TRACEQL_TEST_SPLIT_MIN lowers the size a round needs (40000
+# seqnums) and has traceql say on stderr where it split.
+. "$(dirname "$0")/lib/common.sh"
+
+TQ=$B/traceql
+if [ ! -x "$TQ" ]; then fail traceql-built "$TQ missing: run make"; exit 0; fi
+JR=/lib/systemd/systemd-journal-remote
+if [ ! -x "$JR" ]; then skip split "no $JR (Debian package systemd-journal-remote)"; exit 0; fi
+
+# mkjournal FILE N [BOOT]: a journal file of N entries of seqnums 1..N, the
+# fifth each of SYSLOG_IDENTIFIER other, the rest sp; events ev_a and ev_b
+# in turns, with arguments; the time one second a seqnum from 1700000000
+mkjournal() {
+        awk -v n="$2" -v boot="${3:-fedcba9876543210fedcba9876543210}" 'BEGIN { for (i = 1; i <= n; i++)
+                printf "__CURSOR=s=0123456789abcdef0123456789abcdef;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n_HOSTNAME=h\n_PID=42\nSYSLOG_IDENTIFIER=%s\nTRACE_EVENT=ev_%s\nTRACE_ARGS=n:u p:p s:s\nTRACE_SEQ=%d\nTRACE_ARG_N=%d\nTRACE_ARG_P=0x%x\nTRACE_ARG_S=s%d\nMESSAGE=ev number %d\n\n",
+                        i, boot, i, (1700000000 + i) * 1000000, i, boot, i % 5 == 0 ? "other" : "sp",
+                        i % 2 ? "a" : "b", i, i, i * 16, i, i }' | "$JR" -o "$1" - 2> /dev/null
+}
+# run NAME STATUS STDERR ARGS...: exact status and stderr
+run() {
+        name=$1 st=$2 msg=$3
+        shift 3
+        rc=0
+        $RUN "$TQ" "$@" > "$T/out" 2> "$T/err" < /dev/null || rc=$?
+        check_eq "$name" "$st|$msg" "$rc|$(cat "$T/err")"
+}
+# rows DB: every row and the stored positions
+rows() {
+        "$TQ" --db "$1" --no-sync --format csv 'select * from events order by id;
+                select kind, location, filter, cursor from sources order by id'
+}
+# whole NAME ARGS...: the import, as one thread reads it, in $T/NAME.db
+whole() {
+        name=$1
+        shift
+        rm -f "$T/$name.db"
+        TRACEQL_TEST_SPLIT_MIN=1000000000 "$TQ" --db "$T/$name.db" import "$@" 2> /dev/null
+}
+
+N=30000
+mkdir "$T/d"
+mkjournal "$T/d/a.journal" $N
+whole one --directory "$T/d" --identifier sp
+check_eq split-whole-count 24000 "$("$TQ" --db "$T/one.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+
+# ---- the same rows and position ---------------------------------------------
+export TRACEQL_TEST_SPLIT_MIN=1000
+run split-said 0 "traceql: test: split at seqnum 15001 of 1..29999" \
+        --db "$T/s.db" import --directory "$T/d" --identifier sp
+check_eq split-rows "$(rows "$T/one.db")" "$(rows "$T/s.db")"
+run split-again-said 0 "" --db "$T/s.db" import --directory "$T/d" --identifier sp
+check_eq split-again-rows "$(rows "$T/one.db")" "$(rows "$T/s.db")"
+
+# --file, and without --identifier: a stream per event name
+whole all --file "$T/d/a.journal"
+run split-file-all-said 0 "traceql: test: split at seqnum 15001 of 1..30000" \
+        --db "$T/sa.db" import --file "$T/d/a.journal"
+check_eq split-file-all-rows "$(rows "$T/all.db" | sed 's/^journal,files:/journal,F/')" \
+        "$(rows "$T/sa.db" | sed 's/^journal,files:/journal,F/')"
+
+# --since: its entries only, split or not
+S=$((1700000000 + 6000))
+whole since --directory "$T/d" --identifier sp --since @$S
+run split-since-said 0 "traceql: test: split at seqnum 18001 of 6001..29999" \
+        --db "$T/ss.db" import --directory "$T/d" --identifier sp --since @$S
+check_eq split-since-rows "$(rows "$T/since.db")" "$(rows "$T/ss.db")"
+
+# after a position: the round from there is split
+whole pos --directory "$T/d" --identifier sp --until @$((1700000000 + 10000))
+whole pos --directory "$T/d" --identifier sp
+rm -f "$T/ps.db"
+TRACEQL_TEST_SPLIT_MIN=1000000000 "$TQ" --db "$T/ps.db" import --directory "$T/d" --identifier sp \
+        --until @$((1700000000 + 10000)) 2> /dev/null
+run split-after-position-said 0 "traceql: test: split at seqnum 20001 of 10001..29999" \
+        --db "$T/ps.db" import --directory "$T/d" --identifier sp
+check_eq split-after-position-rows "$(rows "$T/pos.db")" "$(rows "$T/ps.db")"
+
+# ---- killed: the position stays in the reader's part ------------------------
+# the writer commits every 10000 entries; killed after 15000 of them, the
+# commit holds entries of both threads, the position in the reader's part,
+# before the split, and the side thread's rows past it
+rm -f "$T/k.db"
+TRACEQL_TEST_KILL_AFTER=15000 "$TQ" --db "$T/k.db" import --directory "$T/d" --identifier sp \
+        > /dev/null 2>&1 && rc=0 || rc=$?
+check_eq split-killed-status 137 "$rc"
+k=$("$TQ" --db "$T/k.db" --no-sync --format csv "select count(*),
+        (select count(*) from events where id & 0xfffffffffff >= 15001) > 0,
+        (select cursor from sources) like 's=%'
+        from events" | tail -n 1)
+check_eq split-killed-committed "10000,1,1" "$k"
+pos=$("$TQ" --db "$T/k.db" --no-sync --format csv "select cursor from sources" | tail -n 1 |
+        sed 's/.*;i=\([0-9a-f]*\);.*/\1/')
+check_eq split-killed-position-in-reader-part 1 "$((0x$pos < 15001))"
+lo=$((0x$pos + 1))
+[ $((lo % 5)) -ne 0 ] || lo=$((lo + 1))     # the next entry of sp
+run split-killed-resumed-said 0 "traceql: test: split at seqnum $((lo + (29999 - lo) / 2 + 1)) of $lo..29999" \
+        --db "$T/k.db" import --directory "$T/d" --identifier sp
+check_eq split-killed-resumed-rows "$(rows "$T/one.db")" "$(rows "$T/k.db")"
+
+# ---- no split ----------------------------------------------------------------
+# --until: entries past it hold the position back, which the side thread's
+# cannot
+whole until --directory "$T/d" --identifier sp --until @$((1700000000 + 25000))
+run split-until-none 0 "" --db "$T/su.db" import --directory "$T/d" --identifier sp \
+        --until @$((1700000000 + 25000))
+check_eq split-until-rows "$(rows "$T/until.db")" "$(rows "$T/su.db")"
+
+# two seqnum ids (two hosts' files): their order is by time, not seqnum
+mkdir "$T/two"
+cp "$T/d/a.journal" "$T/two/"
+mkjournal "$T/two/b.journal" 3000 00112233445566778899aabbccddeeff
+whole two --directory "$T/two" --identifier sp
+run split-two-ids-none 0 "" --db "$T/st.db" import --directory "$T/two" --identifier sp
+check_eq split-two-ids-rows "$(rows "$T/two.db")" "$(rows "$T/st.db")"
+check_eq split-two-ids-count 26400 "$("$TQ" --db "$T/st.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+
+# a side thread that cannot open its streams: the reader reads its part too
+TRACEQL_TEST_SPLIT_FAIL=1 run split-side-failed 0 "traceql: test: split at seqnum 15001 of 1..29999
+traceql: test: not split: Too many open files" --db "$T/sf.db" import --directory "$T/d" --identifier sp
+check_eq split-side-failed-rows "$(rows "$T/one.db")" "$(rows "$T/sf.db")"
+
+# too few seqnums
+TRACEQL_TEST_SPLIT_MIN=30000 run split-short-none 0 "" --db "$T/sn.db" import --directory "$T/d" \
+        --identifier sp
+check_eq split-short-rows "$(rows "$T/one.db")" "$(rows "$T/sn.db")"
+
+# ---- the local journal, through journald ----------------------------------
+# split when its files are all of one seqnum id, as one journald writes them
+if ! have_journald; then
+        skip split-local "no journald socket"
+        common_exit
+        exit 0
+fi
+ids=$(find /run/log/journal /var/log/journal -name '*.journal' -o -name '*.journal~' 2> /dev/null |
+        while read -r f; do od -An -tx1 -j72 -N16 "$f" | tr -d ' \n'; echo; done | sort -u)
+cc -Wall -Wextra -Werror -o "$T/send" "$TOP/tests/traceql_send.c" \
+        $(pkg-config --cflags --libs libsystemd)
+awk -v id="$TJ_TEST_ID" 'BEGIN { for (i = 1; i <= 3000; i++)
+        printf "SYSLOG_IDENTIFIER=%s\tTRACE_EVENT=ev\tTRACE_ARGS=n:u\tTRACE_SEQ=%d\tTRACE_ARG_N=%d\tMESSAGE=ev %d\n", id, i, i, i }' |
+        "$T/send"
+journalctl --sync 2> /dev/null || true
+i=0
+while [ "$(journalctl -q -o cat "SYSLOG_IDENTIFIER=$TJ_TEST_ID" | wc -l)" -lt 3000 ] && [ $i -lt 300 ]; do
+        sleep 0.1; i=$((i + 1)); done
+whole local --identifier "$TJ_TEST_ID"
+check_eq split-local-count 3000 "$("$TQ" --db "$T/local.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+TRACEQL_TEST_SPLIT_MIN=500 "$TQ" --db "$T/sl.db" import --identifier "$TJ_TEST_ID" 2> "$T/err"
+if [ "$(printf '%s\n' "$ids" | grep -c .)" = 1 ]; then
+        check_eq split-local-said 1 "$(grep -c '^traceql: test: split at seqnum [0-9]* of [0-9]*\.\.[0-9]*$' "$T/err")"
+else
+        skip split-local-said "the local journal's files have several seqnum ids"
+fi
+check_eq split-local-rows "$(rows "$T/local.db")" "$(rows "$T/sl.db")"
+
+common_exit
