@@ -42,7 +42,8 @@ while [ "$(journalctl -q -o cat "SYSLOG_IDENTIFIER=$ID" | wc -l)" -lt "$N" ] && 
 # Each round also measures the ceiling of any import that reads through the
 # sd-journal API with one reader and keeps a SQLite row per entry, split over
 # two threads as traceql's import of a short round is (a long one, as this,
-# traceql reads with two: import_journal.c, the split): the least its reader can do (the bare loop plus each entry's
+# traceql reads with two where it may run on two CPUs: import_journal.c, the
+# split): the least its reader can do (the bare loop plus each entry's
 # cursor, libsystemd 252's only source of its sequence number) and the least
 # its writer can do (bench/store_floor.c: SQLite alone storing the same rows,
 # bound from C: with no crash safety, and --safe, as traceql must), alone and
@@ -59,7 +60,8 @@ for r in $(seq "$ROUNDS"); do
         t1=$(date +%s%N)
         secs "$t0" "$t1" >> "$W/tq.s"
         # split in two readers whatever the CPUs: traceql does it by itself
-        # only with three or more (import_journal.c, the split)
+        # with two or more (import_journal.c, the split), so this is the same
+        # import but where taskset or a cpuset leaves it one
         rm -f "$W"/split.db*
         t0=$(date +%s%N)
         TRACEQL_TEST_SPLIT_MIN=40000 $B/traceql --db "$W/split.db" import --identifier "$ID" 2> /dev/null
@@ -122,7 +124,7 @@ echo "traceql import: traceql import         $tb, $tm s ($(rate "$tb"), $(rate "
 div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo "traceql import: ratio traceql/bare     $(div "$bb" "$tb") of the best times, $(div "$bm" "$tm") of the medians (goal >= 0.8)"
 xb=$(best "$W/split.s") xm=$(median "$W/split.s")
-echo "traceql import: two readers, forced     $xb, $xm s ($(div "$bb" "$xb"), $(div "$bm" "$xm") x the bare loop; this machine lets traceql run on $(nproc) CPUs, and it splits by itself on 3 or more)"
+echo "traceql import: two readers, forced     $xb, $xm s ($(div "$bb" "$xb"), $(div "$bm" "$xm") x the bare loop; traceql runs on $(nproc) CPUs here, and splits by itself on 2 or more)"
 # each round's own ratio (its bare loop, then its import, seconds apart): a
 # machine whose speed drifts over minutes moves both of a round alike
 paste "$W/bare.s" "$W/tq.s" | awk '{ printf "%.4f\n", $1 / $2 }' | sort -n > "$W/paired.s"

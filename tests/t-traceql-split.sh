@@ -9,8 +9,9 @@
 # rows are in the database resumes in the reader's part and ends with the
 # same rows; where the split cannot be made (two seqnum ids, --until, a side
 # thread that cannot open its journal files) the import is read whole by the
-# reader.  $TRACEQL_TEST_SPLIT_MIN lowers the size a round needs (40000
-# seqnums) and has traceql say on stderr where it split.
+# reader; with one CPU to run on it is not made.  $TRACEQL_TEST_SPLIT_MIN
+# lowers the size a round needs (40000 seqnums) and has traceql say on
+# stderr where it split.
 . "$(dirname "$0")/lib/common.sh"
 
 TQ=$B/traceql
@@ -129,6 +130,18 @@ check_eq split-two-ids-count 26400 "$("$TQ" --db "$T/st.db" --no-sync --format c
 TRACEQL_TEST_SPLIT_FAIL=1 run split-side-failed 0 "traceql: test: split at seqnum 15001 of 1..29999
 traceql: test: not split: Too many open files" --db "$T/sf.db" import --directory "$T/d" --identifier sp
 check_eq split-side-failed-rows "$(rows "$T/one.db")" "$(rows "$T/sf.db")"
+
+# one CPU to run on: the threads would take turns, to no gain
+if command -v taskset > /dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+        rm -f "$T/sc.db"
+        rc=0
+        taskset -c "$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')" "$TQ" --db "$T/sc.db" import \
+                --directory "$T/d" --identifier sp > /dev/null 2> "$T/err" || rc=$?
+        check_eq split-one-cpu-none "0|" "$rc|$(cat "$T/err")"
+        check_eq split-one-cpu-rows "$(rows "$T/one.db")" "$(rows "$T/sc.db")"
+else
+        skip split-one-cpu "no taskset, or one CPU to run on already"
+fi
 
 # too few seqnums
 TRACEQL_TEST_SPLIT_MIN=30000 run split-short-none 0 "" --db "$T/sn.db" import --directory "$T/d" \
