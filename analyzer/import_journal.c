@@ -156,7 +156,13 @@ struct import_journal {
                                          * writer that takes from two readers */
         char split_id[33];
         uint64_t split_at;
-        uint64_t split_min;             /* the fewest seqnums a round needs to be split */
+        uint64_t split_min;             /* the fewest seqnums a round needs to be split, and
+                                         * twice the entries its rest must hold */
+        uint64_t split_probe;           /* the entries read before deciding: split_min / 8 */
+        uint64_t split_hi;              /* the reader's: the round's last seqnum, while it
+                                         * may still be split; 0 */
+        uint64_t round_lo, round_n;     /* the reader's: the round's first seqnum handed
+                                         * out, and how many so far (while split_hi) */
         struct import_journal *sub;     /* the side thread's reader, NULL when none */
         pthread_t side_thread;
         int side_r;                     /* the side thread's result, SIDE_ERR filled */
@@ -1350,25 +1356,26 @@ static int import_journal_read(struct import_journal *im, struct import_journal_
 
 /*
  * A round of many entries (the first import of a busy journal) is read by
- * two threads: the reader reads the entries up to the middle of its seqnum
- * range, a side thread the rest, each with streams of its own, into a ring
- * of its own (ring_side()), and the writer takes from both.  The journal
- * reader is the slowest part of an import (it costs more than the bare
- * sd-journal loop: see bench/import.sh), and this is the only way to read
- * faster through the sd-journal API.
+ * two threads: once the reader has read split_probe entries and finds that
+ * the rest of the round holds enough more (import_journal_split_round()),
+ * it reads those up to the middle of the rest's seqnums, and a side thread
+ * the others, each with streams of its own, into a ring of its own
+ * (ring_side()); the writer takes from both.  The journal reader is the
+ * slowest part of an import (it costs more than the bare sd-journal loop:
+ * see bench/import.sh), and this is the only way to read faster through
+ * the sd-journal API.
  *
  * It is made only where the process may run on more than one CPU
- * (IMPORT_JOURNAL_SPLIT_CPUS).  The split is by seqnum, so it is
- * made only where every journal file is of
- * one seqnum id (one host's journal: the local one, say), whose order is the
- * seqnum's alone; the reader stops at the first entry at or past SPLIT_AT,
+ * (IMPORT_JOURNAL_SPLIT_CPUS), and where every journal file is of one
+ * seqnum id (one host's journal: the local one, say), whose order is the
+ * seqnum's alone: the reader stops at the first entry at or past SPLIT_AT,
  * the side thread starts there.  The side thread's entries are written as
  * they come, but the position stays in the reader's part until it is over
  * (IMPORT_JOURNAL_SIDE): an import stopped or killed before resumes there,
  * and what it reads again the rows' journal identity turns away.  After
  * the round, the reader goes on from the side thread's last entry.
  */
-#define IMPORT_JOURNAL_SPLIT_MIN 40000
+#define IMPORT_JOURNAL_SPLIT_MIN 40000  /* split_min: after 5000 entries, 20000 more */
 /* The CPUs the process must be able to run on: on one, the three threads
  * would take turns, to no gain.  On two they take turns too, and the two
  * readers cost more than one (per-thread CPU time, 100k entries here: 0.91 s
@@ -1512,37 +1519,47 @@ static void *import_journal_side_main(void *userdata)
         return NULL;
 }
 
-/* Split this round (the first), when it is long enough and of one seqnum
- * id, at the middle of its seqnums; the streams are not positioned yet.
- * No split is no harm: failures are not said. */
-static void import_journal_split_round(struct import_journal *im)
+/* Whether this round (the first) may be split: of one seqnum id, without
+ * --until; its last seqnum the streams have in IM->split_hi, else 0.  The
+ * streams are not positioned yet. */
+static void import_journal_split_prepare(struct import_journal *im)
 {
         const char *sid = im->end.seqnum_id;
-        struct import_journal *sub;
-        uint64_t lo = UINT64_MAX, hi = 0, last, mid;
+        uint64_t last;
         size_t i;
-        int r;
 
+        im->split_hi = 0;
         if (im->split_min == UINT64_MAX || im->empty || im->o->has_until || im->npos > 1 ||
             (im->npos == 1 && strcmp(im->pos[0].key.seqnum_id, sid) != 0))
                 return;
-        /* the round's last entry of the streams, then its first */
         for (i = 0; i < im->nstreams; i++) {
-                if (import_journal_last_upto(im->streams[i].j, sid, im->end.seqnum, &last) < 0)
+                if (import_journal_last_upto(im->streams[i].j, sid, im->end.seqnum, &last) < 0) {
+                        im->split_hi = 0;
                         return;
-                hi = last > hi ? last : hi;
+                }
+                im->split_hi = last > im->split_hi ? last : im->split_hi;
         }
-        if (hi < im->split_min || import_journal_start(im) < 0)
-                return;
-        for (i = 0; i < im->nstreams; i++) {
-                r = import_journal_stream_peek(im, &im->streams[i]);
-                if (r < 0)
-                        return;
-                if (r > 0 && strcmp(im->streams[i].key.seqnum_id, sid) == 0 &&
-                    im->streams[i].key.seqnum < lo)
-                        lo = im->streams[i].key.seqnum;
-        }
-        if (lo > hi || hi - lo < im->split_min || !import_journal_one_seqnum_id(im->o, sid))
+}
+
+/*
+ * The reader handed out its split_probe-th entry of the round, KEY's: split
+ * the rest at the middle of its seqnums when, at the density of entries so
+ * far, it holds at least split_min / 2 entries.  Deciding on what was read
+ * keeps the side thread (its sd_journal opens: about 15 ms each with 100
+ * journal files) out of the imports that find few entries in a long stretch
+ * of the journal, as the sync before a query often does.
+ */
+static void import_journal_split_round(struct import_journal *im,
+                                       const struct import_journal_key *key)
+{
+        const char *sid = im->end.seqnum_id;
+        uint64_t lo = im->round_lo, cur = key->seqnum, hi = im->split_hi, mid;
+        struct import_journal *sub;
+
+        im->split_hi = 0;       /* once */
+        if (strcmp(key->seqnum_id, sid) != 0 || cur < lo || cur >= hi ||
+            (double) im->round_n * (double) (hi - cur) / (double) (cur - lo + 1) <
+            (double) im->split_min / 2 || !import_journal_one_seqnum_id(im->o, sid))
                 return;
         sub = calloc(1, sizeof(*sub));
         if (sub)
@@ -1553,7 +1570,7 @@ static void import_journal_split_round(struct import_journal *im)
         sub->end = im->end;
         sub->npos = sub->pos_size = 1;
         memcpy(sub->pos[0].key.seqnum_id, sid, 33);
-        mid = lo + (hi - lo) / 2 + 1;   /* the side thread's first; the seqnum before, the
+        mid = cur + 1 + (hi - cur) / 2; /* the side thread's first; the seqnum before, the
                                          * reader's last, is done for it */
         sub->pos[0].key.seqnum = mid - 1;
         sub->split_tried = true;
@@ -1575,7 +1592,7 @@ static void import_journal_split_round(struct import_journal *im)
         im->split_at = mid;    /* not sub's, which the side thread owns now */
         if (im->say_split)
                 fprintf(stderr, "traceql: test: split at seqnum %" PRIu64 " of %" PRIu64 "..%" PRIu64
-                        "\n", im->split_at, lo, hi);
+                        " after %" PRIu64 " entries\n", im->split_at, cur + 1, hi, im->round_n);
         return;
 fail:
         import_journal_sub_free(sub);
@@ -1688,6 +1705,10 @@ static int import_journal_read_round(struct import_journal *im, int kind, struct
                 /* one that fails is parsed again by the writer, which says why */
                 slot->parsed = im->parse && ingest_entry_parse(&slot->e) == 0;
                 ring_put(im->ring);
+                if (im->split_hi && ++im->round_n == 1)
+                        im->round_lo = s->key.seqnum;
+                if (im->split_hi && im->round_n >= im->split_probe)
+                        import_journal_split_round(im, &s->key);  /* puts a note */
         }
 }
 
@@ -1725,11 +1746,11 @@ static int import_journal_read_all(struct import_journal *im, struct tq_error *e
                 usleep(im->pause_ms * 1000u);   /* tests: entries come meanwhile */
         if (r >= 0 && !im->split_tried) {
                 im->split_tried = true;
-                import_journal_split_round(im);
+                import_journal_split_prepare(im);
         }
         /* one seqnum id: the streams go on from where they are; several: a
          * host's entries may come, late, before where they are */
-        if (r >= 0 && (!im->started || im->npos > 1) && !im->split) {
+        if (r >= 0 && (!im->started || im->npos > 1)) {
                 r = import_journal_start(im);
                 if (r == -ENOMEM)
                         return r;
@@ -1935,6 +1956,7 @@ static int import_journal_run(sqlite3 *db, const struct import_journal_opts *o,
         }
         if (import_journal_cpus() < IMPORT_JOURNAL_SPLIT_CPUS)
                 im.split_min = UINT64_MAX;
+        im.split_probe = im.split_min / 8 ? im.split_min / 8 : 1;
         im.split_fail = getenv("TRACEQL_TEST_SPLIT_FAIL") != NULL;
         if (getenv("TRACEQL_TEST_PAUSE_MS"))
                 im.pause_ms = (unsigned) strtoul(getenv("TRACEQL_TEST_PAUSE_MS"), NULL, 10);

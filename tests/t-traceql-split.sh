@@ -9,9 +9,10 @@
 # rows are in the database resumes in the reader's part and ends with the
 # same rows; where the split cannot be made (two seqnum ids, --until, a side
 # thread that cannot open its journal files) the import is read whole by the
-# reader; with one CPU to run on it is not made.  $TRACEQL_TEST_SPLIT_MIN
-# lowers the size a round needs (40000 seqnums) and has traceql say on
-# stderr where it split.
+# reader; with one CPU to run on, or too few entries in the rest of the
+# round at the density of the first SPLIT_MIN / 8, it is not made.
+# $TRACEQL_TEST_SPLIT_MIN lowers the size a round needs (40000) and has
+# traceql say on stderr where it split.
 . "$(dirname "$0")/lib/common.sh"
 
 TQ=$B/traceql
@@ -57,7 +58,7 @@ check_eq split-whole-count 24000 "$("$TQ" --db "$T/one.db" --no-sync --format cs
 
 # ---- the same rows and position ---------------------------------------------
 export TRACEQL_TEST_SPLIT_MIN=1000
-run split-said 0 "traceql: test: split at seqnum 15001 of 1..29999" \
+run split-said 0 "traceql: test: split at seqnum 15078 of 157..29999 after 125 entries" \
         --db "$T/s.db" import --directory "$T/d" --identifier sp
 check_eq split-rows "$(rows "$T/one.db")" "$(rows "$T/s.db")"
 run split-again-said 0 "" --db "$T/s.db" import --directory "$T/d" --identifier sp
@@ -65,7 +66,7 @@ check_eq split-again-rows "$(rows "$T/one.db")" "$(rows "$T/s.db")"
 
 # --file, and without --identifier: a stream per event name
 whole all --file "$T/d/a.journal"
-run split-file-all-said 0 "traceql: test: split at seqnum 15001 of 1..30000" \
+run split-file-all-said 0 "traceql: test: split at seqnum 15063 of 126..30000 after 125 entries" \
         --db "$T/sa.db" import --file "$T/d/a.journal"
 check_eq split-file-all-rows "$(rows "$T/all.db" | sed 's/^journal,files:/journal,F/')" \
         "$(rows "$T/sa.db" | sed 's/^journal,files:/journal,F/')"
@@ -73,7 +74,7 @@ check_eq split-file-all-rows "$(rows "$T/all.db" | sed 's/^journal,files:/journa
 # --since: its entries only, split or not
 S=$((1700000000 + 6000))
 whole since --directory "$T/d" --identifier sp --since @$S
-run split-since-said 0 "traceql: test: split at seqnum 18001 of 6001..29999" \
+run split-since-said 0 "traceql: test: split at seqnum 18078 of 6157..29999 after 125 entries" \
         --db "$T/ss.db" import --directory "$T/d" --identifier sp --since @$S
 check_eq split-since-rows "$(rows "$T/since.db")" "$(rows "$T/ss.db")"
 
@@ -83,7 +84,7 @@ whole pos --directory "$T/d" --identifier sp
 rm -f "$T/ps.db"
 TRACEQL_TEST_SPLIT_MIN=1000000000 "$TQ" --db "$T/ps.db" import --directory "$T/d" --identifier sp \
         --until @$((1700000000 + 10000)) 2> /dev/null
-run split-after-position-said 0 "traceql: test: split at seqnum 20001 of 10001..29999" \
+run split-after-position-said 0 "traceql: test: split at seqnum 20078 of 10157..29999 after 125 entries" \
         --db "$T/ps.db" import --directory "$T/d" --identifier sp
 check_eq split-after-position-rows "$(rows "$T/pos.db")" "$(rows "$T/ps.db")"
 
@@ -103,9 +104,9 @@ check_eq split-killed-committed "10000,1,1" "$k"
 pos=$("$TQ" --db "$T/k.db" --no-sync --format csv "select cursor from sources" | tail -n 1 |
         sed 's/.*;i=\([0-9a-f]*\);.*/\1/')
 check_eq split-killed-position-in-reader-part 1 "$((0x$pos < 15001))"
-lo=$((0x$pos + 1))
-[ $((lo % 5)) -ne 0 ] || lo=$((lo + 1))     # the next entry of sp
-run split-killed-resumed-said 0 "traceql: test: split at seqnum $((lo + (29999 - lo) / 2 + 1)) of $lo..29999" \
+# the 125th entry of sp after the position: the reader decides there
+cur=$(awk -v p=$((0x$pos)) 'BEGIN { for (i = p + 1; n < 125; i++) if (i % 5) n++; print i - 1 }')
+run split-killed-resumed-said 0 "traceql: test: split at seqnum $((cur + 1 + (29999 - cur) / 2)) of $((cur + 1))..29999 after 125 entries" \
         --db "$T/k.db" import --directory "$T/d" --identifier sp
 check_eq split-killed-resumed-rows "$(rows "$T/one.db")" "$(rows "$T/k.db")"
 
@@ -127,7 +128,7 @@ check_eq split-two-ids-rows "$(rows "$T/two.db")" "$(rows "$T/st.db")"
 check_eq split-two-ids-count 26400 "$("$TQ" --db "$T/st.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
 
 # a side thread that cannot open its streams: the reader reads its part too
-TRACEQL_TEST_SPLIT_FAIL=1 run split-side-failed 0 "traceql: test: split at seqnum 15001 of 1..29999
+TRACEQL_TEST_SPLIT_FAIL=1 run split-side-failed 0 "traceql: test: split at seqnum 15078 of 157..29999 after 125 entries
 traceql: test: not split: Too many open files" --db "$T/sf.db" import --directory "$T/d" --identifier sp
 check_eq split-side-failed-rows "$(rows "$T/one.db")" "$(rows "$T/sf.db")"
 
@@ -143,10 +144,20 @@ else
         skip split-one-cpu "no taskset, or one CPU to run on already"
 fi
 
-# too few seqnums
-TRACEQL_TEST_SPLIT_MIN=30000 run split-short-none 0 "" --db "$T/sn.db" import --directory "$T/d" \
+# too few entries: after 7500 (SPLIT_MIN / 8, up to seqnum 9375) the rest
+# holds about 16500, fewer than SPLIT_MIN / 2
+TRACEQL_TEST_SPLIT_MIN=60000 run split-short-none 0 "" --db "$T/sn.db" import --directory "$T/d" \
         --identifier sp
 check_eq split-short-rows "$(rows "$T/one.db")" "$(rows "$T/sn.db")"
+
+# few entries in a long stretch of seqnums: "other" is every fifth; after
+# 2500 of them (seqnum 12500) the rest holds 3500, fewer than 10000, though
+# its seqnums span more than SPLIT_MIN (the sync before a query, finding few
+# new entries in a busy journal, pays no side thread's opens)
+whole other --directory "$T/d" --identifier other
+TRACEQL_TEST_SPLIT_MIN=20000 run split-sparse-none 0 "" --db "$T/so.db" import --directory "$T/d" \
+        --identifier other
+check_eq split-sparse-rows "$(rows "$T/other.db")" "$(rows "$T/so.db")"
 
 # ---- the local journal, through journald ----------------------------------
 # split when its files are all of one seqnum id, as one journald writes them
@@ -170,7 +181,7 @@ whole local --identifier "$TJ_TEST_ID"
 check_eq split-local-count 3000 "$("$TQ" --db "$T/local.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
 TRACEQL_TEST_SPLIT_MIN=500 "$TQ" --db "$T/sl.db" import --identifier "$TJ_TEST_ID" 2> "$T/err"
 if [ "$(printf '%s\n' "$ids" | grep -c .)" = 1 ]; then
-        check_eq split-local-said 1 "$(grep -c '^traceql: test: split at seqnum [0-9]* of [0-9]*\.\.[0-9]*$' "$T/err")"
+        check_eq split-local-said 1 "$(grep -c '^traceql: test: split at seqnum [0-9]* of [0-9]*\.\.[0-9]* after 62 entries$' "$T/err")"
 else
         skip split-local-said "the local journal's files have several seqnum ids"
 fi
