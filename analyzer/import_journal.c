@@ -353,6 +353,24 @@ static bool import_journal_is_file(const char *name)
                (n > 9 && strcmp(name + n - 9, ".journal~") == 0);
 }
 
+/* Is NAME (N bytes) a machine's directory, as sd-journal takes them from a
+ * directory: an id128, 32 hex digits of either case, or in the UUID form
+ * with its four dashes? */
+static bool import_journal_is_machine_dir(const char *name, size_t n)
+{
+        static const char hex[] = "0123456789abcdefABCDEF";
+        size_t i;
+
+        if (n == 32)
+                return strspn(name, hex) == 32;
+        if (n != 36)
+                return false;
+        for (i = 0; i < 36; i++)
+                if (i == 8 || i == 13 || i == 18 || i == 23 ? name[i] != '-' : !strchr(hex, name[i]))
+                        return false;
+        return true;
+}
+
 /* Of the journal files in DIR and in the machines' directories in it (DEPTH
  * 1), the first that BAD() finds fault with (-errno), or a directory this
  * user may not read (-EACCES): its path in RET (PATH_MAX bytes), the fault
@@ -377,7 +395,8 @@ static bool import_journal_find_bad(const char *dir, int depth,
         }
         while (!found && (de = readdir(d))) {
                 n = strlen(de->d_name);
-                if (de->d_name[0] == '.' ||
+                /* sd-journal takes hidden files too (".x.journal") */
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
                     snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int) sizeof(path))
                         continue;
                 if (import_journal_is_file(de->d_name)) {
@@ -385,7 +404,7 @@ static bool import_journal_find_bad(const char *dir, int depth,
                         found = *ret_r < 0;
                         if (found)
                                 snprintf(ret, PATH_MAX, "%s", path);
-                } else if (depth > 0 && n == 32 && strspn(de->d_name, "0123456789abcdef") == 32) {
+                } else if (depth > 0 && import_journal_is_machine_dir(de->d_name, n)) {
                         found = import_journal_find_bad(path, depth - 1, bad, ctx, ret, ret_r);
                 }
         }
@@ -1511,6 +1530,10 @@ static void *import_journal_side_main(void *userdata)
         } else {
                 sub->started = true;
                 r = import_journal_read_round(sub, IMPORT_JOURNAL_SIDE, &sub->side_err);
+                /* stopped by the reader (import_journal_split_end()) while it
+                 * waited for room: its ring quit, which is no failure */
+                if (r == -ECANCELED && atomic_load(&sub->halt))
+                        r = 1;
                 if (r == -ENOMEM)
                         tq_error_set(&sub->side_err, r, "out of memory");
         }
@@ -1583,7 +1606,9 @@ static void import_journal_split_round(struct import_journal *im,
         if (!sub->ring)
                 goto fail;
         if (pthread_create(&im->side_thread, NULL, import_journal_side_main, sub) != 0) {
+                /* the writer takes from the reader's ring alone again */
                 ring_end(sub->ring);
+                (void) ring_note(im->ring, RING_SIDE_END);
                 goto fail;
         }
         im->sub = sub;
@@ -1636,7 +1661,12 @@ static int import_journal_split_end(struct import_journal *im, bool whole, bool 
         import_journal_note_merge(&im->partial, &sub->partial);
         import_journal_note_merge(&im->skipped, &sub->skipped);
         if (sub->side_unsplit) {
-                *ret_on = whole;
+                /* its ring ended empty: the writer takes from the reader's
+                 * alone again, rather than looking at both every
+                 * RING_SIDE_NAP_MS (with --follow, for as long as it runs) */
+                if (whole && !ring_note(im->ring, RING_SIDE_END))
+                        r = ring_error(im->ring);
+                *ret_on = whole && r == 0;
         } else if (sub->side_r < 0) {
                 *err = sub->side_err;
                 r = sub->side_r;
@@ -1680,6 +1710,16 @@ static int import_journal_read_round(struct import_journal *im, int kind, struct
                 s->ready = false;
                 if (import_journal_done(im, s))
                         continue;       /* handed out before: read again after another seqnum id's */
+                if (kind == IMPORT_JOURNAL_SIDE && strcmp(s->key.seqnum_id, im->pos[0].key.seqnum_id) != 0)
+                        /* a journal file of another seqnum id came after the
+                         * split was made (its files were all of one): its
+                         * entries sort by time among those of the split one,
+                         * and neither thread would read them all.  The
+                         * position stays in the reader's part. */
+                        return tq_error_set(err, -EAGAIN, "journal: a journal file of another "
+                                            "sequence number id (%s) came during the import: "
+                                            "import again to read its entries",
+                                            s->key.seqnum_id);
                 if (im->o->has_until && s->key.realtime > im->o->until_us) {
                         im->holding = true;     /* left for a later import */
                         continue;

@@ -20,11 +20,12 @@ if [ ! -x "$TQ" ]; then fail traceql-built "$TQ missing: run make"; exit 0; fi
 JR=/lib/systemd/systemd-journal-remote
 if [ ! -x "$JR" ]; then skip split "no $JR (Debian package systemd-journal-remote)"; exit 0; fi
 
-# mkjournal FILE N [BOOT]: a journal file of N entries of seqnums 1..N, the
-# fifth each of SYSLOG_IDENTIFIER other, the rest sp; events ev_a and ev_b
-# in turns, with arguments; the time one second a seqnum from 1700000000
+# mkjournal FILE N [BOOT [FIRST]]: a journal file of N entries, numbered
+# from FIRST (1), the fifth each of SYSLOG_IDENTIFIER other, the rest sp;
+# events ev_a and ev_b in turns, with arguments; the time one second a
+# number from 1700000000
 mkjournal() {
-        awk -v n="$2" -v boot="${3:-fedcba9876543210fedcba9876543210}" 'BEGIN { for (i = 1; i <= n; i++)
+        awk -v n="$2" -v boot="${3:-fedcba9876543210fedcba9876543210}" -v first="${4:-1}" 'BEGIN { for (i = first; i < first + n; i++)
                 printf "__CURSOR=s=0123456789abcdef0123456789abcdef;i=%x;b=%s;m=%x;t=1;x=1\n__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=%s\n_HOSTNAME=h\n_PID=42\nSYSLOG_IDENTIFIER=%s\nTRACE_EVENT=ev_%s\nTRACE_ARGS=n:u p:p s:s\nTRACE_SEQ=%d\nTRACE_ARG_N=%d\nTRACE_ARG_P=0x%x\nTRACE_ARG_S=s%d\nMESSAGE=ev number %d\n\n",
                         i, boot, i, (1700000000 + i) * 1000000, i, boot, i % 5 == 0 ? "other" : "sp",
                         i % 2 ? "a" : "b", i, i, i * 16, i, i }' | "$JR" -o "$1" - 2> /dev/null
@@ -110,6 +111,35 @@ run split-killed-resumed-said 0 "traceql: test: split at seqnum $((cur + 1 + (29
         --db "$T/k.db" import --directory "$T/d" --identifier sp
 check_eq split-killed-resumed-rows "$(rows "$T/one.db")" "$(rows "$T/k.db")"
 
+# --follow interrupted (SIGINT) while the side thread waits for room in its
+# ring: the reader quits that ring to stop it, which is no failure (it said
+# "traceql: " with no message and exited 4, and removed the database it
+# made).  The reader's part, entries of sp without an event, costs the
+# writer nothing; the side's, an event each of a name of its own (a view
+# made for each), much, so the side's ring is full.
+mkdir "$T/fi"
+awk 'BEGIN { for (i = 1; i <= 80000; i++) {
+        if (i <= 40000) x = "SYSLOG_IDENTIFIER=sp\nMESSAGE=plain " i "\n"
+        else if (i <= 76000) x = "SYSLOG_IDENTIFIER=zz\nMESSAGE=z\n"
+        else x = "SYSLOG_IDENTIFIER=sp\nTRACE_EVENT=ev_" i "\nTRACE_ARGS=n:u\nTRACE_ARG_N=" i "\nMESSAGE=m\n"
+        printf "__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=fedcba9876543210fedcba9876543210\n_HOSTNAME=h\n_PID=42\n%s\n",
+                (1700000000 + i) * 1000000, i, x } }' | "$JR" -o "$T/fi/a.journal" - 2> /dev/null
+whole fi --directory "$T/fi" --identifier sp
+got= want=
+for i in 1 2 3 4 5 6 7 8; do
+        rm -f "$T/sfi.db"
+        rc=0
+        TRACEQL_TEST_KILL_AFTER=300 TRACEQL_TEST_KILL_SIGNAL=2 $RUN "$TQ" --db "$T/sfi.db" import \
+                --follow --directory "$T/fi" --identifier sp > /dev/null 2> "$T/err" < /dev/null || rc=$?
+        got="$got$rc|$(cat "$T/err")|$([ -e "$T/sfi.db" ] && echo db || echo "no db")
+"
+        want="${want}0|traceql: test: split at seqnum 40063 of 126..80000 after 125 entries|db
+"
+done
+check_eq split-follow-interrupted "$want" "$got"
+"$TQ" --db "$T/sfi.db" import --directory "$T/fi" --identifier sp 2> /dev/null
+check_eq split-follow-interrupted-resumed-rows "$(rows "$T/fi.db")" "$(rows "$T/sfi.db")"
+
 # ---- no split ----------------------------------------------------------------
 # --until: entries past it hold the position back, which the side thread's
 # cannot
@@ -118,19 +148,54 @@ run split-until-none 0 "" --db "$T/su.db" import --directory "$T/d" --identifier
         --until @$((1700000000 + 25000))
 check_eq split-until-rows "$(rows "$T/until.db")" "$(rows "$T/su.db")"
 
-# two seqnum ids (two hosts' files): their order is by time, not seqnum
+# two seqnum ids (two hosts' files): their order is by time, not seqnum.
+# The other host's entries are dated from the 20001st second on, so that the
+# reader's first 125 entries are all of the first (the split is decided
+# there, on an entry of the round's last seqnum id)
 mkdir "$T/two"
 cp "$T/d/a.journal" "$T/two/"
-mkjournal "$T/two/b.journal" 3000 00112233445566778899aabbccddeeff
+mkjournal "$T/two/b.journal" 3000 00112233445566778899aabbccddeeff 20001
 whole two --directory "$T/two" --identifier sp
 run split-two-ids-none 0 "" --db "$T/st.db" import --directory "$T/two" --identifier sp
 check_eq split-two-ids-rows "$(rows "$T/two.db")" "$(rows "$T/st.db")"
 check_eq split-two-ids-count 26400 "$("$TQ" --db "$T/st.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
 
+# ... however sd-journal finds the other id's file: hidden, or in a
+# machine's directory named in capitals or in the UUID form
+for where in .b.journal 00112233445566778899AABBCCDDEEFF/b.journal \
+        00112233-4455-6677-8899-aabbccddeeff/b.journal; do
+        rm -rf "$T/two"
+        mkdir -p "$T/two/$(dirname "$where")"
+        cp "$T/d/a.journal" "$T/two/"
+        mkjournal "$T/two/$where" 3000 00112233445566778899aabbccddeeff 20001
+        run "split-two-ids-none-$where" 0 "" --db "$T/st2.db" import --directory "$T/two" --identifier sp
+        check_eq "split-two-ids-count-$where" 26400 "$("$TQ" --db "$T/st2.db" --no-sync --format csv 'select count(*) from events' | tail -n 1)"
+        rm -f "$T/st2.db"
+done
+
 # a side thread that cannot open its streams: the reader reads its part too
 TRACEQL_TEST_SPLIT_FAIL=1 run split-side-failed 0 "traceql: test: split at seqnum 15078 of 157..29999 after 125 entries
 traceql: test: not split: Too many open files" --db "$T/sf.db" import --directory "$T/d" --identifier sp
 check_eq split-side-failed-rows "$(rows "$T/one.db")" "$(rows "$T/sf.db")"
+# ... and with --follow the writer, once the reader's part is written,
+# waits on the reader's ring alone: it looked at both rings every
+# millisecond for as long as it ran (about 1000 wakeups a second, idle)
+rm -f "$T/sff.db"
+TRACEQL_TEST_SPLIT_FAIL=1 "$TQ" --db "$T/sff.db" import --follow --directory "$T/d" --identifier sp \
+        > /dev/null 2> "$T/sff.err" &
+pid=$!
+i=0
+while [ "$("$TQ" --db "$T/sff.db" --no-sync --format csv 'select count(*) from events' 2> /dev/null |
+        tail -n 1)" != 24000 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+a=$(awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$pid/task/$pid/status")
+sleep 1
+b=$(awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$pid/task/$pid/status")
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+check_eq split-side-failed-follow-idle "0|idle" "$rc|$([ $((b - a)) -lt 50 ] && echo idle || echo "$((b - a)) wakeups in 1 s")"
+check_eq split-side-failed-follow-rows "$(rows "$T/one.db")" "$(rows "$T/sff.db")"
 
 # one CPU to run on: the threads would take turns, to no gain
 if command -v taskset > /dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
