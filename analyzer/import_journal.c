@@ -1578,6 +1578,7 @@ static void import_journal_split_round(struct import_journal *im,
         const char *sid = im->end.seqnum_id;
         uint64_t lo = im->round_lo, cur = key->seqnum, hi = im->split_hi, mid;
         struct import_journal *sub;
+        int r;
 
         im->split_hi = 0;       /* once */
         if (strcmp(key->seqnum_id, sid) != 0 || cur < lo || cur >= hi ||
@@ -1605,7 +1606,14 @@ static void import_journal_split_round(struct import_journal *im,
         sub->ring = ring_side(im->ring);
         if (!sub->ring)
                 goto fail;
-        if (pthread_create(&im->side_thread, NULL, import_journal_side_main, sub) != 0) {
+        /* said before the side thread can say it did not start */
+        if (im->say_split)
+                fprintf(stderr, "traceql: test: split at seqnum %" PRIu64 " of %" PRIu64 "..%" PRIu64
+                        " after %" PRIu64 " entries\n", mid, cur + 1, hi, im->round_n);
+        r = pthread_create(&im->side_thread, NULL, import_journal_side_main, sub);
+        if (r != 0) {
+                if (im->say_split)
+                        fprintf(stderr, "traceql: test: not split: %s\n", strerror(r));
                 /* the writer takes from the reader's ring alone again */
                 ring_end(sub->ring);
                 (void) ring_note(im->ring, RING_SIDE_END);
@@ -1615,9 +1623,6 @@ static void import_journal_split_round(struct import_journal *im,
         im->split = im->parse = true;
         memcpy(im->split_id, sid, 33);
         im->split_at = mid;    /* not sub's, which the side thread owns now */
-        if (im->say_split)
-                fprintf(stderr, "traceql: test: split at seqnum %" PRIu64 " of %" PRIu64 "..%" PRIu64
-                        " after %" PRIu64 " entries\n", im->split_at, cur + 1, hi, im->round_n);
         return;
 fail:
         import_journal_sub_free(sub);
