@@ -151,11 +151,10 @@ struct import_journal {
         /* the split of a round's entries between the reader and a side
          * thread (import_journal_split_round()) */
         bool split_tried;               /* the reader's: the first round looked at it */
-        bool split;                     /* the reader's: it reads SPLIT_ID below SPLIT_AT */
         bool parse;                     /* the reader's: it parses what it reads, for a
                                          * writer that takes from two readers */
-        char split_id[33];
-        uint64_t split_at;
+        uint64_t split_at;              /* the reader's, with sub: it reads the round's
+                                         * seqnum id below it */
         uint64_t split_min;             /* the fewest seqnums a round needs to be split, and
                                          * twice the entries its rest must hold */
         uint64_t split_probe;           /* the entries read before deciding: split_min / 8 */
@@ -163,7 +162,7 @@ struct import_journal {
                                          * may still be split; 0 */
         uint64_t round_lo, round_n;     /* the reader's: the round's first seqnum handed
                                          * out, and how many so far (while split_hi) */
-        struct import_journal *sub;     /* the side thread's reader, NULL when none */
+        struct import_journal *sub;     /* the side thread's reader, NULL when not split */
         pthread_t side_thread;
         int side_r;                     /* the side thread's result, SIDE_ERR filled */
         struct tq_error side_err;
@@ -820,7 +819,8 @@ static bool import_journal_past_end(const struct import_journal *im,
 
         if (strcmp(s->key.seqnum_id, im->end.seqnum_id) == 0 && s->key.seqnum > im->end.seqnum)
                 return true;
-        if (im->split && s->key.seqnum >= im->split_at && strcmp(s->key.seqnum_id, im->split_id) == 0)
+        if (im->sub && s->key.seqnum >= im->split_at &&
+            strcmp(s->key.seqnum_id, im->end.seqnum_id) == 0)
                 return true;    /* the side thread's */
         return im->bounded && p && p->bounded && s->key.seqnum > p->upto;
 }
@@ -1435,17 +1435,14 @@ static int import_journal_other_seqnum_id(const char *path, const void *ctx)
  * /var/log/journal (more than sd-journal opens, which is no harm). */
 static bool import_journal_one_seqnum_id(const struct import_journal_opts *o, const char *sid)
 {
-        unsigned char id[16];
         char path[PATH_MAX];
-        unsigned v;
+        sd_id128_t sd_id;
+        const void *id = sd_id.bytes;
         size_t i;
         int r;
 
-        for (i = 0; i < 16; i++) {
-                if (sscanf(sid + 2 * i, "%2x", &v) != 1)
-                        return false;
-                id[i] = (unsigned char) v;
-        }
+        if (sd_id128_from_string(sid, &sd_id) < 0)
+                return false;
         if (o->files) {
                 for (i = 0; o->files[i]; i++)
                         if (import_journal_other_seqnum_id(o->files[i], id) < 0)
@@ -1597,7 +1594,6 @@ static void import_journal_split_round(struct import_journal *im,
         mid = cur + 1 + (hi - cur) / 2; /* the side thread's first; the seqnum before, the
                                          * reader's last, is done for it */
         sub->pos[0].key.seqnum = mid - 1;
-        sub->split_tried = true;
         sub->parse = true;
         sub->say_split = im->say_split;
         sub->split_fail = im->split_fail;
@@ -1620,8 +1616,7 @@ static void import_journal_split_round(struct import_journal *im,
                 goto fail;
         }
         im->sub = sub;
-        im->split = im->parse = true;
-        memcpy(im->split_id, sid, 33);
+        im->parse = true;
         im->split_at = mid;    /* not sub's, which the side thread owns now */
         return;
 fail:
@@ -1662,7 +1657,7 @@ static int import_journal_split_end(struct import_journal *im, bool whole, bool 
         }
         pthread_join(im->side_thread, NULL);
         im->sub = NULL;
-        im->split = im->parse = false;
+        im->parse = false;
         import_journal_note_merge(&im->partial, &sub->partial);
         import_journal_note_merge(&im->skipped, &sub->skipped);
         if (sub->side_unsplit) {
@@ -1750,10 +1745,12 @@ static int import_journal_read_round(struct import_journal *im, int kind, struct
                 /* one that fails is parsed again by the writer, which says why */
                 slot->parsed = im->parse && ingest_entry_parse(&slot->e) == 0;
                 ring_put(im->ring);
-                if (im->split_hi && ++im->round_n == 1)
-                        im->round_lo = s->key.seqnum;
-                if (im->split_hi && im->round_n >= im->split_probe)
-                        import_journal_split_round(im, &s->key);  /* puts a note */
+                if (im->split_hi) {
+                        if (++im->round_n == 1)
+                                im->round_lo = s->key.seqnum;
+                        if (im->round_n >= im->split_probe)
+                                import_journal_split_round(im, &s->key);  /* puts a note */
+                }
         }
 }
 

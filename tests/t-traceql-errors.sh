@@ -13,14 +13,7 @@ DB=$T/e.db
 $TQ --db "$DB" import --export "$FIX"
 count() { $TQ --db "$1" --no-sync --format csv 'select count(*) as n from events' | tail -n +2; }
 
-# run NAME STATUS STDERR ARGS...: exact status and stderr
-run() {
-        name=$1 st=$2 msg=$3
-        shift 3
-        rc=0
-        $RUN "$TQ" "$@" > "$T/out" 2> "$T/err" < "${STDIN:-/dev/null}" || rc=$?
-        check_eq "$name" "$st|$msg" "$rc|$(cat "$T/err")"
-}
+run() { tq_run "$@"; }   # exact status and stderr (common.sh)
 
 # ---- malformed export streams: FILE:LINE, nothing imported ---------------
 good='__CURSOR=s=11112222333344445555666677778888;i=99;b=x\nTRACE_EVENT=new_event\nMESSAGE=ok\n\n'

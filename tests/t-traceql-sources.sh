@@ -15,14 +15,7 @@ if [ ! -x "$TQ" ]; then fail traceql-built "$TQ missing: run make"; exit 0; fi
 JR=/lib/systemd/systemd-journal-remote
 if [ ! -x "$JR" ]; then skip sources "no $JR (Debian package systemd-journal-remote)"; exit 0; fi
 
-# run NAME STATUS STDERR ARGS...: exact status and stderr (stdout in $T/out)
-run() {
-        name=$1 st=$2 msg=$3
-        shift 3
-        rc=0
-        $RUN "$TQ" "$@" > "$T/out" 2> "$T/err" < /dev/null || rc=$?
-        check_eq "$name" "$st|$msg" "$rc|$(cat "$T/err")"
-}
+run() { tq_run "$@"; }   # exact status and stderr (common.sh)
 # mkjournal FILE N: a journal file of N entries, SYSLOG_IDENTIFIER fgt
 mkjournal() {
         awk -v n="$2" 'BEGIN { for (i = 1; i <= n; i++)

@@ -30,14 +30,7 @@ mkjournal() {
                         i, boot, i, (1700000000 + i) * 1000000, i, boot, i % 5 == 0 ? "other" : "sp",
                         i % 2 ? "a" : "b", i, i, i * 16, i, i }' | "$JR" -o "$1" - 2> /dev/null
 }
-# run NAME STATUS STDERR ARGS...: exact status and stderr
-run() {
-        name=$1 st=$2 msg=$3
-        shift 3
-        rc=0
-        $RUN "$TQ" "$@" > "$T/out" 2> "$T/err" < /dev/null || rc=$?
-        check_eq "$name" "$st|$msg" "$rc|$(cat "$T/err")"
-}
+run() { tq_run "$@"; }   # exact status and stderr (common.sh)
 # rows DB: every row and the stored positions
 rows() {
         "$TQ" --db "$1" --no-sync --format csv 'select * from events order by id;

@@ -124,6 +124,17 @@ fifo_stalled_run() {
         wait $_rpid || true
 }
 
+# tq_run NAME STATUS STDERR ARGS...: run $TQ (traceql) with ARGS under $RUN,
+# standard input from $STDIN (/dev/null), standard output in $T/out; check
+# its exact exit status and standard error.  Sets rc.
+tq_run() {
+        name=$1 st=$2 msg=$3
+        shift 3
+        rc=0
+        $RUN "$TQ" "$@" > "$T/out" 2> "$T/err" < "${STDIN:-/dev/null}" || rc=$?
+        check_eq "$name" "$st|$msg" "$rc|$(cat "$T/err")"
+}
+
 # have_journald: a journald socket is there (tests/run starts one when root)
 have_journald() { [ -S /run/systemd/journal/socket ]; }
 
